@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The receive-buffer allocator: one per context, managing the context's
+ * read-only mapping.  Pure slot bookkeeping (best fit, coalescing) plus
+ * lazily populated pages that stay cached after use until a shrinker takes
+ * them back.  See alloc.c for the design comment.
+ */
+#ifndef _FB_ALLOC_H
+#define _FB_ALLOC_H
+
+#include <linux/list.h>
+#include <linux/mm_types.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/types.h>
+
+struct fb_txn;
+struct fb_node;
+
+/*
+ * A slot in the mapping.  Slots tile the mapping in address order (the
+ * buffers list); a free slot sits in free_tree (ordered by size, then
+ * address), an allocated one in allocated_tree (ordered by address).
+ */
+struct fb_buffer {
+	struct list_head entry;		/* alloc->buffers, address order */
+	struct rb_node rb_node;		/* free_tree or allocated_tree */
+	size_t offset;			/* of the slot in the mapping */
+	unsigned free:1;
+	unsigned oneway:1;		/* charged to the oneway share */
+	unsigned user_owned:1;		/* delivered: user space may free it */
+
+	/* Set and used by the transaction layer only (under the ctx lock). */
+	size_t data_size;
+	size_t offsets_size;		/* bytes, after ALIGN(data_size, 8) */
+	struct fb_txn *txn;		/* in flight, or NULL */
+	struct fb_node *target_node;	/* node it was sent to, or NULL */
+};
+
+/* One page of the mapping. */
+struct fb_page {
+	struct page *page;		/* NULL until a slot needs it */
+	struct list_head lru;		/* on the global lru while unused */
+	struct fb_alloc *alloc;		/* back pointer for the shrinker */
+};
+
+struct fb_alloc {
+	struct mutex lock;		/* everything below */
+	struct vm_area_struct *vma;	/* NULL before mmap and after unmap */
+	struct mm_struct *mm;		/* mmgrab()ed at mmap, for reclaim */
+	unsigned long user_base;	/* vma->vm_start */
+	size_t size;			/* bytes mapped, 0 before mmap */
+	struct fb_page *pages;		/* size / PAGE_SIZE entries */
+	struct list_head buffers;
+	struct rb_root free_tree;
+	struct rb_root allocated_tree;
+	size_t free_oneway_space;	/* left of the oneway share */
+	size_t pages_resident;		/* pages with a struct page */
+	bool mapped_once;		/* a second mmap is refused */
+};
+
+void fb_alloc_init(struct fb_alloc *alloc);
+
+/*
+ * Called from the file's mmap: refuses writable mappings (-EPERM), a second
+ * mapping (-EBUSY) and sizes over fb_max_map_size or not page multiples
+ * (-EINVAL); clears VM_MAYWRITE so mprotect(PROT_WRITE) fails; installs the
+ * fault handler.  No page is allocated here.
+ */
+int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma);
+
+/* Context closing: frees every slot and page. */
+void fb_alloc_release(struct fb_alloc *alloc);
+
+/*
+ * Reserves a slot for data_size bytes followed by offsets_size bytes (the
+ * data part is padded to 8 bytes), best fit, populating its pages.
+ * Errors: -ESRCH no mapping, -EMSGSIZE larger than the mapping (or than
+ * the oneway share when oneway), -ENOSPC no free slot big enough or oneway
+ * share used up, -ENOMEM.
+ */
+struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
+			       size_t offsets_size, bool oneway);
+
+/* Returns a slot; coalesces with free neighbours; pages no slot uses go on
+ * the lru.
+ */
+void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf);
+
+/*
+ * The allocated, user-owned slot whose data starts at user_offset, with
+ * user_owned cleared so a second free of it fails; NULL if there is none.
+ */
+struct fb_buffer *fb_alloc_take_user(struct fb_alloc *alloc, u64 user_offset);
+
+/*
+ * Copies into or out of a slot; offset is relative to the slot's start.
+ * Called without alloc->lock: the slot's pages cannot go away while it is
+ * allocated.  -EFAULT on a bad user pointer, -EINVAL out of the slot.
+ */
+int fb_alloc_copy_from_user(struct fb_alloc *alloc, struct fb_buffer *buf,
+			    size_t offset, const void __user *from, size_t len);
+int fb_alloc_read(struct fb_alloc *alloc, struct fb_buffer *buf,
+		  size_t offset, void *to, size_t len);
+int fb_alloc_write(struct fb_alloc *alloc, struct fb_buffer *buf,
+		   size_t offset, const void *from, size_t len);
+
+/* Module-wide: the page lru and its shrinker. */
+int fb_alloc_global_init(void);
+void fb_alloc_global_exit(void);
+
+extern unsigned long fb_max_map_size;	/* module parameter, bytes */
+
+#ifdef CONFIG_FASTBINDER_SELFTEST
+int fb_alloc_selftest(void);
+#endif
+
+#endif /* _FB_ALLOC_H */

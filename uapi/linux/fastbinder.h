@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * fastbinder: binder-style IPC for ordinary Linux, the user-space ABI.
+ *
+ * docs/abi.md is the prose reference for everything declared here.  Every
+ * structure uses fixed-width fields with explicit padding, so 32-bit and
+ * 64-bit processes share one layout and no compat ioctl is needed.  Each
+ * write-stream command and read-stream return encodes the size of its
+ * payload in its number (the _IO* macros), so a mismatched structure is
+ * detected by the driver instead of misparsed.
+ */
+#ifndef _UAPI_LINUX_FASTBINDER_H
+#define _UAPI_LINUX_FASTBINDER_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* Bumped on every incompatible change; FB_IOC_VERSION reports it. */
+#define FB_ABI_VERSION		1
+
+/* Handle 0 always names the context manager (the service manager). */
+#define FB_CONTEXT_MGR_HANDLE	0
+
+/* ---- objects carried inside a message ---------------------------------- */
+
+enum fb_object_type {
+	FB_OBJ_LOCAL	= 1,	/* an object of the sender, named by cookie */
+	FB_OBJ_HANDLE	= 2,	/* a handle the sender holds */
+	FB_OBJ_FD	= 3,	/* a file descriptor (reserved for ABI 2) */
+};
+
+/*
+ * An object embedded in a message's data.  Each one sits at an 8-byte
+ * aligned offset listed in the message's offsets array.  The driver
+ * translates it on the way: the receiver sees FB_OBJ_LOCAL with its own
+ * cookie when it owns the object, FB_OBJ_HANDLE with its own handle
+ * otherwise.
+ */
+struct fb_object {
+	__u32 type;		/* enum fb_object_type */
+	__u32 flags;		/* must be 0 in ABI 1 */
+	union {
+		__u64 cookie;	/* FB_OBJ_LOCAL: the owner's name for it */
+		__u32 handle;	/* FB_OBJ_HANDLE */
+		__s32 fd;	/* FB_OBJ_FD */
+	};
+};
+
+/* ---- what a sender writes ---------------------------------------------- */
+
+/* struct fb_txn.flags */
+#define FB_TXN_ONEWAY		0x01	/* no reply; the sender does not wait */
+
+/* Payload of FB_CMD_SEND and FB_CMD_REPLY. */
+struct fb_txn {
+	__u32 handle;		/* target; ignored by FB_CMD_REPLY */
+	__u32 code;		/* method code, or a reply's status */
+	__u32 flags;		/* FB_TXN_* */
+	__u32 offsets_count;	/* entries in offsets[] */
+	__u64 data;		/* user pointer to the payload */
+	__u64 data_size;	/* bytes at data */
+	__u64 offsets;		/* user pointer to __u64 offsets[] */
+};
+
+/* ---- what a receiver reads --------------------------------------------- */
+
+/*
+ * Payload of FB_RET_TRANSACTION and FB_RET_REPLY.  data and offsets are
+ * offsets into the receiver's own read-only mapping; the receiver hands
+ * data back with FB_CMD_FREE_BUFFER when it is done with the message.
+ */
+struct fb_txn_msg {
+	__u64 txn_id;		/* unique per device; a reply carries its call's */
+	__u64 cookie;		/* target object's cookie; 0 in a reply */
+	__u32 code;		/* method code, or a reply's status */
+	__u32 flags;		/* FB_TXN_* */
+	__s32 sender_pid;	/* in the receiver's pid namespace, 0 if none */
+	__u32 sender_euid;	/* in the receiver's user namespace */
+	__u64 data;		/* offset of the payload in the mapping */
+	__u64 data_size;
+	__u64 offsets;		/* offset of __u64 offsets[] in the mapping */
+	__u64 offsets_count;
+};
+
+/* Payload of FB_RET_FAILED: a call that ended without a reply. */
+struct fb_txn_error {
+	__u64 txn_id;		/* the call that failed */
+	__s32 error;		/* negative errno, see docs/abi.md */
+	__u32 reserved;
+};
+
+/* Payload of FB_RET_RELEASE. */
+struct fb_node_release {
+	__u64 cookie;		/* the object no other process refers to now */
+	__u64 exports;		/* FB_OBJ_LOCAL sends of it this retires */
+};
+
+/* Payload of FB_CMD_LINK_DEATH and FB_CMD_UNLINK_DEATH (ABI 2). */
+struct fb_death {
+	__u32 handle;
+	__u32 reserved;
+	__u64 cookie;		/* the holder's name for this link */
+};
+
+/* ---- write-stream commands (each a __u32 followed by its payload) ------ */
+
+#define FB_CMD_SEND		_IOW('c', 0, struct fb_txn)
+#define FB_CMD_REPLY		_IOW('c', 1, struct fb_txn)
+#define FB_CMD_FREE_BUFFER	_IOW('c', 2, __u64)	/* data offset */
+#define FB_CMD_ACQUIRE		_IOW('c', 3, __u32)	/* handle */
+#define FB_CMD_RELEASE		_IOW('c', 4, __u32)	/* handle */
+#define FB_CMD_REGISTER_LOOPER	_IO('c', 5)	/* a pool thread */
+#define FB_CMD_ENTER_LOOPER	_IO('c', 6)	/* an application thread */
+#define FB_CMD_EXIT_LOOPER	_IO('c', 7)
+#define FB_CMD_LINK_DEATH	_IOW('c', 8, struct fb_death)
+#define FB_CMD_UNLINK_DEATH	_IOW('c', 9, struct fb_death)
+#define FB_CMD_DEATH_DONE	_IOW('c', 10, __u64)	/* cookie */
+
+/* ---- read-stream returns (each a __u32 followed by its payload) -------- */
+
+#define FB_RET_TRANSACTION	_IOR('r', 0, struct fb_txn_msg)
+#define FB_RET_REPLY		_IOR('r', 1, struct fb_txn_msg)
+#define FB_RET_FAILED		_IOR('r', 2, struct fb_txn_error)
+#define FB_RET_SPAWN_LOOPER	_IO('r', 3)
+#define FB_RET_RELEASE		_IOR('r', 4, struct fb_node_release)
+#define FB_RET_DEAD		_IOR('r', 5, __u64)	/* link cookie */
+#define FB_RET_UNLINK_DONE	_IOR('r', 6, __u64)	/* link cookie */
+
+/* ---- ioctls ------------------------------------------------------------ */
+
+struct fb_version {
+	__u32 abi_version;	/* FB_ABI_VERSION of the driver */
+	__u32 reserved;
+};
+
+/*
+ * One WRITE_READ runs the write stream first, then fills the read stream.
+ * The driver updates both consumed counts even when it fails, so user
+ * space knows which commands took effect.
+ */
+struct fb_write_read {
+	__u64 write_buffer;	/* user pointer */
+	__u64 write_size;
+	__u64 write_consumed;	/* bytes the driver processed */
+	__u64 read_buffer;	/* user pointer */
+	__u64 read_size;
+	__u64 read_consumed;	/* bytes the driver filled */
+};
+
+/* Payload of FB_IOC_SET_CONTEXT_MGR. */
+struct fb_context_mgr {
+	__u64 cookie;		/* the local object that becomes handle 0 */
+	__u32 flags;		/* must be 0 */
+	__u32 reserved;
+};
+
+#define FB_IOC_MAGIC		0xFB
+#define FB_IOC_VERSION		_IOR(FB_IOC_MAGIC, 0, struct fb_version)
+#define FB_IOC_WRITE_READ	_IOWR(FB_IOC_MAGIC, 1, struct fb_write_read)
+#define FB_IOC_SET_MAX_THREADS	_IOW(FB_IOC_MAGIC, 2, __u32)
+#define FB_IOC_SET_CONTEXT_MGR	_IOW(FB_IOC_MAGIC, 3, struct fb_context_mgr)
+#define FB_IOC_THREAD_EXIT	_IO(FB_IOC_MAGIC, 4)
+
+#endif /* _UAPI_LINUX_FASTBINDER_H */
