@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fbtest.h - small helpers for the VM tests in tests/vm/ (see tests/README.md).
+ *
+ * A test is a static program: exit status 0 means pass.  CHECK() reports a
+ * failed condition with file:line and marks the test failed but carries on,
+ * so one run shows every broken check; fb_done() turns that into the exit
+ * status.  die() is for conditions after which nothing else makes sense.
+ */
+#ifndef FBTEST_H
+#define FBTEST_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <linux/fastbinder.h>
+
+#define FB_DEV "/dev/fastbinder"
+
+/* Set by a failed CHECK(); fb_done() returns 1 when it is set. */
+extern int fb_failures;
+/* Number of CHECK()s evaluated, for the closing line of fb_done(). */
+extern int fb_checks;
+
+void fb_check_failed(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* CHECK(cond, fmt, ...): print "not ok file:line: message" when cond is false. */
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		fb_checks++;                                                   \
+		if (!(cond))                                                   \
+			fb_check_failed(__FILE__, __LINE__, __VA_ARGS__);      \
+	} while (0)
+
+/* Print "fatal file:line: message [: strerror(errno)]" and exit(1). */
+#define die(...) fb_die(__FILE__, __LINE__, __VA_ARGS__)
+void fb_die(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+
+/* Print a summary line and return the exit status for main(). */
+int fb_done(void);
+
+/* open(FB_DEV, O_RDWR | O_CLOEXEC) or die. */
+int fb_open(void);
+
+/*
+ * Open the device and mmap() its receive buffer, read-only, of map_size
+ * bytes (0: FB_TEST_MAP_SIZE).  Dies on failure; *map may be NULL.
+ */
+#define FB_TEST_MAP_SIZE (1024 * 1024)
+int fb_open_map(size_t map_size, void **map);
+
+/* FB_IOC_WRITE_READ with the given buffers; returns 0 or -errno. */
+int fb_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
+		  void *rbuf, size_t rsize, size_t *rconsumed);
+
+/* fork() and run fn(arg) in the child, which exits with fn's return value. */
+pid_t fb_fork(int (*fn)(void *arg), void *arg);
+
+/*
+ * Wait for pid; returns its exit status, or 128 + signal if it was killed,
+ * or -1 on error.  fb_wait_ok() CHECKs that the status is 0.
+ */
+int fb_wait(pid_t pid);
+#define fb_wait_ok(pid) \
+	CHECK(fb_wait(pid) == 0, "child %d did not exit with 0", (int)(pid))
+
+#endif /* FBTEST_H */

@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tools/vm/run.sh - boot a Debian kernel in QEMU with fastbinder and run a
+# command in it, in the spirit of virtme-ng's "vng --exec".
+#
+#   run.sh [options] [--] COMMAND...     run COMMAND (a guest sh command line)
+#   run.sh [options] -i                  interactive shell (Ctrl-A X quits)
+#
+# Options:
+#   -k KERNEL   6.1 (default), 6.12 or 6.1-rt: Debian 12 kernel to boot
+#   -m FILE     the fastbinder module, copied to /fb/fastbinder.ko
+#   -S FILE     the self-test build of the module, /fb/fastbinder-selftest.ko
+#   -l          insmod /fb/fastbinder.ko before COMMAND (fail if it fails)
+#   -b FILE     a program for /fb/bin (on PATH)        (repeatable)
+#   -t FILE     a VM test for /fb/tests (on PATH)      (repeatable)
+#   -f FILE     an extra file for /fb/files, the cwd   (repeatable)
+#   -T SECONDS  timeout for the whole VM run (default 600)
+#   -o FILE     also write the console log to FILE
+#   -a ARGS     extra kernel command line
+#   -i          interactive shell instead of COMMAND
+#
+# The kernel image package is downloaded with "apt-get download" into
+# build/kernels/<KERNEL>/ once and unpacked there; nothing is installed on
+# the host.  The exit status is COMMAND's, read from the "FB-EXIT-STATUS: N"
+# line the guest prints last; 124 on timeout, 125 when the line is missing
+# (kernel panic, crash, or the VM died).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+KERNEL=${KERNEL:-6.1}
+module='' selftest='' load=0 interactive=0 timeout_s=600 log='' append=''
+bins=() tests=() files=()
+
+usage() { sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+
+while getopts "k:m:S:lb:t:f:T:o:a:ih" opt; do
+	case "$opt" in
+	k) KERNEL=$OPTARG ;;
+	m) module=$OPTARG ;;
+	S) selftest=$OPTARG ;;
+	l) load=1 ;;
+	b) bins+=("$OPTARG") ;;
+	t) tests+=("$OPTARG") ;;
+	f) files+=("$OPTARG") ;;
+	T) timeout_s=$OPTARG ;;
+	o) log=$OPTARG ;;
+	a) append=$OPTARG ;;
+	i) interactive=1 ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || [ "$interactive" = 1 ] || usage
+
+kver=$("$top/tools/kver.sh" "$KERNEL")
+kcache=$top/build/kernels/$KERNEL
+
+# ---- the kernel: download and unpack once --------------------------------
+# first_file GLOB...: print the first existing file among the expanded globs.
+first_file() {
+	local f
+	for f in "$@"; do [ -e "$f" ] && { echo "$f"; return 0; }; done
+	return 1
+}
+
+fetch_kernel() {
+	local pkg=linux-image-$kver deb tmp
+	[ -f "$kcache/$kver/vmlinuz" ] && return 0
+	mkdir -p "$kcache"
+	deb=$(first_file "$kcache"/"${pkg}"_*.deb || true)
+	if [ -z "$deb" ]; then
+		# The apt cache may already hold it (no download then).
+		deb=$(first_file /var/cache/apt/archives/"${pkg}"_*.deb || true)
+		if [ -n "$deb" ]; then
+			cp "$deb" "$kcache/"
+		else
+			echo "vm: downloading $pkg" >&2
+			# apt-get download writes to the cwd; as root it warns that it
+			# ran unsandboxed, which is harmless.
+			(cd "$kcache" && apt-get download -q "$pkg" 2>&1 |
+				grep -v -e 'unsandboxed' -e '^Get:' -e '^Fetched' >&2) || true
+			if ! first_file "$kcache"/"${pkg}"_*.deb >/dev/null; then
+				# Empty or stale package lists on a fresh machine.
+				apt-get update -qq >&2
+				(cd "$kcache" && apt-get download -q "$pkg" >&2)
+			fi
+		fi
+		deb=$(first_file "$kcache"/"${pkg}"_*.deb)
+	fi
+	echo "vm: unpacking $(basename "$deb")" >&2
+	tmp=$kcache/unpack.$$
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	# Only the two pieces the VM needs (the whole package is ~400 MB).
+	dpkg-deb --fsys-tarfile "$deb" |
+		tar -x -C "$tmp" --wildcards './boot/vmlinuz-*' '*/drivers/android/binder_linux.ko*'
+	mkdir -p "$tmp/out"
+	mv "$tmp"/boot/vmlinuz-* "$tmp/out/vmlinuz"
+	local b
+	b=$(find "$tmp" -name 'binder_linux.ko*' | head -n1)
+	if [ -n "$b" ]; then
+		case "$b" in
+		*.xz) xz -dc "$b" >"$tmp/out/binder_linux.ko" ;;  # busybox insmod wants ELF
+		*.zst) zstd -dqc "$b" >"$tmp/out/binder_linux.ko" ;;
+		*) cp "$b" "$tmp/out/binder_linux.ko" ;;
+		esac
+	fi
+	rm -rf "${kcache:?}/$kver"
+	mv "$tmp/out" "$kcache/$kver"
+	rm -rf "$tmp"
+}
+fetch_kernel
+
+# ---- the initramfs -------------------------------------------------------
+root=$top/build/$KERNEL/vm-root.$$
+initrd=$top/build/$KERNEL/initrd.$$.gz
+# shellcheck disable=SC2317  # called by the trap
+cleanup() { rm -rf "$root" "$initrd"; }
+trap cleanup EXIT
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,fb/bin,fb/tests,fb/files}
+
+busybox=$(command -v busybox || true)
+[ -x /bin/busybox ] && busybox=/bin/busybox
+if ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked' &&
+   ! ldd "$busybox" 2>&1 | grep -q 'not a dynamic'; then
+	echo "vm: $busybox is not static (install busybox-static)" >&2
+	exit 1
+fi
+cp "$busybox" "$root/bin/busybox"
+cp "$top/tools/vm/init" "$root/init"
+chmod 755 "$root/init"
+for f in "$top"/tools/vm/*.sh; do
+	case "$f" in */run.sh) continue ;; esac
+	cp "$f" "$root/fb/"
+done
+[ -n "$module" ] && cp "$module" "$root/fb/fastbinder.ko"
+[ -n "$selftest" ] && cp "$selftest" "$root/fb/fastbinder-selftest.ko"
+[ -f "$kcache/$kver/binder_linux.ko" ] && cp "$kcache/$kver/binder_linux.ko" "$root/fb/"
+for f in ${bins[@]+"${bins[@]}"}; do cp "$f" "$root/fb/bin/"; done
+for f in ${tests[@]+"${tests[@]}"}; do cp "$f" "$root/fb/tests/"; done
+for f in ${files[@]+"${files[@]}"}; do cp -r "$f" "$root/fb/files/"; done
+
+{
+	echo "# generated by tools/vm/run.sh"
+	if [ "$load" = 1 ]; then
+		echo 'insmod /fb/fastbinder.ko || { echo "vm: insmod fastbinder.ko failed"; dmesg | tail -n 20; exit 1; }'
+	fi
+	if [ "$interactive" = 1 ]; then
+		# shellcheck disable=SC2016  # expanded in the guest
+		echo 'echo "fastbinder VM: $(uname -r); /fb holds the module, tests and your files; exit or Ctrl-D to power off"'
+		echo 'setsid cttyhack sh -l'
+	else
+		printf '%s\n' "$*"
+	fi
+} >"$root/fb/cmd.sh"
+
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd"
+
+# ---- boot ----------------------------------------------------------------
+# TCG (no KVM here).  tsc=reliable keeps the guest off the slow HPET clock;
+# panic=-1 with -no-reboot turns a panic into a QEMU exit.
+qemu=(qemu-system-x86_64 -m 1G -smp 2 -nic none -no-reboot
+      -kernel "$kcache/$kver/vmlinuz" -initrd "$initrd"
+      -append "console=ttyS0 quiet panic=-1 tsc=reliable $append")
+
+if [ "$interactive" = 1 ]; then
+	echo "vm: booting $kver (Ctrl-A X quits QEMU)" >&2
+	"${qemu[@]}" -nographic
+	exit $?
+fi
+
+out=${log:-$top/build/$KERNEL/vm-last.log}
+mkdir -p "$(dirname "$out")"
+# Not a tty: stdin is /dev/null and the console goes to a pipe, so this
+# works the same from CI.  --foreground lets Ctrl-C reach QEMU.
+set +e
+timeout --foreground -k 10 "$timeout_s" "${qemu[@]}" \
+	-display none -monitor none -serial stdio </dev/null 2>&1 | tee "$out"
+qrc=${PIPESTATUS[0]}
+set -e
+
+status=$(tr -d '\r' <"$out" | sed -n 's/^FB-EXIT-STATUS: \([0-9][0-9]*\)$/\1/p' | tail -n1)
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "vm: TIMEOUT after ${timeout_s}s (console log: $out)" >&2
+	exit 124
+fi
+if [ -z "$status" ]; then
+	echo "vm: no FB-EXIT-STATUS line: the VM crashed or panicked (qemu exit $qrc, console log: $out)" >&2
+	exit 125
+fi
+exit "$status"
