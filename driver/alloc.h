@@ -14,8 +14,9 @@
 #include <linux/rbtree.h>
 #include <linux/types.h>
 
-struct fb_txn;
+struct fb_transaction;
 struct fb_node;
+struct fb_buffer_fd;
 
 /*
  * A slot in the mapping.  Slots tile the mapping in address order (the
@@ -26,6 +27,7 @@ struct fb_buffer {
 	struct list_head entry;		/* alloc->buffers, address order */
 	struct rb_node rb_node;		/* free_tree or allocated_tree */
 	size_t offset;			/* of the slot in the mapping */
+	size_t size;			/* of the slot, a multiple of 8 */
 	unsigned free:1;
 	unsigned oneway:1;		/* charged to the oneway share */
 	unsigned user_owned:1;		/* delivered: user space may free it */
@@ -33,8 +35,10 @@ struct fb_buffer {
 	/* Set and used by the transaction layer only (under the ctx lock). */
 	size_t data_size;
 	size_t offsets_size;		/* bytes, after ALIGN(data_size, 8) */
-	struct fb_txn *txn;		/* in flight, or NULL */
+	struct fb_transaction *txn;	/* in flight, or NULL */
 	struct fb_node *target_node;	/* node it was sent to, or NULL */
+	struct fb_buffer_fd *fds;	/* files to install on delivery */
+	u32 nr_fds;
 };
 
 /* One page of the mapping. */
@@ -56,6 +60,7 @@ struct fb_alloc {
 	struct rb_root allocated_tree;
 	size_t free_oneway_space;	/* left of the oneway share */
 	size_t pages_resident;		/* pages with a struct page */
+	bool mapped;			/* slots may be handed out */
 	bool mapped_once;		/* a second mmap is refused */
 };
 
@@ -63,9 +68,10 @@ void fb_alloc_init(struct fb_alloc *alloc);
 
 /*
  * Called from the file's mmap: refuses writable mappings (-EPERM), a second
- * mapping (-EBUSY) and sizes over fb_max_map_size or not page multiples
- * (-EINVAL); clears VM_MAYWRITE so mprotect(PROT_WRITE) fails; installs the
- * fault handler.  No page is allocated here.
+ * mapping (-EBUSY) and sizes over fb_max_map_size or not page multiples, or
+ * a nonzero offset (-EINVAL); clears VM_MAYWRITE so mprotect(PROT_WRITE)
+ * fails; refuses partial munmap/mprotect and mremap; installs the fault
+ * handler.  No page is allocated here.
  */
 int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma);
 
@@ -90,6 +96,7 @@ void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf);
 /*
  * The allocated, user-owned slot whose data starts at user_offset, with
  * user_owned cleared so a second free of it fails; NULL if there is none.
+ * The caller holds alloc->lock.
  */
 struct fb_buffer *fb_alloc_take_user(struct fb_alloc *alloc, u64 user_offset);
 
@@ -113,6 +120,8 @@ extern unsigned long fb_max_map_size;	/* module parameter, bytes */
 
 #ifdef CONFIG_FASTBINDER_SELFTEST
 int fb_alloc_selftest(void);
+/* For the self-test: size bytes of slots and pages, with no mapping. */
+int fb_alloc_setup_unmapped(struct fb_alloc *alloc, size_t size);
 #endif
 
 #endif /* _FB_ALLOC_H */

@@ -1,0 +1,755 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fastbinder: the receive-buffer allocator.
+ *
+ * Every context maps one read-only buffer; senders copy messages straight
+ * from their own memory into a slot of the receiver's buffer, and the
+ * receiver frees the slot when done.  This file hands out those slots and
+ * the pages behind them.
+ *
+ * Slots
+ * =====
+ * The mapping is tiled by slots (struct fb_buffer), kept in address order
+ * on alloc->buffers.  Each slot is either free, in free_tree (ordered by
+ * size, then offset), or allocated, in allocated_tree (ordered by offset).
+ * Slot sizes are multiples of 8: a message's data is padded to 8 bytes and
+ * followed by its offsets array, and a slot is at least 8 bytes long, so
+ * every allocated slot covers at least one byte of some page.
+ *
+ * fb_alloc_new() takes the smallest free slot that fits (best fit; among
+ * equal sizes the lowest offset), cuts the request from its front and
+ * returns the rest to free_tree.  fb_alloc_free() merges the slot with a
+ * free neighbour on either side, so two free slots are never adjacent and
+ * the free slots are exactly the gaps between allocated ones.
+ *
+ * Oneway messages may hold at most half of the mapping (free_oneway_space),
+ * so a flood of them cannot starve synchronous calls.
+ *
+ * Pages
+ * =====
+ * Nothing is allocated at mmap time but the bookkeeping: an idle context
+ * holds no page of its buffer.  alloc->pages[] has one struct fb_page per
+ * page of the mapping, in one of three states:
+ *
+ *   absent     page == NULL: no slot has needed it since the last reclaim;
+ *   in use     page set, not on the lru: some allocated slot covers it;
+ *   cached     page set, on the global lru: no slot covers it any more.
+ *
+ * fb_alloc_new() makes every page of the new slot "in use", allocating
+ * zeroed pages for absent ones and taking cached ones off the lru.  When a
+ * free leaves a page covered by no allocated slot (it lies wholly inside
+ * the merged free slot), the page goes on the lru instead of being freed:
+ * it stays mapped in user space, so the next message that lands there costs
+ * neither an allocation nor a page fault.  A shrinker empties the lru under
+ * memory pressure, unmapping each page from user space before freeing it.
+ *
+ * User space sees a page through the fault handler, which maps a page that
+ * is present (in use or cached) with vm_insert_page() and sends SIGBUS for
+ * an absent one.  It maps the page while holding alloc->lock, so it cannot
+ * interleave with the shrinker's zap-and-free of the same page (a fault
+ * that looked a page up and mapped it after dropping the lock could map a
+ * page the shrinker had just freed from our point of view).
+ *
+ * Copies into and out of an allocated slot (fb_alloc_copy_from_user(),
+ * fb_alloc_read(), fb_alloc_write()) run without alloc->lock: a slot's
+ * pages stay "in use" for as long as it is allocated, and its size never
+ * changes, so nothing they touch can change under them.  A user copy may
+ * fault, even on a fastbinder mapping, so no alloc->lock is held across it.
+ *
+ * Locking
+ * =======
+ *   mm->mmap_lock (or the per-VMA lock)
+ *     alloc->lock            mutex, one per context: the slots, trees and
+ *                            pages[] of that context, vma, mapped
+ *       fb_lru_lock          spinlock, global: the lru and fb_lru_count
+ *
+ * The fault handler and vma close run with the mmap lock held and take
+ * alloc->lock; fb_alloc_mmap() likewise.  The shrinker goes the other way
+ * and therefore only ever trylocks: with fb_lru_lock held it tries
+ * alloc->lock of the page's owner, drops fb_lru_lock, then tries the mmap
+ * lock (read) of the owner's mm to zap the page, skipping the page when
+ * either is busy.  Allocating a page under alloc->lock may enter reclaim
+ * and so our shrinker: it fails to trylock our own lock and moves on.
+ *
+ * A context's fb_alloc lives inside memory that is freed soon after
+ * fb_alloc_release().  The shrinker only reaches an fb_alloc through one
+ * of its pages on the lru, and it releases alloc->lock while holding
+ * fb_lru_lock; fb_alloc_release() takes pages off the lru under alloc->lock
+ * and ends by taking and dropping fb_lru_lock, after which no shrinker can
+ * touch that fb_alloc again.
+ */
+#include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/sched/mm.h>
+#include <linux/shrinker.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+
+#include "alloc.h"
+#include "compat.h"
+
+unsigned long fb_max_map_size = SZ_16M;
+module_param_named(max_map_size, fb_max_map_size, ulong, 0644);
+MODULE_PARM_DESC(max_map_size,
+		 "Largest receive buffer a context may map, in bytes (default 16 MiB)");
+
+/* Larger requests are refused before any arithmetic could overflow. */
+#define FB_ALLOC_MAX_REQUEST	(SIZE_MAX / 4)
+#define FB_SLOT_ALIGN		sizeof(u64)
+
+static DEFINE_SPINLOCK(fb_lru_lock);
+static LIST_HEAD(fb_lru);
+static unsigned long fb_lru_count;
+static struct shrinker *fb_shrinker;
+
+/* ---- slots -------------------------------------------------------------- */
+
+static void fb_free_tree_insert(struct fb_alloc *alloc, struct fb_buffer *new)
+{
+	struct rb_node **p = &alloc->free_tree.rb_node, *parent = NULL;
+	struct fb_buffer *buf;
+
+	while (*p) {
+		parent = *p;
+		buf = rb_entry(parent, struct fb_buffer, rb_node);
+		if (new->size < buf->size ||
+		    (new->size == buf->size && new->offset < buf->offset))
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&new->rb_node, parent, p);
+	rb_insert_color(&new->rb_node, &alloc->free_tree);
+}
+
+static void fb_allocated_tree_insert(struct fb_alloc *alloc,
+				     struct fb_buffer *new)
+{
+	struct rb_node **p = &alloc->allocated_tree.rb_node, *parent = NULL;
+	struct fb_buffer *buf;
+
+	while (*p) {
+		parent = *p;
+		buf = rb_entry(parent, struct fb_buffer, rb_node);
+		if (new->offset < buf->offset)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&new->rb_node, parent, p);
+	rb_insert_color(&new->rb_node, &alloc->allocated_tree);
+}
+
+/* The smallest free slot of at least size bytes, lowest offset first. */
+static struct fb_buffer *fb_best_fit(struct fb_alloc *alloc, size_t size)
+{
+	struct rb_node *n = alloc->free_tree.rb_node;
+	struct fb_buffer *best = NULL, *buf;
+
+	while (n) {
+		buf = rb_entry(n, struct fb_buffer, rb_node);
+		if (buf->size >= size) {
+			best = buf;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return best;
+}
+
+static struct fb_buffer *fb_prev_slot(struct fb_alloc *alloc,
+				      struct fb_buffer *buf)
+{
+	if (list_is_first(&buf->entry, &alloc->buffers))
+		return NULL;
+	return list_prev_entry(buf, entry);
+}
+
+static struct fb_buffer *fb_next_slot(struct fb_alloc *alloc,
+				      struct fb_buffer *buf)
+{
+	if (list_is_last(&buf->entry, &alloc->buffers))
+		return NULL;
+	return list_next_entry(buf, entry);
+}
+
+/* ---- pages -------------------------------------------------------------- */
+
+static bool fb_page_cached(struct fb_page *p)
+{
+	return !list_empty(&p->lru);
+}
+
+/*
+ * Makes the pages under [start, end) of the mapping "in use".  On failure
+ * the pages it changed stay resident; the caller hands them back with
+ * fb_pages_unuse().
+ */
+static int fb_pages_use(struct fb_alloc *alloc, size_t start, size_t end)
+{
+	size_t i, last = (end - 1) >> PAGE_SHIFT;
+	struct fb_page *p;
+
+	lockdep_assert_held(&alloc->lock);
+	for (i = start >> PAGE_SHIFT; i <= last; i++) {
+		p = &alloc->pages[i];
+		if (p->page) {
+			if (fb_page_cached(p)) {
+				spin_lock(&fb_lru_lock);
+				list_del_init(&p->lru);
+				fb_lru_count--;
+				spin_unlock(&fb_lru_lock);
+			}
+			continue;
+		}
+		p->page = alloc_page(GFP_KERNEL | __GFP_HIGHMEM | __GFP_ZERO);
+		if (!p->page)
+			return -ENOMEM;
+		alloc->pages_resident++;
+	}
+	return 0;
+}
+
+/*
+ * A slot that covered [start, end) is now part of the free slot @free:
+ * the pages it touched that lie wholly inside @free are used by no slot
+ * any more and go on the lru.  Pages partly outside @free are shared with an allocated
+ * neighbour (free slots are never adjacent) and stay in use.
+ */
+static void fb_pages_unuse(struct fb_alloc *alloc, size_t start, size_t end,
+			   struct fb_buffer *free)
+{
+	size_t first = max(start >> PAGE_SHIFT,
+			   PAGE_ALIGN(free->offset) >> PAGE_SHIFT);
+	size_t last = min(DIV_ROUND_UP(end, PAGE_SIZE),
+			  (free->offset + free->size) >> PAGE_SHIFT);
+	struct fb_page *p;
+	size_t i;
+
+	lockdep_assert_held(&alloc->lock);
+	if (first >= last)
+		return;
+	spin_lock(&fb_lru_lock);
+	for (i = first; i < last; i++) {
+		p = &alloc->pages[i];
+		if (p->page && !fb_page_cached(p)) {
+			list_add_tail(&p->lru, &fb_lru);
+			fb_lru_count++;
+		}
+	}
+	spin_unlock(&fb_lru_lock);
+}
+
+/* ---- setup and teardown ------------------------------------------------- */
+
+void fb_alloc_init(struct fb_alloc *alloc)
+{
+	memset(alloc, 0, sizeof(*alloc));
+	mutex_init(&alloc->lock);
+	INIT_LIST_HEAD(&alloc->buffers);
+	alloc->free_tree = RB_ROOT;
+	alloc->allocated_tree = RB_ROOT;
+}
+
+/* One free slot over size bytes, and a page table with no page in it. */
+static int fb_alloc_setup(struct fb_alloc *alloc, size_t size)
+{
+	size_t i, nr_pages = size >> PAGE_SHIFT;
+	struct fb_buffer *buf;
+
+	lockdep_assert_held(&alloc->lock);
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	alloc->pages = kvcalloc(nr_pages, sizeof(*alloc->pages), GFP_KERNEL);
+	if (!alloc->pages) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr_pages; i++) {
+		INIT_LIST_HEAD(&alloc->pages[i].lru);
+		alloc->pages[i].alloc = alloc;
+	}
+	buf->free = 1;
+	buf->size = size;
+	list_add(&buf->entry, &alloc->buffers);
+	fb_free_tree_insert(alloc, buf);
+	alloc->size = size;
+	alloc->free_oneway_space = size / 2;
+	alloc->mapped = true;
+	return 0;
+}
+
+#ifdef CONFIG_FASTBINDER_SELFTEST
+int fb_alloc_setup_unmapped(struct fb_alloc *alloc, size_t size)
+{
+	int ret;
+
+	if (!size || !PAGE_ALIGNED(size))
+		return -EINVAL;
+	mutex_lock(&alloc->lock);
+	ret = alloc->size ? -EBUSY : fb_alloc_setup(alloc, size);
+	mutex_unlock(&alloc->lock);
+	return ret;
+}
+#endif
+
+void fb_alloc_release(struct fb_alloc *alloc)
+{
+	struct fb_buffer *buf, *tmp;
+	struct mm_struct *mm;
+	size_t i;
+
+	mutex_lock(&alloc->lock);
+	/* the mapping holds the file, so it is gone by now */
+	WARN_ON(alloc->vma);
+	alloc->vma = NULL;
+	alloc->mapped = false;
+	if (alloc->pages) {
+		spin_lock(&fb_lru_lock);
+		for (i = 0; i < alloc->size >> PAGE_SHIFT; i++) {
+			if (fb_page_cached(&alloc->pages[i])) {
+				list_del_init(&alloc->pages[i].lru);
+				fb_lru_count--;
+			}
+		}
+		spin_unlock(&fb_lru_lock);
+		for (i = 0; i < alloc->size >> PAGE_SHIFT; i++) {
+			if (alloc->pages[i].page) {
+				__free_page(alloc->pages[i].page);
+				alloc->pages[i].page = NULL;
+				alloc->pages_resident--;
+			}
+		}
+		kvfree(alloc->pages);
+		alloc->pages = NULL;
+	}
+	list_for_each_entry_safe(buf, tmp, &alloc->buffers, entry) {
+		list_del(&buf->entry);
+		kfree(buf);
+	}
+	alloc->free_tree = RB_ROOT;
+	alloc->allocated_tree = RB_ROOT;
+	alloc->size = 0;
+	alloc->free_oneway_space = 0;
+	mm = alloc->mm;
+	alloc->mm = NULL;
+	mutex_unlock(&alloc->lock);
+
+	/* a shrinker that still held alloc->lock has let go of it now */
+	spin_lock(&fb_lru_lock);
+	spin_unlock(&fb_lru_lock);
+	if (mm)
+		mmdrop(mm);
+}
+
+/* ---- the mapping -------------------------------------------------------- */
+
+static vm_fault_t fb_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct fb_alloc *alloc = vma->vm_private_data;
+	unsigned long index = (vmf->address - vma->vm_start) >> PAGE_SHIFT;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	int err;
+
+	mutex_lock(&alloc->lock);
+	if (alloc->vma == vma && index < alloc->size >> PAGE_SHIFT &&
+	    alloc->pages[index].page) {
+		err = vm_insert_page(vma, vmf->address & PAGE_MASK,
+				     alloc->pages[index].page);
+		/* -EBUSY: a racing fault mapped it first */
+		if (!err || err == -EBUSY)
+			ret = VM_FAULT_NOPAGE;
+		else if (err == -ENOMEM)
+			ret = VM_FAULT_OOM;
+	}
+	mutex_unlock(&alloc->lock);
+	return ret;
+}
+
+static void fb_vm_close(struct vm_area_struct *vma)
+{
+	struct fb_alloc *alloc = vma->vm_private_data;
+
+	mutex_lock(&alloc->lock);
+	/* not a copy that a refused mremap() is taking down again */
+	if (alloc->vma == vma) {
+		alloc->vma = NULL;
+		alloc->mapped = false;
+	}
+	mutex_unlock(&alloc->lock);
+}
+
+/* The mapping is one piece at one place: no partial unmap, no move. */
+static int fb_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static int fb_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct fb_vm_ops = {
+	.close = fb_vm_close,
+	.may_split = fb_vm_may_split,
+	.mremap = fb_vm_mremap,
+	.fault = fb_vm_fault,
+};
+
+int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
+{
+	size_t size = vma->vm_end - vma->vm_start;
+	int ret;
+
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_pgoff || !size || !PAGE_ALIGNED(size) ||
+	    size > READ_ONCE(fb_max_map_size))
+		return -EINVAL;
+
+	mutex_lock(&alloc->lock);
+	if (alloc->mapped_once) {
+		ret = -EBUSY;
+		goto out;
+	}
+	ret = fb_alloc_setup(alloc, size);
+	if (ret)
+		goto out;
+	alloc->mapped_once = true;
+	alloc->vma = vma;
+	alloc->user_base = vma->vm_start;
+	alloc->mm = vma->vm_mm;
+	mmgrab(alloc->mm);
+	fb_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP |
+			VM_MIXEDMAP, VM_MAYWRITE);
+	vma->vm_ops = &fb_vm_ops;
+	vma->vm_private_data = alloc;
+out:
+	mutex_unlock(&alloc->lock);
+	return ret;
+}
+
+/* ---- slots: allocate and free ------------------------------------------- */
+
+struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
+			       size_t offsets_size, bool oneway)
+{
+	struct fb_buffer *buf, *rest;
+	size_t size;
+	int ret;
+
+	if (data_size > FB_ALLOC_MAX_REQUEST ||
+	    offsets_size > FB_ALLOC_MAX_REQUEST)
+		return ERR_PTR(-EMSGSIZE);
+	size = ALIGN(data_size, FB_SLOT_ALIGN) +
+	       ALIGN(offsets_size, FB_SLOT_ALIGN);
+	size = max(size, FB_SLOT_ALIGN);
+
+	/* the tail of the slot we cut from, if any is left */
+	rest = kzalloc(sizeof(*rest), GFP_KERNEL);
+	if (!rest)
+		return ERR_PTR(-ENOMEM);
+
+	mutex_lock(&alloc->lock);
+	if (!alloc->mapped) {
+		ret = -ESRCH;
+		goto err;
+	}
+	if (size > alloc->size || (oneway && size > alloc->size / 2)) {
+		ret = -EMSGSIZE;
+		goto err;
+	}
+	if (oneway && size > alloc->free_oneway_space) {
+		ret = -ENOSPC;
+		goto err;
+	}
+	buf = fb_best_fit(alloc, size);
+	if (!buf) {
+		ret = -ENOSPC;
+		goto err;
+	}
+	ret = fb_pages_use(alloc, buf->offset, buf->offset + size);
+	if (ret) {
+		fb_pages_unuse(alloc, buf->offset, buf->offset + size, buf);
+		goto err;
+	}
+
+	rb_erase(&buf->rb_node, &alloc->free_tree);
+	if (buf->size > size) {
+		rest->free = 1;
+		rest->offset = buf->offset + size;
+		rest->size = buf->size - size;
+		list_add(&rest->entry, &buf->entry);
+		fb_free_tree_insert(alloc, rest);
+		rest = NULL;
+	}
+	buf->size = size;
+	buf->free = 0;
+	buf->oneway = oneway;
+	buf->user_owned = 0;
+	if (oneway)
+		alloc->free_oneway_space -= size;
+	fb_allocated_tree_insert(alloc, buf);
+	mutex_unlock(&alloc->lock);
+	kfree(rest);
+	return buf;
+
+err:
+	mutex_unlock(&alloc->lock);
+	kfree(rest);
+	return ERR_PTR(ret);
+}
+
+void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf)
+{
+	size_t start = buf->offset, end = buf->offset + buf->size;
+	struct fb_buffer *prev, *next;
+
+	mutex_lock(&alloc->lock);
+	if (WARN_ON(buf->free)) {
+		mutex_unlock(&alloc->lock);
+		return;
+	}
+	rb_erase(&buf->rb_node, &alloc->allocated_tree);
+	if (buf->oneway)
+		alloc->free_oneway_space += buf->size;
+	buf->free = 1;
+	buf->oneway = 0;
+	buf->user_owned = 0;
+	buf->data_size = 0;
+	buf->offsets_size = 0;
+	buf->txn = NULL;
+	buf->target_node = NULL;
+	buf->fds = NULL;
+	buf->nr_fds = 0;
+
+	next = fb_next_slot(alloc, buf);
+	if (next && next->free) {
+		rb_erase(&next->rb_node, &alloc->free_tree);
+		list_del(&next->entry);
+		buf->size += next->size;
+		kfree(next);
+	}
+	prev = fb_prev_slot(alloc, buf);
+	if (prev && prev->free) {
+		rb_erase(&prev->rb_node, &alloc->free_tree);
+		list_del(&buf->entry);
+		prev->size += buf->size;
+		kfree(buf);
+		buf = prev;
+	}
+	fb_free_tree_insert(alloc, buf);
+	fb_pages_unuse(alloc, start, end, buf);
+	mutex_unlock(&alloc->lock);
+}
+
+struct fb_buffer *fb_alloc_take_user(struct fb_alloc *alloc, u64 user_offset)
+{
+	struct rb_node *n = alloc->allocated_tree.rb_node;
+	struct fb_buffer *buf;
+
+	lockdep_assert_held(&alloc->lock);
+	while (n) {
+		buf = rb_entry(n, struct fb_buffer, rb_node);
+		if (user_offset < buf->offset) {
+			n = n->rb_left;
+		} else if (user_offset > buf->offset) {
+			n = n->rb_right;
+		} else {
+			if (!buf->user_owned)
+				return NULL;
+			buf->user_owned = 0;
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* ---- copies ------------------------------------------------------------- */
+
+static int fb_check_range(struct fb_buffer *buf, size_t offset, size_t len)
+{
+	if (buf->free || offset > buf->size || len > buf->size - offset)
+		return -EINVAL;
+	return 0;
+}
+
+int fb_alloc_copy_from_user(struct fb_alloc *alloc, struct fb_buffer *buf,
+			    size_t offset, const void __user *from, size_t len)
+{
+	size_t pos, in_page, n;
+	unsigned long left;
+	void *kaddr;
+	int ret;
+
+	ret = fb_check_range(buf, offset, len);
+	if (ret)
+		return ret;
+	pos = buf->offset + offset;
+	while (len) {
+		in_page = offset_in_page(pos);
+		n = min_t(size_t, len, PAGE_SIZE - in_page);
+		kaddr = kmap_local_page(alloc->pages[pos >> PAGE_SHIFT].page);
+		left = copy_from_user(kaddr + in_page, from, n);
+		kunmap_local(kaddr);
+		if (left)
+			return -EFAULT;
+		pos += n;
+		from += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int fb_alloc_read(struct fb_alloc *alloc, struct fb_buffer *buf,
+		  size_t offset, void *to, size_t len)
+{
+	size_t pos, in_page, n;
+	int ret;
+
+	ret = fb_check_range(buf, offset, len);
+	if (ret)
+		return ret;
+	pos = buf->offset + offset;
+	while (len) {
+		in_page = offset_in_page(pos);
+		n = min_t(size_t, len, PAGE_SIZE - in_page);
+		memcpy_from_page(to, alloc->pages[pos >> PAGE_SHIFT].page,
+				 in_page, n);
+		pos += n;
+		to += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int fb_alloc_write(struct fb_alloc *alloc, struct fb_buffer *buf,
+		   size_t offset, const void *from, size_t len)
+{
+	size_t pos, in_page, n;
+	int ret;
+
+	ret = fb_check_range(buf, offset, len);
+	if (ret)
+		return ret;
+	pos = buf->offset + offset;
+	while (len) {
+		in_page = offset_in_page(pos);
+		n = min_t(size_t, len, PAGE_SIZE - in_page);
+		memcpy_to_page(alloc->pages[pos >> PAGE_SHIFT].page, in_page,
+			       from, n);
+		pos += n;
+		from += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ---- the shrinker ------------------------------------------------------- */
+
+static unsigned long fb_shrink_count(struct shrinker *s,
+				     struct shrink_control *sc)
+{
+	unsigned long count = READ_ONCE(fb_lru_count);
+
+	return count ? count : SHRINK_EMPTY;
+}
+
+/*
+ * Frees the page p of alloc, whose lock the caller holds and which it took
+ * off the lru.  Returns false, leaving the page alone, when it is mapped
+ * and the owner's mm cannot be locked right now.
+ */
+static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p)
+{
+	size_t index = p - alloc->pages;
+	struct mm_struct *mm = NULL;
+
+	lockdep_assert_held(&alloc->lock);
+	if (alloc->vma) {
+		/* an exiting mm is torn down (with our pages) by its owner */
+		if (!mmget_not_zero(alloc->mm))
+			return false;
+		mm = alloc->mm;
+		if (!mmap_read_trylock(mm)) {
+			mmput_async(mm);
+			return false;
+		}
+		fb_zap_range(alloc->vma, alloc->user_base + index * PAGE_SIZE,
+			     PAGE_SIZE);
+		mmap_read_unlock(mm);
+		mmput_async(mm);
+	}
+	__free_page(p->page);
+	p->page = NULL;
+	alloc->pages_resident--;
+	return true;
+}
+
+static unsigned long fb_shrink_scan(struct shrinker *s,
+				    struct shrink_control *sc)
+{
+	unsigned long scanned, freed = 0;
+	struct fb_alloc *alloc;
+	struct fb_page *p;
+	bool done;
+
+	for (scanned = 0; scanned < sc->nr_to_scan; scanned++) {
+		spin_lock(&fb_lru_lock);
+		p = list_first_entry_or_null(&fb_lru, struct fb_page, lru);
+		if (!p) {
+			spin_unlock(&fb_lru_lock);
+			break;
+		}
+		alloc = p->alloc;
+		if (!mutex_trylock(&alloc->lock)) {
+			list_move_tail(&p->lru, &fb_lru);
+			spin_unlock(&fb_lru_lock);
+			continue;
+		}
+		list_del_init(&p->lru);
+		fb_lru_count--;
+		spin_unlock(&fb_lru_lock);
+
+		done = fb_reclaim_page(alloc, p);
+
+		spin_lock(&fb_lru_lock);
+		if (!done) {
+			list_add_tail(&p->lru, &fb_lru);
+			fb_lru_count++;
+		}
+		/* see the top of the file: unlock before fb_lru_lock */
+		mutex_unlock(&alloc->lock);
+		spin_unlock(&fb_lru_lock);
+		if (done)
+			freed++;
+		cond_resched();
+	}
+	return freed;
+}
+
+/* ---- module-wide -------------------------------------------------------- */
+
+int fb_alloc_global_init(void)
+{
+	fb_shrinker = fb_shrinker_create("fastbinder-pages", fb_shrink_count,
+					 fb_shrink_scan);
+	return fb_shrinker ? 0 : -ENOMEM;
+}
+
+void fb_alloc_global_exit(void)
+{
+	fb_shrinker_destroy(fb_shrinker);
+	fb_shrinker = NULL;
+	/* every context has been released */
+	WARN_ON(!list_empty(&fb_lru));
+}

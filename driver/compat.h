@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel version differences, in one place.
+ *
+ * fastbinder builds from one tree against Debian 12's 6.1, 6.1-rt and 6.12
+ * kernels.  Where an interface changed between them, a small fb_ helper
+ * here hides the difference behind FB_KERNEL_AT_LEAST() (LINUX_VERSION_CODE),
+ * so the rest of the driver never needs an #if.  Each helper says which release changed what.
+ * Only symbols that both kernels export may be used.
+ */
+#ifndef _FB_COMPAT_H
+#define _FB_COMPAT_H
+
+#include <linux/mm.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/version.h>
+
+/* True when building against release a.b.c or later. */
+#define FB_KERNEL_AT_LEAST(a, b, c) \
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, c))
+
+/*
+ * 6.3 made vma->vm_flags read-only behind vm_flags_{set,clear,mod}(),
+ * which also assert the mmap lock is held for writing.
+ */
+static inline void fb_vm_flags_mod(struct vm_area_struct *vma,
+				   vm_flags_t set, vm_flags_t clear)
+{
+#if FB_KERNEL_AT_LEAST(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/*
+ * Unmap user pages of a range of one vma.  6.1 exports zap_page_range();
+ * 6.3 removed it and exported zap_page_range_single() instead.  The caller
+ * holds the mmap lock (read is enough).
+ */
+static inline void fb_zap_range(struct vm_area_struct *vma,
+				unsigned long addr, unsigned long size)
+{
+#if FB_KERNEL_AT_LEAST(6, 3, 0)
+	zap_page_range_single(vma, addr, size, NULL);
+#else
+	zap_page_range(vma, addr, size);
+#endif
+}
+
+/*
+ * Shrinkers: up to 6.6 the caller owns the struct and calls
+ * register_shrinker(); from 6.7 the core allocates it (shrinker_alloc(),
+ * shrinker_register(), shrinker_free()).  Both sides here allocate, so the
+ * caller only keeps a pointer.  Returns NULL on failure.
+ */
+static inline struct shrinker *
+fb_shrinker_create(const char *name,
+		   unsigned long (*count)(struct shrinker *,
+					  struct shrink_control *),
+		   unsigned long (*scan)(struct shrinker *,
+					 struct shrink_control *))
+{
+	struct shrinker *s;
+
+#if FB_KERNEL_AT_LEAST(6, 7, 0)
+	s = shrinker_alloc(0, "%s", name);
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = DEFAULT_SEEKS;
+	shrinker_register(s);
+#else
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = DEFAULT_SEEKS;
+	if (register_shrinker(s, "%s", name)) {
+		kfree(s);
+		return NULL;
+	}
+#endif
+	return s;
+}
+
+static inline void fb_shrinker_destroy(struct shrinker *s)
+{
+#if FB_KERNEL_AT_LEAST(6, 7, 0)
+	shrinker_free(s);
+#else
+	unregister_shrinker(s);
+	kfree(s);
+#endif
+}
+
+#endif /* _FB_COMPAT_H */

@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Load-time self-test of the receive-buffer allocator (debug builds only).
+ *
+ * It drives the pure algorithm on an fb_alloc that has slots and pages but
+ * no mapping.  Four slots, each of one of five sizes (the 8-byte minimum,
+ * sub-page, exactly one page, page-crossing, multi-page), are allocated and
+ * freed in every interleaving of the eight operations (slot ids are
+ * allocated in order; every size combination), and after every step it
+ * checks the whole state:
+ *
+ *   - the slots tile the mapping in address order, sizes multiples of 8,
+ *     no two free slots adjacent (so freeing coalesced);
+ *   - free_tree holds exactly the free slots, by size then offset, and
+ *     allocated_tree exactly the allocated ones, by offset;
+ *   - the slot fb_alloc_new() returned is the best fit, found by hand;
+ *   - a page covered by an allocated slot is present and off the lru, any
+ *     other page is absent or on the lru; pages_resident counts them;
+ *   - free_oneway_space is half the mapping less the oneway slots.
+ *
+ * Then it checks the error codes, the oneway share, page reuse from the
+ * lru, fb_alloc_take_user() and the in-kernel copies.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "../alloc.h"
+
+#define ST_PAGES	16
+#define ST_SIZE		(ST_PAGES * PAGE_SIZE)
+#define ST_SLOTS	4
+#define ST_ONEWAY_ID	1	/* this slot id is sent oneway */
+
+struct st_req {
+	size_t data;
+	size_t offsets;
+};
+
+static const struct st_req st_reqs[] = {
+	{ 1, 0 },			/* the 8-byte minimum */
+	{ 3001, 16 },			/* sub-page, padded */
+	{ PAGE_SIZE, 0 },		/* exactly one page */
+	{ PAGE_SIZE + 900, 8 },		/* crosses a page boundary */
+	{ 3 * PAGE_SIZE - 8, 24 },	/* several pages */
+};
+
+struct st_run {
+	struct fb_alloc *alloc;
+	unsigned long scenarios;
+	unsigned long steps;
+	bool failed;
+};
+
+static size_t st_slot_size(const struct st_req *r)
+{
+	return max_t(size_t, ALIGN(r->data, 8) + ALIGN(r->offsets, 8), 8);
+}
+
+static bool st_fail(struct st_run *run, const char *what, size_t arg)
+{
+	if (!run->failed)
+		pr_err("alloc self-test: %s (%zu) after %lu steps\n",
+		       what, arg, run->steps);
+	run->failed = true;
+	return false;
+}
+
+/* Is page i of the mapping covered by an allocated slot? */
+static bool st_page_used(struct fb_alloc *a, size_t i)
+{
+	size_t start = i * PAGE_SIZE, end = start + PAGE_SIZE;
+	struct fb_buffer *b;
+
+	list_for_each_entry(b, &a->buffers, entry)
+		if (!b->free && b->offset < end && b->offset + b->size > start)
+			return true;
+	return false;
+}
+
+static bool st_check_locked(struct st_run *run, struct fb_alloc *a)
+{
+	size_t off = 0, nfree = 0, nalloc = 0, oneway = 0, resident = 0, n, i;
+	struct fb_buffer *b, *prev = NULL;
+	struct rb_node *rb;
+	struct fb_page *p;
+	bool used;
+
+	list_for_each_entry(b, &a->buffers, entry) {
+		if (b->offset != off || !b->size || b->size % 8)
+			return st_fail(run, "slots do not tile", b->offset);
+		if (prev && prev->free && b->free)
+			return st_fail(run, "adjacent free slots", b->offset);
+		if (b->free)
+			nfree++;
+		else
+			nalloc++;
+		if (!b->free && b->oneway)
+			oneway += b->size;
+		off += b->size;
+		prev = b;
+	}
+	if (off != a->size)
+		return st_fail(run, "slots do not cover the mapping", off);
+
+	n = 0;
+	prev = NULL;
+	for (rb = rb_first(&a->free_tree); rb; rb = rb_next(rb), n++) {
+		b = rb_entry(rb, struct fb_buffer, rb_node);
+		if (!b->free)
+			return st_fail(run, "allocated slot in free_tree",
+				       b->offset);
+		if (prev && (prev->size > b->size ||
+			     (prev->size == b->size &&
+			      prev->offset >= b->offset)))
+			return st_fail(run, "free_tree out of order",
+				       b->offset);
+		prev = b;
+	}
+	if (n != nfree)
+		return st_fail(run, "free_tree count", n);
+
+	n = 0;
+	prev = NULL;
+	for (rb = rb_first(&a->allocated_tree); rb; rb = rb_next(rb), n++) {
+		b = rb_entry(rb, struct fb_buffer, rb_node);
+		if (b->free)
+			return st_fail(run, "free slot in allocated_tree",
+				       b->offset);
+		if (prev && prev->offset >= b->offset)
+			return st_fail(run, "allocated_tree out of order",
+				       b->offset);
+		prev = b;
+	}
+	if (n != nalloc)
+		return st_fail(run, "allocated_tree count", n);
+
+	if (a->free_oneway_space != a->size / 2 - oneway)
+		return st_fail(run, "free_oneway_space", a->free_oneway_space);
+
+	for (i = 0; i < a->size / PAGE_SIZE; i++) {
+		p = &a->pages[i];
+		used = st_page_used(a, i);
+		if (p->page)
+			resident++;
+		if (used && (!p->page || !list_empty(&p->lru)))
+			return st_fail(run, "used page absent or cached", i);
+		if (!used && p->page && list_empty(&p->lru))
+			return st_fail(run, "unused page neither freed nor cached",
+				       i);
+	}
+	if (resident != a->pages_resident)
+		return st_fail(run, "pages_resident", a->pages_resident);
+	return true;
+}
+
+static bool st_check(struct st_run *run)
+{
+	bool ok;
+
+	mutex_lock(&run->alloc->lock);
+	ok = st_check_locked(run, run->alloc);
+	mutex_unlock(&run->alloc->lock);
+	return ok;
+}
+
+/* The offset best fit must pick for size bytes, or -1 if nothing fits. */
+static long st_expected_fit(struct fb_alloc *a, size_t size)
+{
+	struct fb_buffer *b, *best = NULL;
+
+	mutex_lock(&a->lock);
+	list_for_each_entry(b, &a->buffers, entry)
+		if (b->free && b->size >= size &&
+		    (!best || b->size < best->size))
+			best = b;
+	mutex_unlock(&a->lock);
+	return best ? (long)best->offset : -1;
+}
+
+static struct fb_buffer *st_alloc(struct st_run *run, const struct st_req *r,
+				  bool oneway)
+{
+	long expect = st_expected_fit(run->alloc, st_slot_size(r));
+	struct fb_buffer *buf;
+
+	buf = fb_alloc_new(run->alloc, r->data, r->offsets, oneway);
+	run->steps++;
+	if (IS_ERR(buf)) {
+		if (expect >= 0 || PTR_ERR(buf) != -ENOSPC)
+			st_fail(run, "allocation failed", -PTR_ERR(buf));
+		return NULL;
+	}
+	if (expect < 0 || buf->offset != expect)
+		st_fail(run, "not the best fit", buf->offset);
+	else if (buf->size != st_slot_size(r))
+		st_fail(run, "slot size", buf->size);
+	return buf;
+}
+
+/* One sequence of operations on ST_SLOTS ids, with one size per id. */
+static void st_scenario(struct st_run *run, const u8 *seq,
+			const u8 *sizes)
+{
+	struct fb_buffer *live[ST_SLOTS] = { };
+	bool done[ST_SLOTS] = { };
+	int step, id;
+
+	run->scenarios++;
+	for (step = 0; step < 2 * ST_SLOTS && !run->failed; step++) {
+		id = seq[step];
+		if (!done[id]) {
+			done[id] = true;
+			live[id] = st_alloc(run, &st_reqs[sizes[id]],
+					    id == ST_ONEWAY_ID);
+		} else if (live[id]) {
+			fb_alloc_free(run->alloc, live[id]);
+			live[id] = NULL;
+			run->steps++;
+		}
+		st_check(run);
+	}
+	for (id = 0; id < ST_SLOTS; id++)
+		if (live[id])
+			fb_alloc_free(run->alloc, live[id]);
+	/* everything coalesced back into one free slot */
+	if (!run->failed && !list_is_singular(&run->alloc->buffers))
+		st_fail(run, "free slots not coalesced", 0);
+}
+
+/* Every size combination for one interleaving. */
+static void st_all_sizes(struct st_run *run, const u8 *seq)
+{
+	u8 sizes[ST_SLOTS] = { };
+	int i;
+
+	for (;;) {
+		st_scenario(run, seq, sizes);
+		if (run->failed)
+			return;
+		for (i = 0; i < ST_SLOTS; i++) {
+			if (++sizes[i] < ARRAY_SIZE(st_reqs))
+				break;
+			sizes[i] = 0;
+		}
+		if (i == ST_SLOTS)
+			return;
+		cond_resched();
+	}
+}
+
+/*
+ * Every interleaving of "allocate id" and "free id" for ST_SLOTS ids where
+ * the ids are first allocated in order 0, 1, 2, ...: (2n - 1)!! of them.
+ */
+static void st_interleavings(struct st_run *run, u8 *seq, int pos,
+			     u8 *uses, int next_new)
+{
+	int id;
+
+	if (pos == 2 * ST_SLOTS) {
+		st_all_sizes(run, seq);
+		return;
+	}
+	for (id = 0; id < ST_SLOTS && !run->failed; id++) {
+		if (uses[id] == 2 || (uses[id] == 0 && id != next_new))
+			continue;
+		seq[pos] = id;
+		uses[id]++;
+		st_interleavings(run, seq, pos + 1, uses,
+				 id == next_new ? next_new + 1 : next_new);
+		uses[id]--;
+	}
+}
+
+static bool st_expect_err(struct st_run *run, struct fb_buffer *buf, int err)
+{
+	if (!IS_ERR(buf) || PTR_ERR(buf) != err)
+		return st_fail(run, "wrong error", -err);
+	return true;
+}
+
+/* Errors, the oneway share, page reuse, take_user, the copies. */
+static void st_edges(struct st_run *run)
+{
+	struct fb_alloc *a = run->alloc;
+	struct fb_buffer *ow[3], *sync, *buf;
+	u8 pattern[64], back[64];
+	struct page *page;
+	size_t index;
+	int i;
+
+	st_expect_err(run, fb_alloc_new(a, ST_SIZE + 1, 0, false), -EMSGSIZE);
+	st_expect_err(run, fb_alloc_new(a, SIZE_MAX, 0, false), -EMSGSIZE);
+	st_expect_err(run, fb_alloc_new(a, 8, SIZE_MAX - 7, false), -EMSGSIZE);
+	st_expect_err(run, fb_alloc_new(a, ST_SIZE / 2 + 8, 0, true),
+		      -EMSGSIZE);
+
+	/* oneway slots may hold half the mapping, no more */
+	for (i = 0; i < 3; i++) {
+		ow[i] = fb_alloc_new(a, 10000, 0, true);
+		if (IS_ERR(ow[i]))
+			st_fail(run, "oneway allocation", i);
+	}
+	if (run->failed)
+		return;
+	st_expect_err(run, fb_alloc_new(a, 10000, 0, true), -ENOSPC);
+	sync = fb_alloc_new(a, 20000, 0, false);
+	if (IS_ERR(sync))
+		st_fail(run, "synchronous slot beside oneway ones", 20000);
+	st_check(run);
+	if (run->failed)
+		return;
+	fb_alloc_free(a, ow[1]);
+	ow[1] = fb_alloc_new(a, 10000, 0, true);
+	if (IS_ERR(ow[1]))
+		st_fail(run, "oneway after a free", 10000);
+	if (run->failed)
+		return;
+	/* the rest of the mapping is too small now */
+	st_expect_err(run, fb_alloc_new(a, ST_SIZE - 20000, 0, false),
+		      -ENOSPC);
+	st_check(run);
+	for (i = 0; i < 3; i++)
+		fb_alloc_free(a, ow[i]);
+	fb_alloc_free(a, sync);
+	st_check(run);
+
+	/* a full buffer */
+	buf = fb_alloc_new(a, ST_SIZE, 0, false);
+	if (IS_ERR(buf))
+		return (void)st_fail(run, "whole-buffer slot", ST_SIZE);
+	st_expect_err(run, fb_alloc_new(a, 0, 0, false), -ENOSPC);
+	fb_alloc_free(a, buf);
+
+	/* a freed page stays cached and is reused, not reallocated */
+	buf = fb_alloc_new(a, PAGE_SIZE, 0, false);
+	if (IS_ERR(buf))
+		return (void)st_fail(run, "page slot", PAGE_SIZE);
+	index = buf->offset / PAGE_SIZE;
+	page = a->pages[index].page;
+	fb_alloc_free(a, buf);
+	if (!page || list_empty(&a->pages[index].lru))
+		st_fail(run, "freed page not cached", index);
+	buf = fb_alloc_new(a, PAGE_SIZE, 0, false);
+	if (IS_ERR(buf))
+		return (void)st_fail(run, "page slot", PAGE_SIZE);
+	if (buf->offset != index * PAGE_SIZE || a->pages[index].page != page ||
+	    !list_empty(&a->pages[index].lru))
+		st_fail(run, "cached page not reused", index);
+	fb_alloc_free(a, buf);
+
+	/* fb_alloc_take_user() finds a delivered slot once */
+	buf = fb_alloc_new(a, 100, 8, false);
+	if (IS_ERR(buf))
+		return (void)st_fail(run, "small slot", 100);
+	mutex_lock(&a->lock);
+	if (fb_alloc_take_user(a, buf->offset))
+		st_fail(run, "took a slot not delivered", buf->offset);
+	buf->user_owned = 1;
+	if (fb_alloc_take_user(a, buf->offset + 8))
+		st_fail(run, "took a slot at a wrong offset", buf->offset);
+	if (fb_alloc_take_user(a, buf->offset) != buf)
+		st_fail(run, "delivered slot not taken", buf->offset);
+	if (fb_alloc_take_user(a, buf->offset))
+		st_fail(run, "slot taken twice", buf->offset);
+	mutex_unlock(&a->lock);
+	fb_alloc_free(a, buf);
+
+	/* in-kernel copies across a page boundary, and their bounds */
+	sync = fb_alloc_new(a, PAGE_SIZE - 40, 0, false);
+	buf = fb_alloc_new(a, 200, 0, false);
+	if (IS_ERR(sync) || IS_ERR(buf))
+		return (void)st_fail(run, "copy slots", 0);
+	if (buf->offset / PAGE_SIZE == (buf->offset + 199) / PAGE_SIZE)
+		st_fail(run, "copy slot does not cross a page", buf->offset);
+	for (index = 0; index < sizeof(pattern); index++)
+		pattern[index] = index * 7 + 1;
+	if (fb_alloc_write(a, buf, 0, pattern, sizeof(pattern)) ||
+	    fb_alloc_read(a, buf, 0, back, sizeof(back)) ||
+	    memcmp(pattern, back, sizeof(back)))
+		st_fail(run, "copy round trip", 0);
+	if (fb_alloc_read(a, buf, buf->size - 8, back, 16) != -EINVAL ||
+	    fb_alloc_write(a, buf, SIZE_MAX, pattern, 1) != -EINVAL ||
+	    fb_alloc_read(a, buf, buf->size, back, 0))
+		st_fail(run, "copy bounds", buf->size);
+	fb_alloc_free(a, buf);
+	fb_alloc_free(a, sync);
+	st_check(run);
+}
+
+int fb_alloc_selftest(void)
+{
+	struct st_run run = { };
+	struct fb_alloc *a;
+	u8 seq[2 * ST_SLOTS], uses[ST_SLOTS] = { };
+	int ret;
+
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	fb_alloc_init(a);
+	run.alloc = a;
+
+	/* no buffer yet */
+	st_expect_err(&run, fb_alloc_new(a, 8, 0, false), -ESRCH);
+	ret = fb_alloc_setup_unmapped(a, ST_SIZE);
+	if (ret) {
+		kfree(a);
+		return ret;
+	}
+	/* an idle buffer holds no page at all */
+	if (a->pages_resident)
+		st_fail(&run, "idle buffer has pages", a->pages_resident);
+	st_check(&run);
+	st_edges(&run);
+	if (!run.failed)
+		st_interleavings(&run, seq, 0, uses, 0);
+	if (!run.failed)
+		st_edges(&run);
+	fb_alloc_release(a);
+	kfree(a);
+
+	if (run.failed)
+		return -EINVAL;
+	pr_info("alloc self-test: %lu scenarios, %lu steps: pass\n",
+		run.scenarios, run.steps);
+	return 0;
+}
