@@ -26,7 +26,7 @@
 enum fb_object_type {
 	FB_OBJ_LOCAL	= 1,	/* an object of the sender, named by cookie */
 	FB_OBJ_HANDLE	= 2,	/* a handle the sender holds */
-	FB_OBJ_FD	= 3,	/* a file descriptor (reserved for ABI 2) */
+	FB_OBJ_FD	= 3,	/* a file descriptor, installed on delivery */
 };
 
 /*
@@ -38,13 +38,26 @@ enum fb_object_type {
  */
 struct fb_object {
 	__u32 type;		/* enum fb_object_type */
-	__u32 flags;		/* must be 0 in ABI 1 */
+	__u32 flags;		/* FB_OBJF_* allowed for the type, else 0 */
 	union {
 		__u64 cookie;	/* FB_OBJ_LOCAL: the owner's name for it */
 		__u32 handle;	/* FB_OBJ_HANDLE */
 		__s32 fd;	/* FB_OBJ_FD */
 	};
 };
+
+/*
+ * fb_object.flags of FB_OBJ_LOCAL: the minimum priority of the threads that
+ * handle the object's calls, read when the send creates its node.  The
+ * low byte is a nice value (-20..19, as a signed byte) or, with
+ * FB_OBJF_PRIO_RT, a SCHED_FIFO priority (1..99).
+ */
+#define FB_OBJF_PRIO_MASK	0xff
+#define FB_OBJF_MIN_PRIO	0x100
+#define FB_OBJF_PRIO_RT		0x200
+
+/* fb_object.flags of FB_OBJ_FD: the receiver's descriptor survives exec. */
+#define FB_OBJF_NO_CLOEXEC	0x1
 
 /* ---- what a sender writes ---------------------------------------------- */
 
@@ -95,7 +108,7 @@ struct fb_node_release {
 	__u64 exports;		/* FB_OBJ_LOCAL sends of it this retires */
 };
 
-/* Payload of FB_CMD_LINK_DEATH and FB_CMD_UNLINK_DEATH (ABI 2). */
+/* Payload of FB_CMD_LINK_DEATH and FB_CMD_UNLINK_DEATH. */
 struct fb_death {
 	__u32 handle;
 	__u32 reserved;
@@ -124,7 +137,6 @@ struct fb_death {
 #define FB_RET_SPAWN_LOOPER	_IO('r', 3)
 #define FB_RET_RELEASE		_IOR('r', 4, struct fb_node_release)
 #define FB_RET_DEAD		_IOR('r', 5, __u64)	/* link cookie */
-#define FB_RET_UNLINK_DONE	_IOR('r', 6, __u64)	/* link cookie */
 
 /* ---- ioctls ------------------------------------------------------------ */
 

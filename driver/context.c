@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fastbinder: process contexts and their threads.
+ *
+ * A context is one open file of a fastbinder device; threads are found by
+ * pid the first time they issue an ioctl.  Work is queued either on the
+ * context (any idle thread may take it) or on one thread (a reply, or a
+ * nested call routed back to the thread that waits).
+ */
+#include <linux/cred.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+#include "stats.h"
+
+static unsigned int fb_default_max_threads;
+module_param_named(default_max_threads, fb_default_max_threads, uint, 0644);
+MODULE_PARM_DESC(default_max_threads,
+		 "Pool threads a context may be asked to start before it sets its own maximum (default 0)");
+
+struct fb_ctx *fb_ctx_create(struct fb_device *dev)
+{
+	struct fb_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+
+	if (!ctx)
+		return NULL;
+	ctx->dev = dev;
+	kref_init(&ctx->refs);
+	ctx->pid = get_task_pid(current, PIDTYPE_TGID);
+	ctx->euid = current_euid();
+	fb_alloc_init(&ctx->alloc);
+	ctx->threads = RB_ROOT;
+	ctx->nodes = RB_ROOT;
+	ctx->handles = RB_ROOT;
+	ctx->handles_by_node = RB_ROOT;
+	ctx->deaths = RB_ROOT;
+	ctx->next_handle = 1;
+	INIT_LIST_HEAD(&ctx->todo);
+	INIT_LIST_HEAD(&ctx->waiting);
+	init_waitqueue_head(&ctx->poll_wait);
+	init_waitqueue_head(&ctx->senders_wait);
+	ctx->max_threads = min_t(u32, fb_default_max_threads, FB_MAX_THREADS);
+
+	spin_lock(&dev->lock);
+	list_add_tail(&ctx->dev_entry, &dev->contexts);
+	spin_unlock(&dev->lock);
+	fb_stat_inc(FB_STAT_LIVE_CONTEXTS);
+	return ctx;
+}
+
+static void fb_ctx_free(struct kref *kref)
+{
+	struct fb_ctx *ctx = container_of(kref, struct fb_ctx, refs);
+
+	put_pid(ctx->pid);
+	kfree(ctx);
+	fb_stat_dec(FB_STAT_LIVE_CONTEXTS);
+}
+
+/* A sender finished with ctx's buffer; the last one lets release go on. */
+void fb_ctx_senders_done_locked(struct fb_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->dev->lock);
+	if (!--ctx->active_senders && ctx->dead)
+		wake_up(&ctx->senders_wait);
+}
+
+static bool fb_ctx_has_senders(struct fb_ctx *ctx)
+{
+	bool busy;
+
+	spin_lock(&ctx->dev->lock);
+	busy = ctx->active_senders;
+	spin_unlock(&ctx->dev->lock);
+	return busy;
+}
+
+/* May be called with fb_device.lock held: freeing sleeps nowhere. */
+void fb_ctx_put(struct fb_ctx *ctx)
+{
+	kref_put(&ctx->refs, fb_ctx_free);
+}
+
+static void fb_wake_thread(struct fb_thread *thread, bool sync)
+{
+	if (sync)
+		wake_up_interruptible_sync(&thread->wait);
+	else
+		wake_up_interruptible(&thread->wait);
+}
+
+/* Work for one thread: a reply, a failure, or a call routed back to it. */
+void fb_thread_enqueue_locked(struct fb_thread *thread, struct fb_work *work,
+			      bool sync)
+{
+	lockdep_assert_held(&thread->ctx->dev->lock);
+	list_add_tail(&work->entry, &thread->todo);
+	fb_wake_thread(thread, sync);
+}
+
+/* Work for the context: wake exactly one idle thread, or the pollers. */
+void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
+{
+	struct fb_thread *idle;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	list_add_tail(&work->entry, &ctx->todo);
+	idle = list_first_entry_or_null(&ctx->waiting, struct fb_thread,
+					waiting_entry);
+	if (idle) {
+		list_del_init(&idle->waiting_entry);
+		fb_wake_thread(idle, sync);
+	}
+	wake_up_interruptible(&ctx->poll_wait);
+}
+
+/*
+ * A thread that waits for a reply takes only its own work, so a nested
+ * call can always find it and it never picks up an unrelated call.
+ */
+bool fb_thread_wants_ctx_work(struct fb_thread *thread)
+{
+	struct fb_transaction *top = thread->stack;
+
+	return !top || top->to_thread == thread;
+}
+
+/* The calling thread's record, created on its first ioctl. */
+struct fb_thread *fb_thread_get(struct fb_ctx *ctx)
+{
+	struct fb_thread *thread, *new = NULL;
+	struct rb_node **p, *parent;
+	pid_t pid = current->pid;
+
+again:
+	spin_lock(&ctx->dev->lock);
+	p = &ctx->threads.rb_node;
+	parent = NULL;
+	while (*p) {
+		parent = *p;
+		thread = rb_entry(parent, struct fb_thread, rb_node);
+		if (pid < thread->pid) {
+			p = &parent->rb_left;
+		} else if (pid > thread->pid) {
+			p = &parent->rb_right;
+		} else {
+			spin_unlock(&ctx->dev->lock);
+			kfree(new);
+			return thread;
+		}
+	}
+	if (!new) {
+		spin_unlock(&ctx->dev->lock);
+		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		if (!new)
+			return NULL;
+		goto again;
+	}
+	new->ctx = ctx;
+	new->pid = pid;
+	INIT_LIST_HEAD(&new->todo);
+	INIT_LIST_HEAD(&new->waiting_entry);
+	init_waitqueue_head(&new->wait);
+	rb_link_node(&new->rb_node, parent, p);
+	rb_insert_color(&new->rb_node, &ctx->threads);
+	spin_unlock(&ctx->dev->lock);
+	fb_stat_inc(FB_STAT_LIVE_THREADS);
+	return new;
+}
+
+static bool fb_thread_awaits_reply(struct fb_thread *thread)
+{
+	struct fb_transaction *t = thread->stack;
+
+	for (; t; t = fb_stack_next(thread, t))
+		if (t->from == thread)
+			return true;
+	return false;
+}
+
+static void fb_thread_free_locked(struct fb_thread *thread)
+{
+	struct fb_work *work, *tmp;
+
+	fb_thread_unwind_locked(thread);
+	list_for_each_entry_safe(work, tmp, &thread->todo, entry) {
+		list_del_init(&work->entry);
+		if (work->type == FB_WORK_TXN || work->type == FB_WORK_FAILED)
+			fb_txn_discard_locked(container_of(work,
+						struct fb_transaction, work));
+	}
+	list_del_init(&thread->waiting_entry);
+	rb_erase(&thread->rb_node, &thread->ctx->threads);
+	kfree(thread);
+	fb_stat_dec(FB_STAT_LIVE_THREADS);
+}
+
+/* FB_IOC_THREAD_EXIT: calls the thread was handling fail to their callers. */
+int fb_thread_exit(struct fb_ctx *ctx)
+{
+	struct fb_thread *thread;
+	int ret = 0;
+
+	thread = fb_thread_get(ctx);
+	if (!thread)
+		return -ENOMEM;
+	spin_lock(&ctx->dev->lock);
+	if (fb_thread_awaits_reply(thread) || !list_empty(&thread->todo))
+		ret = -EBUSY;
+	else
+		fb_thread_free_locked(thread);
+	spin_unlock(&ctx->dev->lock);
+	return ret;
+}
+
+/* Before the buffer goes: files of undelivered messages, and the count. */
+static void fb_ctx_drop_buffers(struct fb_alloc *alloc)
+{
+	struct fb_buffer *buf;
+	struct rb_node *rb;
+
+	mutex_lock(&alloc->lock);
+	for (rb = rb_first(&alloc->allocated_tree); rb; rb = rb_next(rb)) {
+		buf = rb_entry(rb, struct fb_buffer, rb_node);
+		fb_buffer_put_fds(buf->fds, buf->nr_fds);
+		buf->fds = NULL;
+		buf->nr_fds = 0;
+		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+	}
+	mutex_unlock(&alloc->lock);
+}
+
+/*
+ * The file is closed (exit, crash, kill -9 or plain close): fail every
+ * call into this context, drop every reference it holds, free its buffer.
+ */
+void fb_ctx_release(struct fb_ctx *ctx)
+{
+	struct fb_device *dev = ctx->dev;
+	struct fb_work *work, *tmp;
+	struct rb_node *rb;
+
+	spin_lock(&dev->lock);
+	ctx->dead = true;
+	list_del_init(&ctx->dev_entry);
+	while ((rb = rb_first(&ctx->threads)))
+		fb_thread_free_locked(rb_entry(rb, struct fb_thread, rb_node));
+	list_for_each_entry_safe(work, tmp, &ctx->todo, entry) {
+		list_del_init(&work->entry);
+		if (work->type == FB_WORK_TXN)
+			fb_txn_discard_locked(container_of(work,
+						struct fb_transaction, work));
+		else if (work->type == FB_WORK_RELEASE)
+			fb_node_notice_done_locked(container_of(work,
+						struct fb_node, work));
+		/* death notices go with their links, just below */
+	}
+	fb_ctx_drop_deaths_locked(ctx);
+	fb_ctx_drop_nodes_locked(ctx);
+	fb_ctx_drop_handles_locked(ctx);
+	spin_unlock(&dev->lock);
+
+	/* senders copying into our buffer finish before it is freed */
+	wait_event(ctx->senders_wait, !fb_ctx_has_senders(ctx));
+	fb_ctx_drop_buffers(&ctx->alloc);
+	fb_alloc_release(&ctx->alloc);
+	fb_ctx_put(ctx);
+}

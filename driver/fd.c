@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fastbinder: file descriptors in messages.
+ *
+ * A send takes a reference on each file (txn.c); the buffer keeps them
+ * until the receiver reads the message.  Delivery then happens in two
+ * steps so it is all or nothing: reserve a descriptor for every file
+ * (failing the read with -EMFILE and leaving the message queued if the
+ * table is full), and install them only once the return reached user
+ * space.  A buffer freed before delivery drops its files.
+ */
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/slab.h>
+#include <linux/stddef.h>
+
+#include "internal.h"
+
+void fb_buffer_put_fds(struct fb_buffer_fd *fds, u32 nr)
+{
+	while (nr--)
+		fput(fds[nr].file);
+	kvfree(fds);
+}
+
+void fb_fds_unreserve(int *fdnums, u32 nr)
+{
+	while (nr--)
+		put_unused_fd(fdnums[nr]);
+	kfree(fdnums);
+}
+
+/*
+ * Reserves descriptors for the buffer's files in the calling process and
+ * writes their numbers into the message.  *fdnums is NULL when the buffer
+ * carries none.
+ */
+int fb_fds_reserve(struct fb_alloc *alloc, struct fb_buffer *buf,
+		   int **fdnums)
+{
+	u32 i;
+	int fd, ret;
+
+	*fdnums = NULL;
+	if (!buf->nr_fds)
+		return 0;
+	*fdnums = kmalloc_array(buf->nr_fds, sizeof(int), GFP_KERNEL);
+	if (!*fdnums)
+		return -ENOMEM;
+	for (i = 0; i < buf->nr_fds; i++) {
+		fd = get_unused_fd_flags(buf->fds[i].cloexec ? O_CLOEXEC : 0);
+		if (fd < 0) {
+			ret = fd;
+			goto err;
+		}
+		(*fdnums)[i] = fd;
+		ret = fb_alloc_write(alloc, buf, buf->fds[i].offset +
+				     offsetof(struct fb_object, fd), &fd,
+				     sizeof(fd));
+		if (ret) {
+			i++;
+			goto err;
+		}
+	}
+	return 0;
+err:
+	fb_fds_unreserve(*fdnums, i);
+	*fdnums = NULL;
+	return ret;
+}
+
+/* The message reached user space: its files become its descriptors. */
+void fb_fds_install(struct fb_buffer *buf, int *fdnums)
+{
+	u32 i;
+
+	if (!fdnums)
+		return;
+	for (i = 0; i < buf->nr_fds; i++)
+		fd_install(fdnums[i], buf->fds[i].file);
+	kvfree(buf->fds);
+	buf->fds = NULL;
+	buf->nr_fds = 0;
+	kfree(fdnums);
+}

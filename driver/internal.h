@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fastbinder: the driver's shared structures.
+ *
+ * Locking
+ * =======
+ * Two kinds of lock, never nested in each other:
+ *
+ *   fb_device.lock (spinlock): the object graph of one device.  It protects
+ *     every context's threads, nodes and handles trees, the todo lists of
+ *     contexts, threads and nodes, transaction stacks, the fields of
+ *     fb_node, fb_handle, fb_thread and fb_transaction, the context manager, and
+ *     the transaction-layer fields of fb_buffer (txn, target_node).  It is
+ *     held only for bookkeeping: no allocation, no user copy, no sleep.
+ *
+ *   fb_alloc.lock (mutex, one per context): the slots and pages of that
+ *     context's buffer (see alloc.c).  Taken with no fb_device.lock held.
+ *
+ * Helpers that need fb_device.lock end in _locked and assert it with
+ * lockdep_assert_held().  Memory that must outlive an unlock (a node a
+ * sender is translating into, a context a sender copies into) is pinned
+ * by a count taken under the lock: fb_node.tmp_refs, fb_ctx.refs.
+ *
+ * Lifetimes
+ * =========
+ *   fb_ctx     kref: the file holds one, every in-flight user another.
+ *   fb_thread  lives until FB_IOC_THREAD_EXIT or the context's release;
+ *              a transaction points at it only while it is on its stack.
+ *   fb_node    freed once it is out of its owner's tree and no handle,
+ *              buffer or temporary user refers to it (fb_node_check).
+ *   fb_handle  freed when its own and its buffers' references reach zero.
+ *   fb_transaction  a call lives until its caller consumed the reply or the
+ *              failure; a oneway message until it is delivered.
+ */
+#ifndef _FB_INTERNAL_H
+#define _FB_INTERNAL_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/miscdevice.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <linux/fastbinder.h>
+
+#include "alloc.h"
+#include "prio.h"
+
+#define FB_MAX_OBJECTS		4096	/* objects in one message */
+#define FB_MAX_QUEUED		4096	/* transactions queued to a context */
+#define FB_MAX_THREADS		1024	/* FB_IOC_SET_MAX_THREADS ceiling */
+
+extern unsigned int fb_max_handles;	/* module parameter */
+
+struct fb_device {
+	struct miscdevice misc;
+	spinlock_t lock;
+	struct fb_node *ctx_mgr;	/* handle 0, or NULL */
+	struct list_head contexts;	/* fb_ctx.dev_entry, for debugfs */
+	struct list_head entry;		/* fb_devices */
+	char name[32];
+};
+
+/* A unit of work on a todo list. */
+enum fb_work_type {
+	FB_WORK_TXN,		/* a call, a oneway message or a reply */
+	FB_WORK_FAILED,		/* a call that ended without a reply */
+	FB_WORK_RELEASE,	/* a node nobody refers to any more */
+	FB_WORK_DEAD,		/* a linked node's owner died */
+	FB_WORK_SPAWN,		/* not queued; see fb_read */
+};
+
+struct fb_work {
+	struct list_head entry;
+	enum fb_work_type type;
+};
+
+struct fb_ctx {
+	struct fb_device *dev;
+	struct kref refs;
+	struct pid *pid;		/* the owning thread group */
+	kuid_t euid;
+	bool dead;			/* file released */
+	struct fb_alloc alloc;
+
+	struct rb_root threads;		/* fb_thread by pid */
+	struct rb_root nodes;		/* fb_node by cookie */
+	struct rb_root handles;		/* fb_handle by id */
+	struct rb_root handles_by_node;	/* fb_handle by node address */
+	struct rb_root deaths;		/* fb_death_link by cookie */
+	u32 next_handle;		/* handle ids are never reused */
+	u32 nr_handles;
+
+	struct list_head todo;		/* work any thread may take */
+	struct list_head waiting;	/* idle threads, fb_thread.waiting_entry */
+	wait_queue_head_t poll_wait;	/* pollers of the whole context */
+	u32 nr_queued;			/* transactions on any todo list */
+	u32 active_senders;		/* copying into alloc right now */
+	wait_queue_head_t senders_wait;	/* release waits for them */
+
+	u32 max_threads;
+	u32 requested_threads;		/* asked for, not registered yet */
+	u32 started_threads;		/* registered because we asked */
+
+	struct list_head dev_entry;
+};
+
+#define FB_LOOPER_REGISTERED	0x1
+#define FB_LOOPER_ENTERED	0x2
+#define FB_LOOPER_EXITED	0x4
+
+struct fb_thread {
+	struct fb_ctx *ctx;
+	struct rb_node rb_node;
+	pid_t pid;
+	struct list_head todo;		/* work for this thread only */
+	wait_queue_head_t wait;
+	struct list_head waiting_entry;	/* on ctx->waiting while asleep */
+	struct fb_transaction *stack;		/* newest call it handles or awaits */
+	u32 looper;			/* FB_LOOPER_* */
+	/* owned by the thread itself, no lock: */
+	bool oneway_prio_set;		/* raised for a oneway message */
+	struct fb_prio oneway_saved;	/* its own, to restore */
+};
+
+enum fb_node_state {
+	FB_NODE_LIVE,		/* in its owner's tree */
+	FB_NODE_RELEASING,	/* release notice queued to the owner */
+	FB_NODE_DEAD,		/* owner gone */
+};
+
+struct fb_node {
+	struct fb_work work;		/* the release notice */
+	struct rb_node rb_node;		/* owner->nodes */
+	struct fb_ctx *owner;		/* NULL once dead */
+	u64 cookie;
+	u64 debug_id;
+	enum fb_node_state state;
+	bool is_ctx_mgr;
+	u32 handle_count;		/* handles of other contexts */
+	u32 buf_refs;			/* owner's buffers naming it */
+	u32 tmp_refs;			/* senders working on it */
+	u64 exports;			/* FB_OBJ_LOCAL sends since last notice */
+	u32 async_out;			/* oneway messages queued or unfreed */
+	struct list_head async_todo;	/* oneway messages waiting for it */
+	struct list_head deaths;	/* fb_death_link.node_entry */
+	u32 link_refs;			/* death links naming it */
+	bool has_min_prio;
+	struct fb_prio min_prio;	/* for its handlers */
+};
+
+struct fb_handle {
+	struct fb_ctx *ctx;
+	struct rb_node rb_id;		/* ctx->handles */
+	struct rb_node rb_node;		/* ctx->handles_by_node */
+	u32 id;
+	struct fb_node *node;
+	u32 user_refs;			/* FB_CMD_ACQUIRE minus RELEASE */
+	u32 buf_refs;			/* unfreed buffers carrying it */
+	struct list_head deaths;	/* fb_death_link.handle_entry */
+};
+
+enum fb_death_state {
+	FB_DEATH_LINKED,	/* on the node's list, waiting */
+	FB_DEATH_QUEUED,	/* notice on the holder's todo */
+	FB_DEATH_DELIVERED,	/* read, not acknowledged yet */
+};
+
+/* A holder's request to be told when a node dies. */
+struct fb_death_link {
+	struct fb_work work;		/* the FB_RET_DEAD notice */
+	struct rb_node rb_node;		/* holder->deaths */
+	struct list_head node_entry;	/* node->deaths while LINKED */
+	struct list_head handle_entry;	/* handle->deaths; empty for 0 */
+	struct fb_ctx *holder;
+	struct fb_node *node;
+	struct fb_handle *handle;	/* NULL for handle 0 */
+	u64 cookie;
+	enum fb_death_state state;
+};
+
+/* A file travelling in a buffer, installed when the receiver reads it. */
+struct fb_buffer_fd {
+	u64 offset;			/* of its fb_object in the buffer */
+	struct file *file;		/* counted reference */
+	bool cloexec;
+};
+
+struct fb_transaction {
+	struct fb_work work;
+	u64 id;
+	u32 code;
+	u32 flags;
+	int error;			/* FB_WORK_FAILED */
+	bool is_reply;
+	struct fb_transaction *call;		/* a reply: the call it answers */
+
+	struct fb_thread *from;		/* the waiting caller, or NULL */
+	struct fb_transaction *from_parent;	/* caller's stack below this call */
+	struct fb_thread *to_thread;	/* the handler once delivered */
+	struct fb_transaction *to_parent;	/* handler's stack below this call */
+
+	struct fb_ctx *to_ctx;		/* counted reference */
+	struct fb_node *node;		/* target; 0 for replies */
+	struct fb_buffer *buffer;	/* in to_ctx's buffer, or NULL */
+	struct pid *sender_pid;
+	kuid_t sender_euid;
+	struct fb_prio caller_prio;	/* what the handler inherits */
+	struct fb_prio saved_prio;	/* the handler's own, to restore */
+	bool prio_raised;		/* the handler runs at a raised one */
+};
+
+/* The entry below t on thread's transaction stack. */
+static inline struct fb_transaction *
+fb_stack_next(struct fb_thread *thread, struct fb_transaction *t)
+{
+	return t->to_thread == thread ? t->to_parent : t->from_parent;
+}
+
+/* context.c */
+struct fb_ctx *fb_ctx_create(struct fb_device *dev);
+void fb_ctx_release(struct fb_ctx *ctx);
+void fb_ctx_put(struct fb_ctx *ctx);
+void fb_ctx_senders_done_locked(struct fb_ctx *ctx);
+struct fb_thread *fb_thread_get(struct fb_ctx *ctx);
+int fb_thread_exit(struct fb_ctx *ctx);
+void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work,
+			   bool sync);
+void fb_thread_enqueue_locked(struct fb_thread *thread,
+			      struct fb_work *work, bool sync);
+bool fb_thread_wants_ctx_work(struct fb_thread *thread);
+
+/* node.c */
+struct fb_node *fb_node_new(void);
+struct fb_handle *fb_handle_new(void);
+struct fb_node *fb_node_get_or_insert_locked(struct fb_ctx *ctx, u64 cookie,
+					     struct fb_node **spare);
+struct fb_node *fb_node_lookup_locked(struct fb_ctx *ctx, u64 cookie);
+void fb_node_check_locked(struct fb_node *node);
+void fb_node_notice_done_locked(struct fb_node *node);
+struct fb_handle *fb_handle_lookup_locked(struct fb_ctx *ctx, u32 id);
+struct fb_node *fb_handle_to_node_locked(struct fb_ctx *ctx, u32 id);
+int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
+			      struct fb_handle **spare,
+			      struct fb_handle **out);
+void fb_handle_check_locked(struct fb_handle *handle);
+int fb_handle_acquire(struct fb_ctx *ctx, u32 id);
+int fb_handle_release(struct fb_ctx *ctx, u32 id);
+int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie);
+void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx);
+void fb_ctx_drop_handles_locked(struct fb_ctx *ctx);
+
+/* death.c */
+int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req);
+int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req);
+int fb_death_done(struct fb_ctx *ctx, u64 cookie);
+void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie);
+void fb_node_deaths_fire_locked(struct fb_node *node);
+void fb_handle_drop_deaths_locked(struct fb_handle *h);
+void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx);
+
+/* device.c */
+bool fb_is_fastbinder_file(struct file *file);
+
+/* fd.c */
+void fb_buffer_put_fds(struct fb_buffer_fd *fds, u32 nr);
+int fb_fds_reserve(struct fb_alloc *alloc, struct fb_buffer *buf,
+		   int **fdnums);
+void fb_fds_unreserve(int *fdnums, u32 nr);
+void fb_fds_install(struct fb_buffer *buf, int *fdnums);
+
+/* txn.c */
+int fb_send(struct fb_thread *thread, const struct fb_txn *tr, bool reply);
+int fb_free_buffer(struct fb_ctx *ctx, u64 offset);
+void fb_txn_fail_locked(struct fb_transaction *call, int error);
+void fb_txn_discard_locked(struct fb_transaction *txn);
+void fb_thread_unwind_locked(struct fb_thread *thread);
+void fb_txn_free(struct fb_transaction *txn);
+
+/* protocol.c */
+int fb_write_read(struct fb_thread *thread, unsigned long arg, bool nonblock);
+bool fb_thread_has_work_locked(struct fb_thread *thread);
+
+/* debugfs.c */
+void fb_debugfs_init(void);
+void fb_debugfs_exit(void);
+void fb_record_failure(int error, const char *what, struct fb_ctx *from,
+		       struct fb_node *target, u32 code);
+
+#endif /* _FB_INTERNAL_H */

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fastbinder: nodes (objects a context exports) and handles (a context's
+ * references to other contexts' nodes).
+ *
+ * A node is created the first time its owner sends it.  It stays in the
+ * owner's tree while any handle of another context, or any of the owner's
+ * own buffers, refers to it.  When the last one goes, the owner is sent
+ * FB_RET_RELEASE with the number of sends it retires (fb_node.exports), and
+ * the node leaves the tree: a later send of the same cookie makes a new one.
+ * That count lets user space free its object without a handshake.
+ *
+ * Handle ids count up from 1 and are never reused within a context, so a
+ * stale id cannot reach another object.  Handle 0 is the device's context
+ * manager, held by no handle record.
+ */
+#include <linux/atomic.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+#include "stats.h"
+
+unsigned int fb_max_handles = 65536;
+module_param_named(max_handles, fb_max_handles, uint, 0644);
+MODULE_PARM_DESC(max_handles, "Most handles one context may hold (default 65536)");
+
+static atomic64_t fb_node_ids = ATOMIC64_INIT(0);
+
+struct fb_node *fb_node_new(void)
+{
+	struct fb_node *node = kzalloc(sizeof(*node), GFP_KERNEL);
+
+	if (!node)
+		return NULL;
+	node->work.type = FB_WORK_RELEASE;
+	INIT_LIST_HEAD(&node->work.entry);
+	INIT_LIST_HEAD(&node->async_todo);
+	INIT_LIST_HEAD(&node->deaths);
+	RB_CLEAR_NODE(&node->rb_node);
+	return node;
+}
+
+struct fb_handle *fb_handle_new(void)
+{
+	return kzalloc(sizeof(struct fb_handle), GFP_KERNEL);
+}
+
+struct fb_node *fb_node_lookup_locked(struct fb_ctx *ctx, u64 cookie)
+{
+	struct rb_node *n = ctx->nodes.rb_node;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	while (n) {
+		struct fb_node *node = rb_entry(n, struct fb_node, rb_node);
+
+		if (cookie < node->cookie)
+			n = n->rb_left;
+		else if (cookie > node->cookie)
+			n = n->rb_right;
+		else
+			return node;
+	}
+	return NULL;
+}
+
+/*
+ * The live node of ctx for cookie; inserts *spare (and clears it) when
+ * there is none.  NULL when there is none and no spare.
+ */
+struct fb_node *fb_node_get_or_insert_locked(struct fb_ctx *ctx, u64 cookie,
+					     struct fb_node **spare)
+{
+	struct rb_node **p = &ctx->nodes.rb_node, *parent = NULL;
+	struct fb_node *node;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	while (*p) {
+		parent = *p;
+		node = rb_entry(parent, struct fb_node, rb_node);
+		if (cookie < node->cookie)
+			p = &parent->rb_left;
+		else if (cookie > node->cookie)
+			p = &parent->rb_right;
+		else
+			return node;
+	}
+	node = *spare;
+	if (!node)
+		return NULL;
+	*spare = NULL;
+	node->owner = ctx;
+	node->cookie = cookie;
+	node->state = FB_NODE_LIVE;
+	node->debug_id = atomic64_inc_return(&fb_node_ids);
+	rb_link_node(&node->rb_node, parent, p);
+	rb_insert_color(&node->rb_node, &ctx->nodes);
+	fb_stat_inc(FB_STAT_LIVE_NODES);
+	return node;
+}
+
+static void fb_node_free_locked(struct fb_node *node)
+{
+	list_del_init(&node->work.entry);
+	kfree(node);
+	fb_stat_dec(FB_STAT_LIVE_NODES);
+}
+
+/* Called after any of a node's counts dropped. */
+void fb_node_check_locked(struct fb_node *node)
+{
+	switch (node->state) {
+	case FB_NODE_LIVE:
+		if (node->is_ctx_mgr || node->handle_count || node->buf_refs ||
+		    node->tmp_refs)
+			return;
+		rb_erase(&node->rb_node, &node->owner->nodes);
+		RB_CLEAR_NODE(&node->rb_node);
+		if (!node->exports) {
+			fb_node_free_locked(node);
+			return;
+		}
+		node->state = FB_NODE_RELEASING;
+		fb_stat_inc(FB_STAT_RELEASE_NOTICES);
+		fb_ctx_enqueue_locked(node->owner, &node->work, false);
+		return;
+	case FB_NODE_RELEASING:
+		return;
+	case FB_NODE_DEAD:
+		if (!node->handle_count && !node->tmp_refs &&
+		    !node->link_refs)
+			fb_node_free_locked(node);
+		return;
+	}
+}
+
+/* The release notice was read by its owner, or dropped with it. */
+void fb_node_notice_done_locked(struct fb_node *node)
+{
+	fb_node_free_locked(node);
+}
+
+/* The owner is gone: its nodes die, oneway work still queued for them too. */
+void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx)
+{
+	struct fb_device *dev = ctx->dev;
+	struct fb_transaction *txn, *tmp;
+	struct rb_node *rb;
+
+	lockdep_assert_held(&dev->lock);
+	while ((rb = rb_first(&ctx->nodes))) {
+		struct fb_node *node = rb_entry(rb, struct fb_node, rb_node);
+
+		rb_erase(rb, &ctx->nodes);
+		RB_CLEAR_NODE(rb);
+		if (dev->ctx_mgr == node)
+			dev->ctx_mgr = NULL;
+		node->is_ctx_mgr = false;
+		node->state = FB_NODE_DEAD;
+		node->owner = NULL;
+		node->buf_refs = 0;	/* the buffers die with the context */
+		list_for_each_entry_safe(txn, tmp, &node->async_todo,
+					 work.entry) {
+			list_del_init(&txn->work.entry);
+			fb_txn_discard_locked(txn);
+		}
+		node->async_out = 0;
+		fb_node_deaths_fire_locked(node);
+		fb_node_check_locked(node);
+	}
+}
+
+struct fb_handle *fb_handle_lookup_locked(struct fb_ctx *ctx, u32 id)
+{
+	struct rb_node *n = ctx->handles.rb_node;
+
+	while (n) {
+		struct fb_handle *h = rb_entry(n, struct fb_handle, rb_id);
+
+		if (id < h->id)
+			n = n->rb_left;
+		else if (id > h->id)
+			n = n->rb_right;
+		else
+			return h;
+	}
+	return NULL;
+}
+
+/* The node a handle of ctx names, or NULL for a handle it does not have. */
+struct fb_node *fb_handle_to_node_locked(struct fb_ctx *ctx, u32 id)
+{
+	struct fb_handle *h;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	if (id == FB_CONTEXT_MGR_HANDLE)
+		return ctx->dev->ctx_mgr;
+	h = fb_handle_lookup_locked(ctx, id);
+	return h ? h->node : NULL;
+}
+
+static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
+						  struct fb_node *node,
+						  struct rb_node ***link,
+						  struct rb_node **parent)
+{
+	struct rb_node **p = &ctx->handles_by_node.rb_node;
+
+	*parent = NULL;
+	while (*p) {
+		struct fb_handle *h = rb_entry(*p, struct fb_handle, rb_node);
+
+		*parent = *p;
+		if (node < h->node)
+			p = &(*p)->rb_left;
+		else if (node > h->node)
+			p = &(*p)->rb_right;
+		else
+			return h;
+	}
+	*link = p;
+	return NULL;
+}
+
+/*
+ * ctx's handle for node, created from *spare when it has none.  *out is
+ * NULL for the context manager (handle 0, not counted).  -EAGAIN asks the
+ * caller for a spare; -EDQUOT when ctx holds too many handles.
+ */
+int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
+			      struct fb_handle **spare, struct fb_handle **out)
+{
+	struct rb_node **link, *parent, **p;
+	struct fb_handle *h;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	*out = NULL;
+	if (node == ctx->dev->ctx_mgr)
+		return 0;
+	h = fb_handle_by_node_locked(ctx, node, &link, &parent);
+	if (h) {
+		*out = h;
+		return 0;
+	}
+	if (ctx->nr_handles >= fb_max_handles || !ctx->next_handle)
+		return -EDQUOT;
+	if (!*spare)
+		return -EAGAIN;
+	h = *spare;
+	*spare = NULL;
+	h->ctx = ctx;
+	h->node = node;
+	INIT_LIST_HEAD(&h->deaths);
+	h->id = ctx->next_handle++;
+	rb_link_node(&h->rb_node, parent, link);
+	rb_insert_color(&h->rb_node, &ctx->handles_by_node);
+
+	/* ids only grow: the new one goes rightmost */
+	p = &ctx->handles.rb_node;
+	parent = NULL;
+	while (*p) {
+		parent = *p;
+		p = &(*p)->rb_right;
+	}
+	rb_link_node(&h->rb_id, parent, p);
+	rb_insert_color(&h->rb_id, &ctx->handles);
+
+	ctx->nr_handles++;
+	node->handle_count++;
+	fb_stat_inc(FB_STAT_LIVE_HANDLES);
+	*out = h;
+	return 0;
+}
+
+static void fb_handle_free_locked(struct fb_handle *h)
+{
+	struct fb_node *node = h->node;
+
+	fb_handle_drop_deaths_locked(h);
+	rb_erase(&h->rb_id, &h->ctx->handles);
+	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
+	h->ctx->nr_handles--;
+	kfree(h);
+	fb_stat_dec(FB_STAT_LIVE_HANDLES);
+	node->handle_count--;
+	fb_node_check_locked(node);
+}
+
+/* Called after any of a handle's counts dropped. */
+void fb_handle_check_locked(struct fb_handle *h)
+{
+	if (!h->user_refs && !h->buf_refs)
+		fb_handle_free_locked(h);
+}
+
+void fb_ctx_drop_handles_locked(struct fb_ctx *ctx)
+{
+	struct rb_node *rb;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	while ((rb = rb_first(&ctx->handles)))
+		fb_handle_free_locked(rb_entry(rb, struct fb_handle, rb_id));
+}
+
+int fb_handle_acquire(struct fb_ctx *ctx, u32 id)
+{
+	struct fb_handle *h;
+	int ret = 0;
+
+	spin_lock(&ctx->dev->lock);
+	if (id == FB_CONTEXT_MGR_HANDLE) {
+		if (!ctx->dev->ctx_mgr)
+			ret = -ENOENT;
+	} else {
+		h = fb_handle_lookup_locked(ctx, id);
+		if (!h)
+			ret = -ENOENT;
+		else if (h->user_refs == U32_MAX)
+			ret = -EOVERFLOW;
+		else
+			h->user_refs++;
+	}
+	spin_unlock(&ctx->dev->lock);
+	return ret;
+}
+
+int fb_handle_release(struct fb_ctx *ctx, u32 id)
+{
+	struct fb_handle *h;
+	int ret = 0;
+
+	spin_lock(&ctx->dev->lock);
+	if (id == FB_CONTEXT_MGR_HANDLE) {
+		if (!ctx->dev->ctx_mgr)
+			ret = -ENOENT;
+	} else {
+		h = fb_handle_lookup_locked(ctx, id);
+		if (!h) {
+			ret = -ENOENT;
+		} else if (!h->user_refs) {
+			ret = -EINVAL;
+		} else {
+			h->user_refs--;
+			fb_handle_check_locked(h);
+		}
+	}
+	spin_unlock(&ctx->dev->lock);
+	return ret;
+}
+
+int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie)
+{
+	struct fb_node *spare = fb_node_new();
+	struct fb_node *node;
+	int ret = 0;
+
+	if (!spare)
+		return -ENOMEM;
+	spin_lock(&ctx->dev->lock);
+	if (ctx->dev->ctx_mgr) {
+		ret = -EBUSY;
+	} else {
+		node = fb_node_get_or_insert_locked(ctx, cookie, &spare);
+		node->is_ctx_mgr = true;
+		node->exports++;
+		ctx->dev->ctx_mgr = node;
+	}
+	spin_unlock(&ctx->dev->lock);
+	kfree(spare);
+	return ret;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fastbinder: priority inheritance.
+ *
+ * Levels compare across policies: any real-time priority beats any nice
+ * value, SCHED_IDLE is below both.  Changes go through
+ * sched_setattr_nocheck(), which is exported on every supported kernel
+ * and may sleep: callers hold no spinlock.
+ */
+#include <linux/sched.h>
+#include <linux/sched/prio.h>
+#include <uapi/linux/sched/types.h>
+
+#include "prio.h"
+#include <linux/fastbinder.h>
+
+static bool fb_policy_is_rt(u32 policy)
+{
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+/* One ordered scale: -1 idle, 0..39 nice 19..-20, 41..139 rt 1..99. */
+static int fb_prio_rank(const struct fb_prio *prio)
+{
+	if (fb_policy_is_rt(prio->policy))
+		return 40 + prio->level;
+	if (prio->policy == SCHED_IDLE)
+		return -1;
+	return 19 - prio->level;
+}
+
+void fb_prio_of_current(struct fb_prio *prio)
+{
+	prio->policy = current->policy;
+	prio->level = fb_policy_is_rt(current->policy) ?
+		current->rt_priority : task_nice(current);
+}
+
+bool fb_prio_flags_valid(u32 flags)
+{
+	s32 level = (s8)(flags & FB_OBJF_PRIO_MASK);
+
+	if (flags & ~(FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT | FB_OBJF_PRIO_MASK))
+		return false;
+	if (!(flags & FB_OBJF_MIN_PRIO))
+		return !(flags & ~FB_OBJF_MIN_PRIO);
+	if (flags & FB_OBJF_PRIO_RT)
+		return (flags & FB_OBJF_PRIO_MASK) >= 1 &&
+		       (flags & FB_OBJF_PRIO_MASK) < MAX_RT_PRIO;
+	return level >= MIN_NICE && level <= MAX_NICE;
+}
+
+/* The minimum a node's flags ask for; false when they ask for none. */
+bool fb_prio_from_flags(u32 flags, struct fb_prio *prio)
+{
+	if (!(flags & FB_OBJF_MIN_PRIO))
+		return false;
+	if (flags & FB_OBJF_PRIO_RT) {
+		prio->policy = SCHED_FIFO;
+		prio->level = flags & FB_OBJF_PRIO_MASK;
+	} else {
+		prio->policy = SCHED_NORMAL;
+		prio->level = (s8)(flags & FB_OBJF_PRIO_MASK);
+	}
+	return true;
+}
+
+bool fb_prio_higher(const struct fb_prio *a, const struct fb_prio *b)
+{
+	return fb_prio_rank(a) > fb_prio_rank(b);
+}
+
+bool fb_prio_equal(const struct fb_prio *a, const struct fb_prio *b)
+{
+	return a->policy == b->policy && a->level == b->level;
+}
+
+void fb_prio_set_current(const struct fb_prio *prio)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = prio->policy,
+	};
+
+	if (fb_policy_is_rt(prio->policy))
+		attr.sched_priority = prio->level;
+	else
+		attr.sched_nice = prio->level;
+	/* nocheck: the driver grants what the caller already had */
+	sched_setattr_nocheck(current, &attr);
+}

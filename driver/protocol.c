@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fastbinder: FB_IOC_WRITE_READ, the write stream of commands and the read
+ * stream of returns.
+ *
+ * The read side takes one work item at a time under the device lock,
+ * updates the thread's state, drops the lock and copies the return out.
+ * If that copy faults, the state change is undone and the work goes back
+ * to the head of its list: nothing queued is ever lost.
+ */
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+#include "stats.h"
+
+/* The largest return: a code and a struct fb_txn_msg. */
+#define FB_READ_MIN	(sizeof(u32) + sizeof(struct fb_txn_msg))
+
+static int fb_looper_cmd(struct fb_thread *thread, u32 cmd)
+{
+	struct fb_ctx *ctx = thread->ctx;
+	const u32 in_pool = FB_LOOPER_REGISTERED | FB_LOOPER_ENTERED;
+	int ret = 0;
+
+	spin_lock(&ctx->dev->lock);
+	switch (cmd) {
+	case FB_CMD_REGISTER_LOOPER:
+	case FB_CMD_ENTER_LOOPER:
+		if (thread->looper & in_pool) {
+			ret = -EINVAL;
+			break;
+		}
+		if (cmd == FB_CMD_ENTER_LOOPER) {
+			thread->looper = FB_LOOPER_ENTERED;
+			break;
+		}
+		thread->looper = FB_LOOPER_REGISTERED;
+		if (ctx->requested_threads) {
+			ctx->requested_threads--;
+			ctx->started_threads++;
+		}
+		break;
+	case FB_CMD_EXIT_LOOPER:
+		if (!(thread->looper & in_pool))
+			ret = -EINVAL;
+		else
+			thread->looper = FB_LOOPER_EXITED;
+		break;
+	}
+	spin_unlock(&ctx->dev->lock);
+	return ret;
+}
+
+static int fb_write_one(struct fb_thread *thread, u32 cmd,
+			const void __user *payload)
+{
+	struct fb_death death;
+	struct fb_txn tr;
+	u64 offset;
+	u32 handle;
+
+	switch (cmd) {
+	case FB_CMD_SEND:
+	case FB_CMD_REPLY:
+		if (copy_from_user(&tr, payload, sizeof(tr)))
+			return -EFAULT;
+		return fb_send(thread, &tr, cmd == FB_CMD_REPLY);
+	case FB_CMD_FREE_BUFFER:
+		if (copy_from_user(&offset, payload, sizeof(offset)))
+			return -EFAULT;
+		return fb_free_buffer(thread->ctx, offset);
+	case FB_CMD_ACQUIRE:
+	case FB_CMD_RELEASE:
+		if (copy_from_user(&handle, payload, sizeof(handle)))
+			return -EFAULT;
+		if (cmd == FB_CMD_ACQUIRE)
+			return fb_handle_acquire(thread->ctx, handle);
+		return fb_handle_release(thread->ctx, handle);
+	case FB_CMD_REGISTER_LOOPER:
+	case FB_CMD_ENTER_LOOPER:
+	case FB_CMD_EXIT_LOOPER:
+		return fb_looper_cmd(thread, cmd);
+	case FB_CMD_LINK_DEATH:
+	case FB_CMD_UNLINK_DEATH:
+		if (copy_from_user(&death, payload, sizeof(death)))
+			return -EFAULT;
+		if (cmd == FB_CMD_LINK_DEATH)
+			return fb_death_link(thread->ctx, &death);
+		return fb_death_unlink(thread->ctx, &death);
+	case FB_CMD_DEATH_DONE:
+		if (copy_from_user(&offset, payload, sizeof(offset)))
+			return -EFAULT;
+		return fb_death_done(thread->ctx, offset);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Runs commands until the stream ends or one fails. */
+static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
+{
+	while (wr->write_consumed < wr->write_size) {
+		u64 left = wr->write_size - wr->write_consumed;
+		u8 __user *p = u64_to_user_ptr(wr->write_buffer +
+					       wr->write_consumed);
+		u32 cmd;
+		int ret;
+
+		if (left < sizeof(cmd))
+			return -EINVAL;
+		if (get_user(cmd, (u32 __user *)p))
+			return -EFAULT;
+		if (left - sizeof(cmd) < _IOC_SIZE(cmd))
+			return -EINVAL;
+		ret = fb_write_one(thread, cmd, p + sizeof(cmd));
+		if (ret)
+			return ret;
+		wr->write_consumed += sizeof(cmd) + _IOC_SIZE(cmd);
+	}
+	return 0;
+}
+
+/* One return before it is copied out: a code, then its payload. */
+struct fb_ret {
+	u32 cmd;
+	union {
+		struct fb_txn_msg msg;
+		struct fb_txn_error err;
+		struct fb_node_release rel;
+		u64 cookie;
+	} u;
+};
+
+/* What taking a work item changed, so a failed copy can undo it. */
+struct fb_taken {
+	struct fb_work *work;
+	struct list_head *list;		/* where it was */
+	struct fb_transaction *old_stack;
+	struct fb_node *old_batch;
+	bool counted;			/* it was counted in nr_queued */
+	struct fb_buffer *buffer;	/* of a message, to hand over */
+	bool raise;			/* run at prio once delivered */
+	struct fb_prio prio;
+};
+
+/*
+ * A reply or failure is taken only when its call is the top of the stack:
+ * one that arrives while the thread handles a nested call waits for it.
+ */
+static bool fb_work_ready(struct fb_thread *thread, struct fb_work *work)
+{
+	struct fb_transaction *t;
+
+	if (work->type == FB_WORK_FAILED)
+		return container_of(work, struct fb_transaction, work) ==
+		       thread->stack;
+	if (work->type != FB_WORK_TXN)
+		return true;
+	t = container_of(work, struct fb_transaction, work);
+	return !t->is_reply || t->call == thread->stack;
+}
+
+static struct fb_work *fb_pick_work_locked(struct fb_thread *thread,
+					   struct fb_node *batch,
+					   struct list_head **list)
+{
+	struct fb_ctx *ctx = thread->ctx;
+	struct fb_work *work;
+
+	*list = &thread->todo;
+	list_for_each_entry(work, &thread->todo, entry)
+		if (fb_work_ready(thread, work))
+			return work;
+	if (batch && !list_empty(&batch->async_todo)) {
+		*list = &batch->async_todo;
+		return list_first_entry(*list, struct fb_work, entry);
+	}
+	*list = &ctx->todo;
+	if (fb_thread_wants_ctx_work(thread) && !list_empty(*list))
+		return list_first_entry(*list, struct fb_work, entry);
+	return NULL;
+}
+
+static void fb_fill_msg_locked(struct fb_transaction *t,
+			       struct fb_txn_msg *msg)
+{
+	struct fb_buffer *buf = t->buffer;
+
+	memset(msg, 0, sizeof(*msg));
+	msg->txn_id = t->id;
+	msg->cookie = t->is_reply ? 0 : t->node->cookie;
+	msg->code = t->code;
+	msg->flags = t->flags;
+	msg->sender_pid = pid_vnr(t->sender_pid);
+	msg->sender_euid = from_kuid_munged(current_user_ns(), t->sender_euid);
+	msg->data = buf->offset;
+	msg->data_size = buf->data_size;
+	msg->offsets = buf->offset + ALIGN(buf->data_size, sizeof(u64));
+	msg->offsets_count = buf->offsets_size / sizeof(u64);
+}
+
+/*
+ * Takes work off its list and makes the thread's state say so.  Returns
+ * true when the thread must stop reading to handle it.
+ */
+static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
+				struct fb_node **batch, struct fb_ret *ret)
+{
+	struct fb_work *work = tk->work;
+	struct fb_death_link *death;
+	struct fb_transaction *t;
+	struct fb_node *node;
+
+	list_del_init(&work->entry);
+	tk->old_stack = thread->stack;
+	tk->old_batch = *batch;
+	tk->counted = false;
+	tk->buffer = NULL;
+	tk->raise = false;
+
+	switch (work->type) {
+	case FB_WORK_RELEASE:
+		node = container_of(work, struct fb_node, work);
+		ret->cmd = FB_RET_RELEASE;
+		ret->u.rel.cookie = node->cookie;
+		ret->u.rel.exports = node->exports;
+		return false;
+	case FB_WORK_DEAD:
+		death = container_of(work, struct fb_death_link, work);
+		death->state = FB_DEATH_DELIVERED;
+		ret->cmd = FB_RET_DEAD;
+		ret->u.cookie = death->cookie;
+		return false;
+	case FB_WORK_FAILED:
+		t = container_of(work, struct fb_transaction, work);
+		thread->stack = t->from_parent;
+		ret->cmd = FB_RET_FAILED;
+		ret->u.err.txn_id = t->id;
+		ret->u.err.error = t->error;
+		ret->u.err.reserved = 0;
+		return true;
+	default:
+		break;
+	}
+
+	t = container_of(work, struct fb_transaction, work);
+	t->to_ctx->nr_queued--;
+	tk->counted = true;
+	tk->buffer = t->buffer;
+	fb_fill_msg_locked(t, &ret->u.msg);
+	if (t->is_reply) {
+		thread->stack = t->call->from_parent;
+		ret->cmd = FB_RET_REPLY;
+		return true;
+	}
+	ret->cmd = FB_RET_TRANSACTION;
+	if (t->flags & FB_TXN_ONEWAY) {
+		if (tk->list == &t->node->async_todo)
+			t->node->async_out++;
+		if (!*batch) {
+			*batch = t->node;
+			t->node->tmp_refs++;
+		}
+		/* oneway work runs at the node's minimum, not the sender's */
+		if (t->node->has_min_prio) {
+			fb_prio_of_current(&tk->prio);
+			tk->raise = fb_prio_higher(&t->node->min_prio,
+						   &tk->prio);
+			tk->prio = t->node->min_prio;
+		}
+		return false;
+	}
+	fb_prio_of_current(&t->saved_prio);
+	tk->prio = t->saved_prio;
+	if (fb_prio_higher(&t->caller_prio, &tk->prio))
+		tk->prio = t->caller_prio;
+	if (t->node->has_min_prio && fb_prio_higher(&t->node->min_prio,
+						    &tk->prio))
+		tk->prio = t->node->min_prio;
+	t->prio_raised = !fb_prio_equal(&tk->prio, &t->saved_prio);
+	tk->raise = t->prio_raised;
+	t->to_thread = thread;
+	t->to_parent = thread->stack;
+	thread->stack = t;
+	return true;
+}
+
+static void fb_untake_work_locked(struct fb_thread *thread,
+				  struct fb_taken *tk, struct fb_node **batch,
+				  const struct fb_ret *ret)
+{
+	struct fb_transaction *t;
+
+	thread->stack = tk->old_stack;
+	if (tk->work->type == FB_WORK_DEAD) {
+		/* another thread may have unlinked it meanwhile */
+		fb_death_requeue_locked(thread->ctx, ret->u.cookie);
+		return;
+	}
+	if (*batch && !tk->old_batch) {
+		(*batch)->tmp_refs--;
+		fb_node_check_locked(*batch);
+		*batch = NULL;
+	}
+	if (tk->counted) {
+		t = container_of(tk->work, struct fb_transaction, work);
+		t->to_ctx->nr_queued++;
+		if (t->flags & FB_TXN_ONEWAY &&
+		    tk->list == &t->node->async_todo)
+			t->node->async_out--;
+		if (!t->is_reply && !(t->flags & FB_TXN_ONEWAY)) {
+			t->to_thread = NULL;
+			t->to_parent = NULL;
+		}
+	}
+	list_add(&tk->work->entry, tk->list);
+}
+
+bool fb_thread_has_work_locked(struct fb_thread *thread)
+{
+	struct list_head *list;
+
+	return fb_pick_work_locked(thread, NULL, &list);
+}
+
+/* The return reached user space: let go of what it was made from. */
+static void fb_finish_work_locked(struct fb_work *work)
+{
+	struct fb_transaction *t;
+
+	switch (work->type) {
+	case FB_WORK_RELEASE:
+		fb_node_notice_done_locked(container_of(work, struct fb_node,
+							work));
+		return;
+	case FB_WORK_FAILED:
+		fb_txn_free(container_of(work, struct fb_transaction, work));
+		return;
+	case FB_WORK_DEAD:
+		return;		/* the link waits for FB_CMD_DEATH_DONE */
+	default:
+		break;
+	}
+	t = container_of(work, struct fb_transaction, work);
+	if (t->is_reply) {
+		fb_txn_free(t->call);
+		fb_txn_free(t);
+	} else if (t->flags & FB_TXN_ONEWAY) {
+		fb_txn_free(t);
+	}
+}
+
+static int fb_put_ret(struct fb_write_read *wr, const struct fb_ret *ret)
+{
+	u8 __user *p = u64_to_user_ptr(wr->read_buffer + wr->read_consumed);
+
+	if (put_user(ret->cmd, (u32 __user *)p) ||
+	    copy_to_user(p + sizeof(ret->cmd), &ret->u, _IOC_SIZE(ret->cmd)))
+		return -EFAULT;
+	wr->read_consumed += sizeof(ret->cmd) + _IOC_SIZE(ret->cmd);
+	return 0;
+}
+
+/* Sleeps until work may be there; called and returns with no lock held. */
+static int fb_wait_for_work(struct fb_thread *thread)
+{
+	struct fb_ctx *ctx = thread->ctx;
+	struct list_head *list;
+	DEFINE_WAIT(wait);
+	bool ctx_work;
+
+	spin_lock(&ctx->dev->lock);
+	if (fb_pick_work_locked(thread, NULL, &list)) {
+		spin_unlock(&ctx->dev->lock);
+		return 0;
+	}
+	ctx_work = fb_thread_wants_ctx_work(thread);
+	if (ctx_work)
+		list_add(&thread->waiting_entry, &ctx->waiting);
+	prepare_to_wait(&thread->wait, &wait, TASK_INTERRUPTIBLE);
+	spin_unlock(&ctx->dev->lock);
+
+	schedule();
+	finish_wait(&thread->wait, &wait);
+
+	spin_lock(&ctx->dev->lock);
+	list_del_init(&thread->waiting_entry);
+	if (signal_pending(current)) {
+		/* pass on a wake-up meant for any thread */
+		struct fb_thread *idle;
+
+		idle = list_first_entry_or_null(&ctx->waiting, struct fb_thread,
+						waiting_entry);
+		if (ctx_work && idle && !list_empty(&ctx->todo)) {
+			list_del_init(&idle->waiting_entry);
+			wake_up_interruptible(&idle->wait);
+		}
+		spin_unlock(&ctx->dev->lock);
+		return -EINTR;
+	}
+	spin_unlock(&ctx->dev->lock);
+	return 0;
+}
+
+/* Asks for one more pool thread when this one goes busy and none is idle. */
+static void fb_maybe_spawn(struct fb_thread *thread, struct fb_write_read *wr)
+{
+	struct fb_ctx *ctx = thread->ctx;
+	u32 cmd = FB_RET_SPAWN_LOOPER;
+	bool spawn;
+
+	if (wr->read_size - wr->read_consumed < sizeof(cmd))
+		return;
+	spin_lock(&ctx->dev->lock);
+	spawn = !ctx->requested_threads && list_empty(&ctx->waiting) &&
+		ctx->started_threads < ctx->max_threads &&
+		(thread->looper & (FB_LOOPER_REGISTERED | FB_LOOPER_ENTERED));
+	if (spawn)
+		ctx->requested_threads++;
+	spin_unlock(&ctx->dev->lock);
+	if (!spawn)
+		return;
+	if (put_user(cmd, (u32 __user *)u64_to_user_ptr(wr->read_buffer +
+							wr->read_consumed))) {
+		spin_lock(&ctx->dev->lock);
+		ctx->requested_threads--;
+		spin_unlock(&ctx->dev->lock);
+		return;
+	}
+	wr->read_consumed += sizeof(cmd);
+	fb_stat_inc(FB_STAT_SPAWN_REQUESTS);
+}
+
+/*
+ * Hands a taken work item to user space: reserves descriptors for the
+ * files it carries, copies the return out, then commits (installs the
+ * files, lets user space free the buffer, adjusts the priority).  On any
+ * failure the work goes back where it was.
+ */
+static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
+		      struct fb_taken *tk, const struct fb_ret *ret,
+		      struct fb_node **batch)
+{
+	struct fb_ctx *ctx = thread->ctx;
+	int *fdnums = NULL;
+	int err = 0;
+
+	if (tk->buffer)
+		err = fb_fds_reserve(&ctx->alloc, tk->buffer, &fdnums);
+	if (!err) {
+		err = fb_put_ret(wr, ret);
+		if (err && fdnums)
+			fb_fds_unreserve(fdnums, tk->buffer->nr_fds);
+	}
+	if (err) {
+		spin_lock(&ctx->dev->lock);
+		fb_untake_work_locked(thread, tk, batch, ret);
+		spin_unlock(&ctx->dev->lock);
+		return err;
+	}
+	if (tk->buffer) {
+		fb_fds_install(tk->buffer, fdnums);
+		mutex_lock(&ctx->alloc.lock);
+		tk->buffer->user_owned = 1;
+		mutex_unlock(&ctx->alloc.lock);
+	}
+	if (tk->raise) {
+		if (ret->cmd == FB_RET_TRANSACTION &&
+		    ret->u.msg.flags & FB_TXN_ONEWAY &&
+		    !thread->oneway_prio_set) {
+			fb_prio_of_current(&thread->oneway_saved);
+			thread->oneway_prio_set = true;
+		}
+		fb_prio_set_current(&tk->prio);
+	}
+	spin_lock(&ctx->dev->lock);
+	fb_finish_work_locked(tk->work);
+	spin_unlock(&ctx->dev->lock);
+	return 0;
+}
+
+static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
+		   bool nonblock)
+{
+	struct fb_ctx *ctx = thread->ctx;
+	struct fb_device *dev = ctx->dev;
+	u64 start = wr->read_consumed;
+	struct fb_node *batch = NULL;
+	struct fb_taken tk;
+	struct fb_ret ret;
+	bool stop = false;
+	int err = 0;
+
+	if (wr->read_size - wr->read_consumed < FB_READ_MIN)
+		return -EINVAL;
+	/* a oneway message's raised priority lasts until the next read */
+	if (thread->oneway_prio_set) {
+		fb_prio_set_current(&thread->oneway_saved);
+		thread->oneway_prio_set = false;
+	}
+	while (!stop && wr->read_size - wr->read_consumed >= FB_READ_MIN) {
+		spin_lock(&dev->lock);
+		tk.work = fb_pick_work_locked(thread, batch, &tk.list);
+		if (!tk.work) {
+			spin_unlock(&dev->lock);
+			if (wr->read_consumed != start)
+				break;
+			if (nonblock) {
+				err = -EAGAIN;
+				break;
+			}
+			err = fb_wait_for_work(thread);
+			if (err)
+				break;
+			continue;
+		}
+		stop = fb_take_work_locked(thread, &tk, &batch, &ret);
+		spin_unlock(&dev->lock);
+
+		err = fb_deliver(thread, wr, &tk, &ret, &batch);
+		if (err)
+			break;
+		/* after a oneway message, only more of the same node's */
+		if (ret.cmd == FB_RET_TRANSACTION && batch && !stop) {
+			spin_lock(&dev->lock);
+			stop = list_empty(&batch->async_todo);
+			spin_unlock(&dev->lock);
+		}
+	}
+	if (batch) {
+		spin_lock(&dev->lock);
+		batch->tmp_refs--;
+		fb_node_check_locked(batch);
+		spin_unlock(&dev->lock);
+	}
+	if (wr->read_consumed != start)
+		fb_maybe_spawn(thread, wr);
+	return wr->read_consumed != start ? 0 : err;
+}
+
+int fb_write_read(struct fb_thread *thread, unsigned long arg, bool nonblock)
+{
+	void __user *ubuf = (void __user *)arg;
+	struct fb_write_read wr;
+	int ret = 0;
+
+	if (copy_from_user(&wr, ubuf, sizeof(wr)))
+		return -EFAULT;
+	if (wr.write_consumed > wr.write_size ||
+	    wr.read_consumed > wr.read_size)
+		return -EINVAL;
+	if (wr.write_size > wr.write_consumed)
+		ret = fb_write(thread, &wr);
+	if (!ret && wr.read_size > wr.read_consumed)
+		ret = fb_read(thread, &wr, nonblock);
+	if (copy_to_user(ubuf, &wr, sizeof(wr)))
+		return -EFAULT;
+	return ret;
+}

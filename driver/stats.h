@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Global counters, shown one "name value" per line in debugfs "stats".
+ * The live_* ones go back to zero when every context is closed, which is
+ * how the tests prove nothing leaked.
+ */
+#ifndef _FB_STATS_H
+#define _FB_STATS_H
+
+#include <linux/atomic.h>
+
+enum fb_stat {
+	FB_STAT_LIVE_CONTEXTS,
+	FB_STAT_LIVE_THREADS,
+	FB_STAT_LIVE_NODES,
+	FB_STAT_LIVE_HANDLES,
+	FB_STAT_LIVE_BUFFERS,
+	FB_STAT_LIVE_TRANSACTIONS,
+	FB_STAT_CALLS,
+	FB_STAT_ONEWAYS,
+	FB_STAT_REPLIES,
+	FB_STAT_FAILED,
+	FB_STAT_DEAD_REPLIES,
+	FB_STAT_RELEASE_NOTICES,
+	FB_STAT_SPAWN_REQUESTS,
+	FB_STAT_COUNT
+};
+
+extern atomic64_t fb_stats[FB_STAT_COUNT];
+extern const char *const fb_stat_names[FB_STAT_COUNT];
+
+static inline void fb_stat_inc(enum fb_stat stat)
+{
+	atomic64_inc(&fb_stats[stat]);
+}
+
+static inline void fb_stat_dec(enum fb_stat stat)
+{
+	atomic64_dec(&fb_stats[stat]);
+}
+
+#endif /* _FB_STATS_H */

@@ -1,0 +1,648 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fastbinder: transactions.
+ *
+ * A send resolves its target under the device lock, pins what it needs,
+ * then drops the lock to reserve a slot in the target's buffer, copy the
+ * payload once from the sender's memory and translate the objects in it.
+ * It takes the lock again to commit: queue the work and wake one thread.
+ * Any failure before the commit undoes every reference taken, so a failed
+ * command leaves no trace.
+ *
+ * Transaction stacks: a thread's stack links the calls it handles
+ * (to_thread == thread, next is to_parent) and the call it awaits
+ * (from == thread, next is from_parent).  A call made while handling
+ * another goes to a thread of the target process that is already in the
+ * chain, if there is one: that thread waits for a reply and so is idle.
+ */
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "internal.h"
+#include "stats.h"
+
+static atomic64_t fb_txn_ids = ATOMIC64_INIT(0);
+
+static void fb_txn_free_locked(struct fb_transaction *t)
+{
+	if (t->buffer)
+		t->buffer->txn = NULL;
+	if (t->to_ctx)
+		fb_ctx_put(t->to_ctx);
+	put_pid(t->sender_pid);
+	kfree(t);
+	fb_stat_dec(FB_STAT_LIVE_TRANSACTIONS);
+}
+
+void fb_txn_free(struct fb_transaction *t)
+{
+	fb_txn_free_locked(t);
+}
+
+/* Tell a waiting caller its call ended without a reply. */
+void fb_txn_fail_locked(struct fb_transaction *call, int error)
+{
+	if (call->buffer) {
+		call->buffer->txn = NULL;
+		call->buffer = NULL;
+	}
+	if (!call->from) {
+		fb_txn_free_locked(call);
+		return;
+	}
+	call->work.type = FB_WORK_FAILED;
+	call->error = error;
+	fb_stat_inc(FB_STAT_DEAD_REPLIES);
+	fb_thread_enqueue_locked(call->from, &call->work, false);
+}
+
+/*
+ * Work taken off a todo list of a context or thread that is going away.
+ * Its buffer, if any, dies with that context.
+ */
+void fb_txn_discard_locked(struct fb_transaction *t)
+{
+	if (t->work.type == FB_WORK_FAILED) {
+		fb_txn_free_locked(t);
+		return;
+	}
+	t->to_ctx->nr_queued--;
+	if (t->buffer) {
+		t->buffer->txn = NULL;
+		t->buffer = NULL;
+	}
+	if (t->is_reply) {
+		fb_txn_free_locked(t->call);
+		fb_txn_free_locked(t);
+	} else if (!(t->flags & FB_TXN_ONEWAY)) {
+		fb_txn_fail_locked(t, -EOWNERDEAD);
+	} else {
+		fb_txn_free_locked(t);
+	}
+}
+
+/*
+ * The thread is going away: calls it handles fail to their callers, and
+ * replies to calls it awaits will be dropped.
+ */
+void fb_thread_unwind_locked(struct fb_thread *thread)
+{
+	struct fb_transaction *t = thread->stack, *next;
+
+	while (t) {
+		next = fb_stack_next(thread, t);
+		if (t->to_thread == thread) {
+			t->to_thread = NULL;
+			t->to_parent = NULL;
+			fb_txn_fail_locked(t, -EOWNERDEAD);
+		} else {
+			t->from = NULL;
+		}
+		t = next;
+	}
+	thread->stack = NULL;
+}
+
+/* A thread of target already in the caller's chain, which waits idle. */
+static struct fb_thread *fb_route_locked(struct fb_thread *thread,
+					 struct fb_ctx *target)
+{
+	struct fb_transaction *t = thread->stack;
+
+	if (!t || t->to_thread != thread)
+		return NULL;
+	for (; t; t = t->from_parent)
+		if (t->from && t->from->ctx == target)
+			return t->from;
+	return NULL;
+}
+
+/* Pins taken while translating, released at commit or undo. */
+struct fb_xlate {
+	struct fb_ctx *from;
+	struct fb_ctx *to;
+	struct fb_buffer *buf;
+	size_t data_size;
+	u32 count;			/* objects translated so far */
+	struct fb_node **exported;	/* sender's nodes sent as LOCAL */
+	u32 nr_exported;
+	struct fb_buffer_fd *fds;	/* files sent, until commit */
+	u32 nr_fds;
+	struct fb_node *spare_node;
+	struct fb_handle *spare_handle;
+};
+
+/* Allocates the spare node and handle a translation step may consume. */
+static int fb_xlate_refill(struct fb_xlate *x)
+{
+	if (!x->spare_node)
+		x->spare_node = fb_node_new();
+	if (!x->spare_handle)
+		x->spare_handle = fb_handle_new();
+	return x->spare_node && x->spare_handle ? 0 : -ENOMEM;
+}
+
+/*
+ * Makes obj, as the sender wrote it, into what the receiver sees, taking
+ * the references the buffer holds.  Returns -EAGAIN when it needs a
+ * spare node or handle allocated first (fb_xlate_refill).
+ */
+static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
+{
+	struct fb_node *node;
+	struct fb_handle *h;
+	int ret;
+
+	if (x->to->dead)
+		return -EOWNERDEAD;
+	switch (obj->type) {
+	case FB_OBJ_LOCAL:
+		if (!x->spare_node)
+			return -EAGAIN;
+		node = fb_node_get_or_insert_locked(x->from, obj->cookie,
+						    &x->spare_node);
+		/* the send that creates a node sets its minimum priority */
+		if (!x->spare_node)
+			node->has_min_prio = fb_prio_from_flags(obj->flags,
+							&node->min_prio);
+		break;
+	case FB_OBJ_HANDLE:
+		if (obj->flags)
+			return -EINVAL;
+		node = fb_handle_to_node_locked(x->from, obj->handle);
+		if (!node)
+			return -ENOENT;
+		if (node->owner == x->to) {
+			node->buf_refs++;
+			obj->type = FB_OBJ_LOCAL;
+			obj->cookie = node->cookie;
+			return 0;
+		}
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	ret = fb_handle_for_node_locked(x->to, node, &x->spare_handle, &h);
+	if (ret) {
+		if (obj->type == FB_OBJ_LOCAL)
+			fb_node_check_locked(node);
+		return ret;
+	}
+	if (obj->type == FB_OBJ_LOCAL) {
+		node->tmp_refs++;
+		x->exported[x->nr_exported++] = node;
+	}
+	if (h)
+		h->buf_refs++;
+	memset(obj, 0, sizeof(*obj));
+	obj->type = FB_OBJ_HANDLE;
+	obj->handle = h ? h->id : FB_CONTEXT_MGR_HANDLE;
+	return 0;
+}
+
+static int fb_read_offset(struct fb_alloc *alloc, struct fb_buffer *buf,
+			  size_t data_size, u32 i, u64 *off)
+{
+	return fb_alloc_read(alloc, buf, ALIGN(data_size, sizeof(u64)) +
+			     i * sizeof(u64), off, sizeof(*off));
+}
+
+/* Takes a reference on the sender's file; the receiver installs it. */
+static int fb_xlate_fd(struct fb_xlate *x, u64 off, struct fb_object *obj,
+		       u32 count)
+{
+	struct file *file;
+
+	if (obj->flags & ~FB_OBJF_NO_CLOEXEC)
+		return -EINVAL;
+	if (!x->fds) {
+		x->fds = kvmalloc_array(count, sizeof(*x->fds), GFP_KERNEL);
+		if (!x->fds)
+			return -ENOMEM;
+	}
+	file = fget(obj->fd);
+	if (!file)
+		return -EBADF;
+	/* contexts inside each other's buffers could keep each other alive */
+	if (fb_is_fastbinder_file(file)) {
+		fput(file);
+		return -EINVAL;
+	}
+	x->fds[x->nr_fds].offset = off;
+	x->fds[x->nr_fds].file = file;
+	x->fds[x->nr_fds].cloexec = !(obj->flags & FB_OBJF_NO_CLOEXEC);
+	x->nr_fds++;
+	obj->fd = -1;
+	return 0;
+}
+
+/* Checks and translates every object of the message in place. */
+static int fb_xlate_all(struct fb_xlate *x, u32 count)
+{
+	struct fb_alloc *alloc = &x->to->alloc;
+	struct fb_device *dev = x->from->dev;
+	u64 off, min_off = 0;
+	struct fb_object obj;
+	int ret;
+
+	while (x->count < count) {
+		ret = fb_read_offset(alloc, x->buf, x->data_size, x->count,
+				     &off);
+		if (ret)
+			return ret;
+		if (!IS_ALIGNED(off, sizeof(u64)) || off < min_off ||
+		    off > x->data_size ||
+		    x->data_size - off < sizeof(obj))
+			return -EINVAL;
+		ret = fb_alloc_read(alloc, x->buf, off, &obj, sizeof(obj));
+		if (ret)
+			return ret;
+		if (obj.type == FB_OBJ_LOCAL && !fb_prio_flags_valid(obj.flags))
+			return -EINVAL;
+		if (obj.type == FB_OBJ_FD)
+			ret = fb_xlate_fd(x, off, &obj, count);
+		else
+			ret = -EAGAIN;
+		while (ret == -EAGAIN) {
+			spin_lock(&dev->lock);
+			ret = fb_xlate_one_locked(x, &obj);
+			spin_unlock(&dev->lock);
+			if (ret == -EAGAIN && fb_xlate_refill(x))
+				ret = -ENOMEM;
+		}
+		if (ret)
+			return ret;
+		ret = fb_alloc_write(alloc, x->buf, off, &obj, sizeof(obj));
+		if (ret)
+			return ret;
+		min_off = off + sizeof(obj);
+		x->count++;
+	}
+	return 0;
+}
+
+/*
+ * Drops the references a buffer's first count objects hold in its own
+ * context.  Used when a buffer is freed, and to undo a failed send.
+ */
+static void fb_buffer_drop_refs(struct fb_ctx *ctx, struct fb_buffer *buf,
+				size_t data_size, u32 count)
+{
+	struct fb_device *dev = ctx->dev;
+	struct fb_object obj;
+	struct fb_handle *h;
+	struct fb_node *node;
+	u64 off;
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		if (fb_read_offset(&ctx->alloc, buf, data_size, i, &off) ||
+		    fb_alloc_read(&ctx->alloc, buf, off, &obj, sizeof(obj)))
+			continue;
+		spin_lock(&dev->lock);
+		if (ctx->dead) {
+			/* its handles and nodes are gone already */
+		} else if (obj.type == FB_OBJ_LOCAL) {
+			node = fb_node_lookup_locked(ctx, obj.cookie);
+			if (node && node->buf_refs) {
+				node->buf_refs--;
+				fb_node_check_locked(node);
+			}
+		} else if (obj.type == FB_OBJ_HANDLE) {
+			h = fb_handle_lookup_locked(ctx, obj.handle);
+			if (h && h->buf_refs) {
+				h->buf_refs--;
+				fb_handle_check_locked(h);
+			}
+		}
+		spin_unlock(&dev->lock);
+	}
+}
+
+/* Unpins the sender's exported nodes; commit counts them as exports. */
+static void fb_xlate_finish_locked(struct fb_xlate *x, bool commit)
+{
+	u32 i;
+
+	for (i = 0; i < x->nr_exported; i++) {
+		struct fb_node *node = x->exported[i];
+
+		if (commit)
+			node->exports++;
+		node->tmp_refs--;
+		fb_node_check_locked(node);
+	}
+	x->nr_exported = 0;
+}
+
+static struct fb_transaction *fb_txn_new(const struct fb_txn *tr, bool reply)
+{
+	struct fb_transaction *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	t->work.type = FB_WORK_TXN;
+	INIT_LIST_HEAD(&t->work.entry);
+	t->code = tr->code;
+	t->flags = tr->flags;
+	t->is_reply = reply;
+	t->sender_pid = get_task_pid(current, PIDTYPE_TGID);
+	t->sender_euid = current_euid();
+	fb_prio_of_current(&t->caller_prio);
+	fb_stat_inc(FB_STAT_LIVE_TRANSACTIONS);
+	return t;
+}
+
+/*
+ * Finds the target of a send or reply under the lock and pins it.
+ * For a reply it pops the call off the replying thread's stack.
+ */
+static int fb_send_target_locked(struct fb_thread *thread, struct fb_txn *tr,
+				 struct fb_transaction *t, bool reply)
+{
+	struct fb_ctx *ctx = thread->ctx, *target;
+	struct fb_transaction *call;
+	struct fb_node *node;
+
+	if (reply) {
+		call = thread->stack;
+		if (!call || call->to_thread != thread)
+			return -EPROTO;
+		thread->stack = call->to_parent;
+		call->to_thread = NULL;
+		call->to_parent = NULL;
+		if (call->buffer) {
+			call->buffer->txn = NULL;
+			call->buffer = NULL;
+		}
+		t->call = call;
+		t->id = call->id;
+		if (!call->from)
+			return -ECONNRESET;	/* caller gone: drop the reply */
+		target = call->from->ctx;	/* alive while from is set */
+	} else {
+		node = fb_handle_to_node_locked(ctx, tr->handle);
+		if (!node)
+			return -ENOENT;
+		if (node->state != FB_NODE_LIVE)
+			return -EOWNERDEAD;
+		target = node->owner;
+		if (target == ctx)
+			return -EINVAL;
+		if (!(tr->flags & FB_TXN_ONEWAY) && thread->stack &&
+		    thread->stack->to_thread != thread)
+			return -EPROTO;
+		if (target->dead)
+			return -EOWNERDEAD;
+		node->tmp_refs++;
+		t->node = node;
+		t->id = atomic64_inc_return(&fb_txn_ids);
+	}
+	kref_get(&target->refs);
+	t->to_ctx = target;
+	return 0;
+}
+
+/* Queues the finished message: the only step visible to others. */
+static int fb_send_commit_locked(struct fb_thread *thread,
+				 struct fb_transaction *t)
+{
+	struct fb_ctx *target = t->to_ctx;
+	struct fb_node *node = t->node;
+	struct fb_thread *to;
+
+	if (target->dead)
+		return -EOWNERDEAD;
+	if (target->nr_queued >= FB_MAX_QUEUED)
+		return -EDQUOT;
+	if (t->is_reply && !t->call->from)
+		return -ECONNRESET;
+	target->nr_queued++;
+
+	if (t->is_reply) {
+		to = t->call->from;
+		fb_stat_inc(FB_STAT_REPLIES);
+		fb_thread_enqueue_locked(to, &t->work, true);
+		return 0;
+	}
+
+	t->buffer->target_node = node;
+	node->buf_refs++;
+	node->tmp_refs--;
+	if (t->flags & FB_TXN_ONEWAY) {
+		fb_stat_inc(FB_STAT_ONEWAYS);
+		if (node->async_out) {
+			list_add_tail(&t->work.entry, &node->async_todo);
+		} else {
+			node->async_out = 1;
+			fb_ctx_enqueue_locked(target, &t->work, false);
+		}
+		return 0;
+	}
+
+	fb_stat_inc(FB_STAT_CALLS);
+	to = fb_route_locked(thread, target);
+	t->buffer->txn = t;
+	t->from = thread;
+	t->from_parent = thread->stack;
+	thread->stack = t;
+	if (to)
+		fb_thread_enqueue_locked(to, &t->work, true);
+	else
+		fb_ctx_enqueue_locked(target, &t->work, true);
+	return 0;
+}
+
+struct fb_restore_prio {
+	bool raised;
+	struct fb_prio prio;
+};
+
+static void fb_restore_prio(const struct fb_restore_prio *restore)
+{
+	if (restore->raised)
+		fb_prio_set_current(&restore->prio);
+}
+
+/*
+ * FB_CMD_SEND and FB_CMD_REPLY.  A reply whose caller is gone is dropped
+ * and succeeds; a reply that cannot be delivered still ends the call,
+ * which fails to the caller with the same error.
+ */
+int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
+{
+	struct fb_device *dev = thread->ctx->dev;
+	struct fb_txn tr = *tr_in;
+	struct fb_xlate x = { .from = thread->ctx };
+	size_t offsets_size = (size_t)tr.offsets_count * sizeof(u64);
+	struct fb_restore_prio restore = { .raised = false };
+	bool recorded = false;
+	struct fb_buffer *buf = NULL;
+	struct fb_transaction *t;
+	int ret;
+
+	if (tr.flags & ~FB_TXN_ONEWAY || (reply && tr.flags))
+		return -EINVAL;
+	if (tr.offsets_count > FB_MAX_OBJECTS || tr.data_size > fb_max_map_size)
+		return -EMSGSIZE;
+	t = fb_txn_new(&tr, reply);
+	if (!t)
+		return -ENOMEM;
+	if (tr.offsets_count) {
+		x.exported = kvmalloc_array(tr.offsets_count,
+					    sizeof(*x.exported), GFP_KERNEL);
+		if (!x.exported) {
+			fb_txn_free(t);
+			return -ENOMEM;
+		}
+	}
+
+	spin_lock(&dev->lock);
+	ret = fb_send_target_locked(thread, &tr, t, reply);
+	if (reply && t->call) {
+		/* the replier gets its own priority back once done */
+		restore.raised = t->call->prio_raised;
+		restore.prio = t->call->saved_prio;
+	}
+	if (!ret)
+		t->to_ctx->active_senders++;
+	spin_unlock(&dev->lock);
+	if (ret)
+		goto out_failed;
+	x.to = t->to_ctx;
+
+	buf = fb_alloc_new(&x.to->alloc, tr.data_size, offsets_size,
+			   tr.flags & FB_TXN_ONEWAY);
+	if (IS_ERR(buf)) {
+		ret = PTR_ERR(buf);
+		buf = NULL;
+		goto out_undo;
+	}
+	fb_stat_inc(FB_STAT_LIVE_BUFFERS);
+	buf->data_size = tr.data_size;
+	buf->offsets_size = offsets_size;
+	x.buf = buf;
+	x.data_size = tr.data_size;
+	ret = fb_alloc_copy_from_user(&x.to->alloc, buf, 0,
+				      u64_to_user_ptr(tr.data), tr.data_size);
+	if (!ret)
+		ret = fb_alloc_copy_from_user(&x.to->alloc, buf,
+					      ALIGN(tr.data_size, sizeof(u64)),
+					      u64_to_user_ptr(tr.offsets),
+					      offsets_size);
+	if (!ret)
+		ret = fb_xlate_all(&x, tr.offsets_count);
+	if (ret)
+		goto out_undo;
+
+	spin_lock(&dev->lock);
+	t->buffer = buf;
+	ret = fb_send_commit_locked(thread, t);
+	if (!ret) {
+		buf->fds = x.fds;
+		buf->nr_fds = x.nr_fds;
+		x.fds = NULL;
+		fb_xlate_finish_locked(&x, true);
+		fb_ctx_senders_done_locked(x.to);
+		spin_unlock(&dev->lock);
+		kvfree(x.exported);
+		kfree(x.spare_node);
+		kfree(x.spare_handle);
+		fb_restore_prio(&restore);
+		return 0;
+	}
+	t->buffer = NULL;
+	spin_unlock(&dev->lock);
+
+out_undo:
+	fb_buffer_put_fds(x.fds, x.nr_fds);
+	if (buf) {
+		fb_buffer_drop_refs(x.to, buf, tr.data_size, x.count);
+		fb_alloc_free(&x.to->alloc, buf);
+		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+	}
+	spin_lock(&dev->lock);
+	fb_xlate_finish_locked(&x, false);
+	if (t->node) {
+		/* record the target while it is still pinned */
+		fb_record_failure(ret, "send", thread->ctx, t->node, tr.code);
+		t->node->tmp_refs--;
+		fb_node_check_locked(t->node);
+		t->node = NULL;
+		recorded = true;
+	}
+	fb_ctx_senders_done_locked(x.to);
+	spin_unlock(&dev->lock);
+out_failed:
+	spin_lock(&dev->lock);
+	if (reply && t->call) {
+		/* the call is over either way */
+		if (t->call->from && ret != -ECONNRESET)
+			fb_txn_fail_locked(t->call, ret);
+		else
+			fb_txn_free_locked(t->call);
+	}
+	if (ret != -ECONNRESET && !recorded)
+		fb_record_failure(ret, reply ? "reply" : "send", thread->ctx,
+				  t->node, tr.code);
+	fb_txn_free_locked(t);
+	spin_unlock(&dev->lock);
+	kvfree(x.exported);
+	kfree(x.spare_node);
+	kfree(x.spare_handle);
+	fb_restore_prio(&restore);
+	return ret == -ECONNRESET ? 0 : ret;
+}
+
+/* FB_CMD_FREE_BUFFER */
+int fb_free_buffer(struct fb_ctx *ctx, u64 offset)
+{
+	struct fb_device *dev = ctx->dev;
+	struct fb_transaction *next;
+	struct fb_buffer *buf;
+	struct fb_node *node;
+
+	mutex_lock(&ctx->alloc.lock);
+	buf = fb_alloc_take_user(&ctx->alloc, offset);
+	mutex_unlock(&ctx->alloc.lock);
+	if (!buf)
+		return -EINVAL;
+
+	fb_buffer_drop_refs(ctx, buf, buf->data_size,
+			    buf->offsets_size / sizeof(u64));
+	spin_lock(&dev->lock);
+	if (buf->txn) {
+		buf->txn->buffer = NULL;
+		buf->txn = NULL;
+	}
+	node = buf->target_node;
+	buf->target_node = NULL;
+	/* the node's next oneway message may go once all out are freed */
+	if (node && buf->oneway && node->async_out && !--node->async_out) {
+		next = list_first_entry_or_null(&node->async_todo,
+						struct fb_transaction,
+						work.entry);
+		if (next) {
+			list_del_init(&next->work.entry);
+			node->async_out = 1;
+			fb_ctx_enqueue_locked(ctx, &next->work, false);
+		}
+	}
+	if (node) {
+		node->buf_refs--;
+		fb_node_check_locked(node);
+	}
+	spin_unlock(&dev->lock);
+
+	fb_buffer_put_fds(buf->fds, buf->nr_fds);
+	buf->fds = NULL;
+	buf->nr_fds = 0;
+	fb_alloc_free(&ctx->alloc, buf);
+	fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+	return 0;
+}
