@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fbproto.c - raw-protocol helpers for the VM tests, see fbproto.h.
+ */
+#include "fbproto.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- contexts ---- */
+
+void fbp_open(struct fbp *p, size_t map_size)
+{
+	void *m;
+
+	memset(p, 0, sizeof(*p));
+	p->fd = fb_open();
+	p->map_size = map_size;
+	if (!map_size)
+		return;
+	m = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, p->fd, 0);
+	if (m == MAP_FAILED)
+		die("mmap %zu bytes of %s", map_size, FB_DEV);
+	p->map = m;
+}
+
+void fbp_attach(struct fbp *t, const struct fbp *ctx)
+{
+	memset(t, 0, sizeof(*t));
+	t->fd = ctx->fd;
+	t->map = ctx->map;
+	t->map_size = ctx->map_size;
+}
+
+void fbp_close(struct fbp *p)
+{
+	if (p->map)
+		munmap((void *)p->map, p->map_size);
+	if (p->fd >= 0)
+		CHECK(close(p->fd) == 0, "close context: %s", strerror(errno));
+	p->map = NULL;
+	p->fd = -1;
+}
+
+int fbp_set_mgr(int fd, __u64 cookie)
+{
+	struct fb_context_mgr m = { .cookie = cookie };
+
+	return ioctl(fd, FB_IOC_SET_CONTEXT_MGR, &m) < 0 ? -errno : 0;
+}
+
+/* ---- write streams ---- */
+
+void fbp_w_reset(struct fbp_w *w)
+{
+	w->len = 0;
+}
+
+void fbp_w_raw(struct fbp_w *w, const void *bytes, size_t n)
+{
+	if (w->len + n > sizeof(w->buf))
+		die("write stream overflow (%zu + %zu bytes)", w->len, n);
+	memcpy(w->buf + w->len, bytes, n);
+	w->len += n;
+}
+
+void fbp_w_cmd(struct fbp_w *w, __u32 cmd, const void *payload, size_t n)
+{
+	fbp_w_raw(w, &cmd, sizeof(cmd));
+	if (n)
+		fbp_w_raw(w, payload, n);
+}
+
+void fbp_w_send(struct fbp_w *w, __u32 handle, __u32 code, __u32 flags,
+		const void *data, size_t size, const __u64 *offs, size_t n)
+{
+	struct fb_txn t = {
+		.handle = handle,
+		.code = code,
+		.flags = flags,
+		.offsets_count = n,
+		.data = (uintptr_t)data,
+		.data_size = size,
+		.offsets = (uintptr_t)offs,
+	};
+
+	fbp_w_cmd(w, FB_CMD_SEND, &t, sizeof(t));
+}
+
+void fbp_w_reply(struct fbp_w *w, __u32 code, const void *data, size_t size,
+		 const __u64 *offs, size_t n)
+{
+	struct fb_txn t = {
+		.code = code,
+		.offsets_count = n,
+		.data = (uintptr_t)data,
+		.data_size = size,
+		.offsets = (uintptr_t)offs,
+	};
+
+	fbp_w_cmd(w, FB_CMD_REPLY, &t, sizeof(t));
+}
+
+void fbp_w_free(struct fbp_w *w, __u64 data_off)
+{
+	fbp_w_cmd(w, FB_CMD_FREE_BUFFER, &data_off, sizeof(data_off));
+}
+
+void fbp_w_u32(struct fbp_w *w, __u32 cmd, __u32 value)
+{
+	fbp_w_cmd(w, cmd, &value, sizeof(value));
+}
+
+/* ---- read streams ---- */
+
+const char *fbp_ret_name(__u32 cmd)
+{
+	switch (cmd) {
+	case FB_RET_TRANSACTION: return "FB_RET_TRANSACTION";
+	case FB_RET_REPLY: return "FB_RET_REPLY";
+	case FB_RET_FAILED: return "FB_RET_FAILED";
+	case FB_RET_SPAWN_LOOPER: return "FB_RET_SPAWN_LOOPER";
+	case FB_RET_RELEASE: return "FB_RET_RELEASE";
+	case FB_RET_DEAD: return "FB_RET_DEAD";
+	case 0: return "(none)";
+	}
+	return "(unknown return)";
+}
+
+size_t fbp_parse_one(const void *buf, size_t len, struct fbp_ret *r)
+{
+	const unsigned char *b = buf;
+	size_t want;
+	__u32 cmd;
+
+	if (len < sizeof(cmd))
+		return 0;
+	memcpy(&cmd, b, sizeof(cmd));
+	switch (cmd) {
+	case FB_RET_TRANSACTION:
+	case FB_RET_REPLY:
+		want = sizeof(r->msg);
+		break;
+	case FB_RET_FAILED:
+		want = sizeof(r->err);
+		break;
+	case FB_RET_SPAWN_LOOPER:
+		want = 0;
+		break;
+	case FB_RET_RELEASE:
+		want = sizeof(r->rel);
+		break;
+	case FB_RET_DEAD:
+		want = sizeof(r->cookie);
+		break;
+	default:
+		errno = 0;
+		die("unknown return code 0x%08x in the read stream", cmd);
+	}
+	if (FBP_PSIZE(cmd) != want) {
+		errno = 0;
+		die("return 0x%08x encodes size %u, header struct has %zu",
+		    cmd, FBP_PSIZE(cmd), want);
+	}
+	if (len < sizeof(cmd) + want) {
+		errno = 0;
+		die("%s truncated in the read stream (%zu of %zu bytes)",
+		    fbp_ret_name(cmd), len, sizeof(cmd) + want);
+	}
+	memset(r, 0, sizeof(*r));
+	r->cmd = cmd;
+	memcpy(&r->msg, b + sizeof(cmd), want);
+	return sizeof(cmd) + want;
+}
+
+static void fbp_push(struct fbp *p, const struct fbp_ret *r)
+{
+	if (p->qlen == FBP_QUEUE) {
+		errno = 0;
+		die("return queue overflow");
+	}
+	p->q[(p->qhead + p->qlen++) % FBP_QUEUE] = *r;
+}
+
+static void fbp_push_stream(struct fbp *p, const unsigned char *b, size_t len)
+{
+	struct fbp_ret r;
+	size_t n;
+
+	while (len) {
+		n = fbp_parse_one(b, len, &r);
+		if (!n) {
+			errno = 0;
+			die("%zu stray bytes at the end of the read stream", len);
+		}
+		fbp_push(p, &r);
+		b += n;
+		len -= n;
+	}
+}
+
+static int fbp_ioctl(int fd, const void *w, size_t wlen, size_t *wdone,
+		     void *r, size_t rlen, size_t *rdone)
+{
+	struct fb_write_read wr = {
+		.write_buffer = (uintptr_t)w,
+		.write_size = wlen,
+		.read_buffer = (uintptr_t)r,
+		.read_size = rlen,
+	};
+	int ret = ioctl(fd, FB_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
+
+	if (wdone)
+		*wdone = wr.write_consumed;
+	if (rdone)
+		*rdone = wr.read_consumed;
+	if (wr.write_consumed > wlen || wr.read_consumed > rlen) {
+		errno = 0;
+		die("WRITE_READ consumed %llu/%zu written, %llu/%zu read",
+		    (unsigned long long)wr.write_consumed, wlen,
+		    (unsigned long long)wr.read_consumed, rlen);
+	}
+	return ret;
+}
+
+int fbp_wr(struct fbp *p, const struct fbp_w *w, size_t *wdone, bool want_read)
+{
+	unsigned char rbuf[FBP_RBUF];
+	size_t rdone = 0;
+	int ret;
+
+	ret = fbp_ioctl(p->fd, w ? w->buf : NULL, w ? w->len : 0, wdone,
+			rbuf, want_read ? sizeof(rbuf) : 0, &rdone);
+	if (want_read && !ret && !rdone) {
+		errno = 0;
+		die("a blocking WRITE_READ returned 0 with an empty read stream");
+	}
+	fbp_push_stream(p, rbuf, rdone);
+	return ret;
+}
+
+static bool fbp_pop(struct fbp *p, struct fbp_ret *r)
+{
+	if (!p->qlen)
+		return false;
+	*r = p->q[p->qhead];
+	p->qhead = (p->qhead + 1) % FBP_QUEUE;
+	p->qlen--;
+	return true;
+}
+
+int fbp_next(struct fbp *p, struct fbp_ret *r)
+{
+	int ret;
+
+	if (fbp_pop(p, r))
+		return 0;
+	ret = fbp_wr(p, NULL, NULL, true);
+	if (ret)
+		return ret;
+	fbp_pop(p, r);
+	return 0;
+}
+
+int fbp_try_next(struct fbp *p, struct fbp_ret *r)
+{
+	int fl, ret;
+
+	if (fbp_pop(p, r))
+		return 0;
+	fl = fcntl(p->fd, F_GETFL);
+	if (fl < 0 || fcntl(p->fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		die("fcntl O_NONBLOCK");
+	ret = fbp_wr(p, NULL, NULL, true);
+	if (fcntl(p->fd, F_SETFL, fl) < 0)
+		die("fcntl restore flags");
+	if (ret)
+		return ret;
+	fbp_pop(p, r);
+	return 0;
+}
+
+const void *fbp_data(const struct fbp *p, const struct fb_txn_msg *m)
+{
+	if (!p->map || m->data > p->map_size ||
+	    m->data_size > p->map_size - m->data) {
+		errno = 0;
+		die("message data [%llu, +%llu) outside the %zu-byte mapping",
+		    (unsigned long long)m->data,
+		    (unsigned long long)m->data_size, p->map_size);
+	}
+	return p->map + m->data;
+}
+
+const __u64 *fbp_offsets(const struct fbp *p, const struct fb_txn_msg *m)
+{
+	if (!p->map || m->offsets > p->map_size || m->offsets % 8 ||
+	    m->offsets_count > (p->map_size - m->offsets) / 8) {
+		errno = 0;
+		die("message offsets [%llu, %llu entries) outside the mapping or misaligned",
+		    (unsigned long long)m->offsets,
+		    (unsigned long long)m->offsets_count);
+	}
+	return (const __u64 *)(p->map + m->offsets);
+}
+
+const struct fb_object *fbp_obj(const struct fbp *p, const struct fb_txn_msg *m, size_t i)
+{
+	const __u64 *offs = fbp_offsets(p, m);
+	const unsigned char *data = fbp_data(p, m);
+
+	if (i >= m->offsets_count || offs[i] % 8 ||
+	    offs[i] > m->data_size ||
+	    m->data_size - offs[i] < sizeof(struct fb_object)) {
+		errno = 0;
+		die("object %zu of %llu: offset %llu bad for %llu data bytes", i,
+		    (unsigned long long)m->offsets_count,
+		    i < m->offsets_count ? (unsigned long long)offs[i] : 0ULL,
+		    (unsigned long long)m->data_size);
+	}
+	return (const struct fb_object *)(data + offs[i]);
+}
+
+/* ---- messages ---- */
+
+int fbp_free(struct fbp *p, __u64 data_off)
+{
+	struct fbp_w w;
+
+	fbp_w_reset(&w);
+	fbp_w_free(&w, data_off);
+	return fbp_wr(p, &w, NULL, false);
+}
+
+int fbp_acquire(struct fbp *p, __u32 handle)
+{
+	struct fbp_w w;
+
+	fbp_w_reset(&w);
+	fbp_w_u32(&w, FB_CMD_ACQUIRE, handle);
+	return fbp_wr(p, &w, NULL, false);
+}
+
+int fbp_release(struct fbp *p, __u32 handle)
+{
+	struct fbp_w w;
+
+	fbp_w_reset(&w);
+	fbp_w_u32(&w, FB_CMD_RELEASE, handle);
+	return fbp_wr(p, &w, NULL, false);
+}
+
+int fbp_reply(struct fbp *p, const struct fb_txn_msg *m, __u32 code,
+	      const void *data, size_t size, const __u64 *offs, size_t n)
+{
+	struct fbp_w w;
+	size_t done = 0;
+	int ret;
+
+	fbp_w_reset(&w);
+	fbp_w_reply(&w, code, data, size, offs, n);
+	fbp_w_free(&w, m->data);
+	ret = fbp_wr(p, &w, &done, false);
+	if (ret && done == 0) {
+		int fret = fbp_free(p, m->data);
+
+		CHECK(fret == 0, "free after failed reply: %s", strerror(-fret));
+	}
+	return ret;
+}
+
+int fbp_oneway(struct fbp *p, __u32 handle, __u32 code, const void *data,
+	       size_t size, const __u64 *offs, size_t n)
+{
+	struct fbp_w w;
+
+	fbp_w_reset(&w);
+	fbp_w_send(&w, handle, code, FB_TXN_ONEWAY, data, size, offs, n);
+	return fbp_wr(p, &w, NULL, false);
+}
+
+int fbp_call(struct fbp *p, __u32 handle, __u32 code, const void *data,
+	     size_t size, const __u64 *offs, size_t n, struct fbp_ret *reply,
+	     fbp_handler_fn nested, void *arg)
+{
+	unsigned char rbuf[FBP_RBUF];
+	struct fbp_w w;
+	size_t rdone, pos;
+	struct fbp_ret r;
+	bool first = true;
+	int ret;
+
+	fbp_w_reset(&w);
+	fbp_w_send(&w, handle, code, 0, data, size, offs, n);
+	memset(reply, 0, sizeof(*reply));
+	for (;;) {
+		rdone = 0;
+		ret = fbp_ioctl(p->fd, first ? w.buf : NULL, first ? w.len : 0,
+				NULL, rbuf, sizeof(rbuf), &rdone);
+		first = false;
+		if (ret)
+			return ret;
+		for (pos = 0; pos < rdone; ) {
+			size_t len = fbp_parse_one(rbuf + pos, rdone - pos, &r);
+
+			if (!len) {
+				errno = 0;
+				die("stray bytes in the read stream");
+			}
+			pos += len;
+			if (r.cmd == FB_RET_REPLY || r.cmd == FB_RET_FAILED) {
+				*reply = r;
+				fbp_push_stream(p, rbuf + pos, rdone - pos);
+				return 0;
+			}
+			if (r.cmd != FB_RET_TRANSACTION ||
+			    (r.msg.flags & FB_TXN_ONEWAY)) {
+				/* Not our chain: someone else's business. */
+				fbp_push(p, &r);
+				continue;
+			}
+			if (!nested) {
+				errno = 0;
+				die("call %u to handle %u: unexpected nested transaction code %u cookie 0x%llx",
+				    code, handle, r.msg.code,
+				    (unsigned long long)r.msg.cookie);
+			}
+			ret = nested(p, &r, arg);
+			if (ret < 0)
+				return ret;
+		}
+	}
+}
+
+int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg)
+{
+	struct fbp_ret r;
+	int ret;
+
+	for (;;) {
+		ret = fbp_next(p, &r);
+		if (ret)
+			return ret;
+		ret = fn(p, &r, arg);
+		if (ret)
+			return ret > 0 ? 0 : ret;
+	}
+}
+
+pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
+			int (*body)(struct fbp *p, void *arg), void *arg)
+{
+	int pfd[2], ret;
+	struct fbp *p;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		die("pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		close(pfd[0]);
+		p = malloc(sizeof(*p));
+		if (!p)
+			die("malloc");
+		fbp_open(p, map_size);
+		ret = fbp_set_mgr(p->fd, cookie);
+		if (ret) {
+			errno = -ret;
+			die("manager child: FB_IOC_SET_CONTEXT_MGR");
+		}
+		if (write(pfd[1], &c, 1) != 1)
+			die("manager child: write ready pipe");
+		close(pfd[1]);
+		ret = body(p, arg);
+		fbp_close(p);
+		free(p);
+		fflush(NULL);
+		_exit(ret);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) != 1) {
+		errno = 0;
+		die("manager child %d died before it was ready (exit %d)",
+		    (int)pid, fb_wait(pid));
+	}
+	close(pfd[0]);
+	return pid;
+}
+
+/* ---- payload patterns ---- */
+
+static inline unsigned char fbp_byte(size_t i, __u32 seed)
+{
+	__u32 x = (__u32)i * 2654435761u ^ seed * 40503u ^ (__u32)(i >> 8);
+
+	return (unsigned char)(x ^ x >> 13 ^ x >> 24);
+}
+
+void fbp_fill(void *buf, size_t n, __u32 seed)
+{
+	unsigned char *b = buf;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = fbp_byte(i, seed);
+}
+
+long fbp_verify(const void *buf, size_t n, __u32 seed)
+{
+	const unsigned char *b = buf;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != fbp_byte(i, seed))
+			return (long)i;
+	return -1;
+}
+
+/* ---- debugfs ---- */
+
+char *fbp_slurp(const char *path)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 1024) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+int fbp_stat(const char *name, long long *value)
+{
+	char *s = fbp_slurp(FBP_DEBUGFS "/stats"), *line, *save = NULL;
+	size_t nl = strlen(name);
+	int ret = -ENOENT;
+
+	if (!s)
+		return -errno;
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, name, nl) && line[nl] == ' ') {
+			*value = strtoll(line + nl + 1, NULL, 10);
+			ret = 0;
+			break;
+		}
+	}
+	free(s);
+	return ret;
+}
+
+int fbp_wait_live_zero(int timeout_ms)
+{
+	long long deadline = fbp_now_ms() + timeout_ms;
+	char *s, *line, *save;
+	int nonzero;
+
+	for (;;) {
+		s = fbp_slurp(FBP_DEBUGFS "/stats");
+		if (!s) {
+			printf("# cannot read %s/stats: %s\n", FBP_DEBUGFS, strerror(errno));
+			return -1;
+		}
+		nonzero = 0;
+		save = NULL;
+		for (line = strtok_r(s, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char name[64];
+			long long v;
+
+			if (sscanf(line, "%63s %lld", name, &v) == 2 &&
+			    !strncmp(name, "live_", 5) && v != 0) {
+				nonzero++;
+				if (fbp_now_ms() >= deadline)
+					printf("# stats: %s %lld, want 0\n", name, v);
+			}
+		}
+		free(s);
+		if (!nonzero)
+			return 0;
+		if (fbp_now_ms() >= deadline)
+			return -1;
+		usleep(20000);
+	}
+}
+
+long long fbp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}

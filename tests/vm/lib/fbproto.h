@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fbproto.h - raw-protocol helpers for the driver-core VM tests (proto_*.c).
+ *
+ * No library: these speak the ABI of uapi/linux/fastbinder.h directly, as
+ * docs/abi.md describes it, so the tests check the driver and nothing else.
+ *
+ *   struct fbp     one thread's view of a context: the fd, the read-only
+ *                  mapping, and a queue of returns read but not yet consumed.
+ *                  Threads of one process share fd and mapping: each thread
+ *                  gets its own struct fbp with fbp_attach().
+ *   struct fbp_w   a write stream under construction (fbp_w_*()).
+ *   fbp_next()     the next return (from the queue, else one blocking read).
+ *   fbp_call()     SEND + wait for FB_RET_REPLY or FB_RET_FAILED, in one
+ *                  WRITE_READ; nested calls go to a handler.
+ *   fbp_spawn_manager()  fork a child that claims handle 0 and serves.
+ *
+ * Functions return 0 or -errno; malformed read streams are fatal (die()).
+ */
+#ifndef FBPROTO_H
+#define FBPROTO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fbtest.h"
+
+#define FBP_QUEUE	256	/* returns read but not consumed, per fbp */
+#define FBP_RBUF	4096	/* read stream size of one WRITE_READ */
+#define FBP_WBUF	16384	/* write stream capacity */
+
+/* Payload size of a write-stream command or read-stream return. */
+#define FBP_PSIZE(cmd)	(((cmd) >> 16) & 0x3fff)
+
+struct fbp_ret {
+	__u32 cmd;			/* FB_RET_* */
+	union {
+		struct fb_txn_msg msg;	/* TRANSACTION, REPLY */
+		struct fb_txn_error err;	/* FAILED */
+		struct fb_node_release rel;	/* RELEASE */
+		__u64 cookie;		/* DEAD */
+	};
+};
+
+struct fbp {
+	int fd;
+	const unsigned char *map;
+	size_t map_size;
+	unsigned int qhead, qlen;
+	struct fbp_ret q[FBP_QUEUE];
+};
+
+struct fbp_w {
+	size_t len;
+	unsigned char buf[FBP_WBUF];
+};
+
+/* ---- contexts ---- */
+
+/* Open the device and map map_size bytes read-only (0: no mapping). Dies on failure. */
+void fbp_open(struct fbp *p, size_t map_size);
+/* The same context seen from another thread of the process. */
+void fbp_attach(struct fbp *t, const struct fbp *ctx);
+void fbp_close(struct fbp *p);
+/* FB_IOC_SET_CONTEXT_MGR with this cookie; 0 or -errno. */
+int fbp_set_mgr(int fd, __u64 cookie);
+
+/* ---- write streams ---- */
+
+void fbp_w_reset(struct fbp_w *w);
+void fbp_w_raw(struct fbp_w *w, const void *bytes, size_t n);
+void fbp_w_cmd(struct fbp_w *w, __u32 cmd, const void *payload, size_t n);
+void fbp_w_send(struct fbp_w *w, __u32 handle, __u32 code, __u32 flags,
+		const void *data, size_t size, const __u64 *offs, size_t n);
+void fbp_w_reply(struct fbp_w *w, __u32 code, const void *data, size_t size,
+		 const __u64 *offs, size_t n);
+void fbp_w_free(struct fbp_w *w, __u64 data_off);
+void fbp_w_u32(struct fbp_w *w, __u32 cmd, __u32 value);	/* ACQUIRE, RELEASE */
+
+/*
+ * One FB_IOC_WRITE_READ of w (may be NULL); with want_read, a blocking read
+ * of up to FBP_RBUF bytes whose returns are appended to p's queue.
+ * *wdone (may be NULL) gets write_consumed.  0 or -errno.
+ */
+int fbp_wr(struct fbp *p, const struct fbp_w *w, size_t *wdone, bool want_read);
+
+/* ---- read streams ---- */
+
+/* Parse one return at buf; returns its size, 0 when len is too short. Dies on garbage. */
+size_t fbp_parse_one(const void *buf, size_t len, struct fbp_ret *r);
+/* The next return: queued, or read (blocking).  0 or -errno. */
+int fbp_next(struct fbp *p, struct fbp_ret *r);
+/* As fbp_next but O_NONBLOCK for the read: -EAGAIN when nothing is pending. */
+int fbp_try_next(struct fbp *p, struct fbp_ret *r);
+const char *fbp_ret_name(__u32 cmd);
+
+/* The payload, offsets array and i-th object of a received message (bounds-checked, dies). */
+const void *fbp_data(const struct fbp *p, const struct fb_txn_msg *m);
+const __u64 *fbp_offsets(const struct fbp *p, const struct fb_txn_msg *m);
+const struct fb_object *fbp_obj(const struct fbp *p, const struct fb_txn_msg *m, size_t i);
+
+/* ---- messages ---- */
+
+/* FB_CMD_FREE_BUFFER alone.  0 or -errno. */
+int fbp_free(struct fbp *p, __u64 data_off);
+/* FB_CMD_ACQUIRE / FB_CMD_RELEASE alone.  0 or -errno. */
+int fbp_acquire(struct fbp *p, __u32 handle);
+int fbp_release(struct fbp *p, __u32 handle);
+/*
+ * FB_CMD_REPLY to m, then FB_CMD_FREE_BUFFER of m, one WRITE_READ without
+ * read.  m's buffer is freed even when the reply fails.  0 or the reply's -errno.
+ */
+int fbp_reply(struct fbp *p, const struct fb_txn_msg *m, __u32 code,
+	      const void *data, size_t size, const __u64 *offs, size_t n);
+/* FB_CMD_SEND with FB_TXN_ONEWAY, no read.  0 or -errno. */
+int fbp_oneway(struct fbp *p, __u32 handle, __u32 code, const void *data,
+	       size_t size, const __u64 *offs, size_t n);
+
+/*
+ * A handler gets each return a server loop (or a waiting caller, for nested
+ * calls) reads.  It must answer a synchronous FB_RET_TRANSACTION.  Returns
+ * 0 to go on, 1 to stop the loop, <0 (an -errno) to fail it.
+ */
+typedef int (*fbp_handler_fn)(struct fbp *p, const struct fbp_ret *r, void *arg);
+
+/*
+ * Synchronous call: FB_CMD_SEND + read in one WRITE_READ, then reads until
+ * FB_RET_REPLY or FB_RET_FAILED arrives (in *reply; 0 returned; the caller
+ * frees a reply's buffer).  Transactions that arrive meanwhile (nested
+ * calls) go to nested, or fail the check when it is NULL.  Other returns
+ * are queued for fbp_next().  -errno if the send or a read failed.
+ */
+int fbp_call(struct fbp *p, __u32 handle, __u32 code, const void *data,
+	     size_t size, const __u64 *offs, size_t n, struct fbp_ret *reply,
+	     fbp_handler_fn nested, void *arg);
+
+/* fbp_next() + handler until the handler returns nonzero.  0 or -errno. */
+int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg);
+
+/*
+ * Fork a child that opens a context with map_size, claims the context
+ * manager with cookie, tells the parent it is ready, and returns
+ * body(p, arg) as its exit status.  Returns the child's pid once it is ready.
+ */
+pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
+			int (*body)(struct fbp *p, void *arg), void *arg);
+
+/* ---- payload patterns ---- */
+
+/* Deterministic bytes from seed; fbp_verify returns the first bad index or -1. */
+void fbp_fill(void *buf, size_t n, __u32 seed);
+long fbp_verify(const void *buf, size_t n, __u32 seed);
+
+/* ---- debugfs ---- */
+
+#define FBP_DEBUGFS "/sys/kernel/debug/fastbinder"
+/* Value of "name value" in debugfs stats: 0, or -errno (-ENOENT: no such line). */
+int fbp_stat(const char *name, long long *value);
+/*
+ * Wait up to timeout_ms for every live_* counter in stats to read 0.
+ * Returns 0 when they do; else prints the nonzero ones and returns -1.
+ */
+int fbp_wait_live_zero(int timeout_ms);
+/* Whole debugfs file into a malloc()ed string (NUL-terminated), NULL on error. */
+char *fbp_slurp(const char *path);
+
+/* Exit status for a child process: 1 if any CHECK failed in it. */
+static inline int fbp_child_status(void)
+{
+	return fb_failures ? 1 : 0;
+}
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+long long fbp_now_ms(void);
+
+#endif /* FBPROTO_H */

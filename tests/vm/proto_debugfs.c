@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proto_debugfs: /sys/kernel/debug/fastbinder/{state,stats,failed} exist and
+ * read; stats is "name value" lines with the live counts, which follow
+ * contexts opening and closing; state names the processes with contexts;
+ * a failed send (bad handle, too big) shows up in "failed" with its errno,
+ * sender pid, target pid and code.
+ */
+#include "fbproto.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MB		(1024 * 1024)
+#define S_MAP		(64 * 1024)
+#define CODE_BADH	0x7a11ed01u
+#define CODE_BIG	0x7a11ed02u
+
+static const char *const live[] = { "live_contexts", "live_nodes", "live_handles",
+				    "live_buffers", "live_transactions" };
+
+/* Does the line hold tok as a whole word (split on blanks and = , : ( ) [ ])? */
+static bool has_token(const char *line, const char *tok)
+{
+	size_t n = strlen(tok);
+	const char *p = line;
+	static const char delim[] = " \t=,:()[]";
+
+	while ((p = strstr(p, tok))) {
+		bool left = p == line || strchr(delim, p[-1]);
+		bool right = !p[n] || strchr(delim, p[n]);
+
+		if (left && right)
+			return true;
+		p++;
+	}
+	return false;
+}
+
+static bool has_num(const char *line, long long v)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%lld", v);
+	if (has_token(line, b))
+		return true;
+	snprintf(b, sizeof(b), "0x%llx", v);
+	return has_token(line, b);
+}
+
+/* A line of text with all of pid, code, an errno form, and the target pid. */
+static bool find_failure(const char *text, pid_t from, pid_t to, __u32 code, int err,
+			 const char *errname)
+{
+	char *copy = strdup(text), *line, *save = NULL;
+	bool found = false;
+
+	if (!copy)
+		die("strdup");
+	for (line = strtok_r(copy, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save))
+		found = has_num(line, from) && has_num(line, to) && has_num(line, code) &&
+			(has_num(line, err) || has_num(line, -err) || has_token(line, errname));
+	free(copy);
+	return found;
+}
+
+static int s_main(struct fbp *p, void *arg)
+{
+	struct fbp_ret r;
+
+	(void)arg;
+	alarm(30);
+	/* Serve until the parent's quit call. */
+	while (fbp_next(p, &r) == 0) {
+		if (r.cmd != FB_RET_TRANSACTION)
+			continue;
+		fbp_reply(p, &r.msg, 0, NULL, 0, NULL, 0);
+		if (r.msg.code == 1)
+			break;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	static unsigned char big[S_MAP + 64];
+	long long base, v;
+	struct fbp c;
+	struct fbp_ret r;
+	char *s, pidtok[32];
+	unsigned int i;
+	pid_t spid;
+	int ret;
+
+	alarm(40);
+	s = fbp_slurp(FBP_DEBUGFS "/stats");
+	CHECK(s != NULL, "read %s/stats: %s", FBP_DEBUGFS, strerror(errno));
+	if (!s)
+		return fb_done();
+	{
+		char *copy = strdup(s), *line, *save = NULL;
+		int lines = 0, bad = 0;
+
+		for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char name[64], extra[2];
+
+			lines++;
+			if (sscanf(line, "%63s %lld %1s", name, &v, extra) != 2) {
+				bad++;
+				printf("# stats line not \"name value\": %s\n", line);
+			}
+		}
+		CHECK(lines > 0 && !bad, "stats: %d lines, %d not \"name value\"", lines, bad);
+		free(copy);
+	}
+	free(s);
+	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++)
+		CHECK(fbp_stat(live[i], &v) == 0, "stats has no %s line", live[i]);
+
+	ret = fbp_stat("live_contexts", &base);
+	fbp_open(&c, MB);
+	ret |= fbp_stat("live_contexts", &v);
+	CHECK(ret == 0 && v == base + 1, "live_contexts %lld after an open, was %lld", v, base);
+
+	spid = fbp_spawn_manager(S_MAP, 0xdeb06, s_main, NULL);
+
+	s = fbp_slurp(FBP_DEBUGFS "/state");
+	CHECK(s != NULL, "read %s/state: %s", FBP_DEBUGFS, strerror(errno));
+	if (s) {
+		snprintf(pidtok, sizeof(pidtok), "%d", (int)getpid());
+		CHECK(has_token(s, pidtok), "state does not mention this process (pid %s)", pidtok);
+		snprintf(pidtok, sizeof(pidtok), "%d", (int)spid);
+		CHECK(has_token(s, pidtok), "state does not mention the manager (pid %s)", pidtok);
+		free(s);
+	}
+
+	/* Two failed sends, each with a code of its own. */
+	ret = fbp_oneway(&c, 777, CODE_BADH, NULL, 0, NULL, 0);
+	CHECK(ret == -ENOENT, "send to handle 777: %s, want ENOENT", strerror(-ret));
+	ret = fbp_call(&c, 0, CODE_BIG, big, sizeof(big), NULL, 0, &r, NULL, NULL);
+	CHECK(ret == -EMSGSIZE, "call bigger than the manager's buffer: %s, want EMSGSIZE",
+	      strerror(-ret));
+
+	s = fbp_slurp(FBP_DEBUGFS "/failed");
+	CHECK(s != NULL, "read %s/failed: %s", FBP_DEBUGFS, strerror(errno));
+	if (s) {
+		CHECK(find_failure(s, getpid(), spid, CODE_BIG, EMSGSIZE, "EMSGSIZE"),
+		      "no line in failed with sender %d, target %d, code %u, EMSGSIZE:\n%s",
+		      (int)getpid(), (int)spid, CODE_BIG, s);
+		CHECK(find_failure(s, getpid(), 0, CODE_BADH, ENOENT, "ENOENT") ||
+		      strstr(s, "2047995137") || strstr(s, "7a11ed01"),
+		      "the ENOENT send (code %u) is not in failed", CODE_BADH);
+		free(s);
+	}
+
+	ret = fbp_call(&c, 0, 1, NULL, 0, NULL, 0, &r, NULL, NULL);
+	if (!ret && r.cmd == FB_RET_REPLY)
+		fbp_free(&c, r.msg.data);
+	CHECK(fb_wait(spid) == 0, "manager failed");
+	fbp_close(&c);
+	CHECK(fbp_stat("live_contexts", &v) == 0 && v == base,
+	      "live_contexts %lld after closing, want %lld", v, base);
+	return fb_done();
+}

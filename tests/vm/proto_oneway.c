@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proto_oneway: oneway messages to one node arrive in order, intact, one
+ * at a time: after a read, nothing more of that node is delivered until
+ * the receiver frees what it got (a read may batch several consecutive
+ * ones).  200 sends one per ioctl, then 64 sends in one WRITE_READ, all
+ * succeed and all arrive; the sender gets no acknowledgement back.
+ */
+#include "fbproto.h"
+
+#include <unistd.h>
+
+#define MB		(1024 * 1024)
+#define MGR_COOKIE	0x0e1a0ULL
+#define N_SINGLE	200
+#define N_BATCH		64
+#define N_TOTAL		(N_SINGLE + N_BATCH)
+#define C_SEQ		7
+
+struct seqmsg {
+	__u32 seq;
+	__u32 len;		/* pattern bytes that follow, seeded by seq */
+	unsigned char pat[64];
+};
+
+static size_t msg_size(__u32 seq)
+{
+	return 8 + seq % 64;
+}
+
+static int s_main(struct fbp *p, void *arg)
+{
+	__u32 expect = 0;
+	unsigned int max_batch = 0, reads = 0;
+	pid_t sender = *(pid_t *)arg;
+
+	alarm(40);
+	while (expect < N_TOTAL) {
+		struct fbp_w frees;
+		struct fbp_ret r;
+		unsigned int batch = 0;
+		int ret;
+
+		ret = fbp_wr(p, NULL, NULL, true);
+		if (ret) {
+			errno = -ret;
+			die("S: read");
+		}
+		reads++;
+		fbp_w_reset(&frees);
+		while (p->qlen) {	/* the returns of this one read */
+			const struct seqmsg *sm;
+
+			fbp_next(p, &r);
+			if (r.cmd != FB_RET_TRANSACTION) {
+				CHECK(0, "S got %s", fbp_ret_name(r.cmd));
+				break;
+			}
+			batch++;
+			CHECK(r.msg.flags == FB_TXN_ONEWAY && r.msg.code == C_SEQ &&
+			      r.msg.cookie == MGR_COOKIE && r.msg.sender_pid == sender,
+			      "S: message flags 0x%x code %u cookie 0x%llx pid %d", r.msg.flags,
+			      r.msg.code, (unsigned long long)r.msg.cookie, r.msg.sender_pid);
+			sm = fbp_data(p, &r.msg);
+			CHECK(r.msg.data_size >= 8 && sm->seq == expect,
+			      "S: got seq %u, want %u: out of order", sm->seq, expect);
+			CHECK(r.msg.data_size == msg_size(expect) && sm->len == expect % 64 &&
+			      fbp_verify(sm->pat, sm->len, expect) < 0,
+			      "S: message %u: %llu bytes or content wrong", expect,
+			      (unsigned long long)r.msg.data_size);
+			expect = sm->seq + 1;
+			fbp_w_free(&frees, r.msg.data);
+		}
+		if (batch > max_batch)
+			max_batch = batch;
+		/* Nothing more of this node until the batch is freed. */
+		if (expect < N_TOTAL) {
+			ret = fbp_try_next(p, &r);
+			CHECK(ret == -EAGAIN,
+			      "S: after reading up to seq %u, before freeing: %s %s (seq %u), want nothing",
+			      expect - 1, strerror(-ret), fbp_ret_name(r.cmd),
+			      ret == 0 && r.cmd == FB_RET_TRANSACTION ?
+			      ((const struct seqmsg *)fbp_data(p, &r.msg))->seq : 0);
+			if (ret == 0)
+				return 1;	/* lost track; the failure is reported */
+		}
+		ret = fbp_wr(p, &frees, NULL, false);
+		CHECK(ret == 0, "S: free batch: %s", strerror(-ret));
+	}
+	printf("# S: %u messages in order in %u reads (largest batch %u)\n", expect, reads,
+	       max_batch);
+	return fbp_child_status();
+}
+
+static void fill(struct seqmsg *m, __u32 seq)
+{
+	m->seq = seq;
+	m->len = seq % 64;
+	fbp_fill(m->pat, m->len, seq);
+}
+
+int main(void)
+{
+	static struct seqmsg msgs[N_BATCH];
+	struct fbp c;
+	struct fbp_ret r;
+	struct fbp_w w;
+	pid_t spid, me = getpid();
+	size_t done = 0;
+	__u32 i;
+	int ret, failed = 0;
+
+	alarm(40);
+	spid = fbp_spawn_manager(MB, MGR_COOKIE, s_main, &me);
+	fbp_open(&c, MB);
+
+	for (i = 0; i < N_SINGLE; i++) {
+		struct seqmsg m;
+
+		fill(&m, i);
+		ret = fbp_oneway(&c, 0, C_SEQ, &m, msg_size(i), NULL, 0);
+		if (ret && !failed++)
+			CHECK(0, "oneway %u: %s", i, strerror(-ret));
+	}
+	CHECK(!failed, "%d of %d single oneways failed", failed, N_SINGLE);
+
+	fbp_w_reset(&w);
+	for (i = 0; i < N_BATCH; i++) {
+		fill(&msgs[i], N_SINGLE + i);
+		fbp_w_send(&w, 0, C_SEQ, FB_TXN_ONEWAY, &msgs[i], msg_size(N_SINGLE + i), NULL, 0);
+	}
+	ret = fbp_wr(&c, &w, &done, false);
+	CHECK(ret == 0 && done == w.len, "%d oneways in one WRITE_READ: %s, consumed %zu of %zu",
+	      N_BATCH, strerror(-ret), done, w.len);
+
+	/* No acknowledgement comes back for oneway messages. */
+	ret = fbp_try_next(&c, &r);
+	CHECK(ret == -EAGAIN, "the sender of oneways read %s %s, want nothing", strerror(-ret),
+	      fbp_ret_name(r.cmd));
+
+	CHECK(fb_wait(spid) == 0, "S did not get all %d messages in order (see above)", N_TOTAL);
+	fbp_close(&c);
+	return fb_done();
+}
