@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Priority inheritance: a handler running SCHED_OTHER nice 0 (or nice 5)
+ * reads back its caller's SCHED_FIFO 50 (or nice -10) with sched_getattr()
+ * from inside the handler, and is back to its own settings after replying.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fbproto.h"
+
+/* The kernel's struct sched_attr (glibc's headers clash with the uapi one). */
+struct sched_attr {
+	__u32 size;
+	__u32 sched_policy;
+	__u64 sched_flags;
+	__s32 sched_nice;
+	__u32 sched_priority;
+	__u64 sched_runtime;
+	__u64 sched_deadline;
+	__u64 sched_period;
+};
+
+struct prio_report {
+	__u32 policy;
+	__u32 rt_priority;
+	__s32 nice;
+	__u32 pad;
+};
+
+static void my_prio(struct prio_report *rep)
+{
+	struct sched_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0))
+		die("sched_getattr");
+	rep->policy = attr.sched_policy;
+	rep->rt_priority = attr.sched_priority;
+	rep->nice = attr.sched_nice;
+	rep->pad = 0;
+}
+
+static void set_prio(__u32 policy, __u32 rt, __s32 nice)
+{
+	struct sched_attr attr = { .size = sizeof(attr) };
+
+	attr.sched_policy = policy;
+	attr.sched_priority = rt;
+	attr.sched_nice = nice;
+	if (syscall(SYS_sched_setattr, 0, &attr, 0))
+		die("sched_setattr");
+}
+
+/* Answers every call with the priority the handler runs at right now. */
+static int report_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+{
+	struct prio_report rep;
+
+	(void)arg;
+	if (r->cmd != FB_RET_TRANSACTION)
+		return 0;
+	my_prio(&rep);
+	return fbp_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0);
+}
+
+static int manager_body(struct fbp *p, void *arg)
+{
+	set_prio(SCHED_OTHER, 0, (intptr_t)arg);
+	return fbp_serve(p, report_handler, NULL) ? 1 : 0;
+}
+
+static void call_report(struct fbp *p, struct prio_report *rep)
+{
+	struct fbp_ret reply;
+
+	CHECK(fbp_call(p, 0, 1, NULL, 0, NULL, 0, &reply, NULL, NULL) == 0,
+	      "call");
+	CHECK(reply.cmd == FB_RET_REPLY, "reply");
+	CHECK(reply.msg.data_size == sizeof(*rep), "reply size");
+	memcpy(rep, fbp_data(p, &reply.msg), sizeof(*rep));
+	CHECK(fbp_free(p, reply.msg.data) == 0, "free");
+}
+
+/* handler_nice: the service's own nice; then the caller's settings. */
+static void scenario(int handler_nice, __u32 policy, __u32 rt, __s32 nice)
+{
+	struct prio_report rep;
+	struct fbp p;
+	pid_t mgr;
+
+	mgr = fbp_spawn_manager(1 << 20, 0x9e1, manager_body,
+				(void *)(intptr_t)handler_nice);
+	fbp_open(&p, 1 << 20);
+
+	set_prio(policy, rt, nice);
+	call_report(&p, &rep);
+	CHECK(rep.policy == policy, "handler policy %u, caller's %u",
+	      rep.policy, policy);
+	if (policy == SCHED_FIFO)
+		CHECK(rep.rt_priority == rt, "handler rt priority %u, expected %u",
+		      rep.rt_priority, rt);
+	else
+		CHECK(rep.nice == nice, "handler nice %d, expected %d",
+		      rep.nice, nice);
+
+	/* a plain caller now: the handler shows its own settings again */
+	set_prio(SCHED_OTHER, 0, 19);
+	call_report(&p, &rep);
+	CHECK(rep.policy == SCHED_OTHER && rep.nice == handler_nice,
+	      "after the reply the handler is back to its own: policy %u nice %d, expected 0/%d",
+	      rep.policy, rep.nice, handler_nice);
+
+	set_prio(SCHED_OTHER, 0, 0);
+	fbp_close(&p);
+	kill(mgr, SIGKILL);
+	fb_wait(mgr);
+}
+
+int main(void)
+{
+	scenario(0, SCHED_FIFO, 50, 0);
+	scenario(5, SCHED_OTHER, 0, -10);
+	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	return fb_done();
+}
