@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/*
+ * File descriptors in messages: a pipe's write end sent to another process
+ * arrives as a new close-on-exec descriptor the receiver writes through,
+ * the sender reads the bytes; a bad descriptor fails the send with EBADF;
+ * the receiver's descriptor count returns to where it was.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fbproto.h"
+
+struct fd_report {
+	__s32 fds_with;		/* open descriptors holding the received one */
+	__s32 fds_after;	/* after closing it */
+	__s32 cloexec;
+	__s32 written;
+};
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		die("opendir");
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own descriptor */
+}
+
+static int fd_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+{
+	const struct fb_object *obj;
+	struct fd_report rep = { 0 };
+
+	(void)arg;
+	if (r->cmd != FB_RET_TRANSACTION)
+		return 0;
+	obj = fbp_obj(p, &r->msg, 0);
+	if (obj->type == FB_OBJ_FD && obj->fd >= 0) {
+		rep.fds_with = count_fds();
+		rep.cloexec = !!(fcntl(obj->fd, F_GETFD) & FD_CLOEXEC);
+		rep.written = write(obj->fd, "through fastbinder", 18);
+		close(obj->fd);
+		rep.fds_after = count_fds();
+	}
+	return fbp_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0);
+}
+
+static int manager_body(struct fbp *p, void *arg)
+{
+	(void)arg;
+	return fbp_serve(p, fd_handler, NULL) ? 1 : 0;
+}
+
+int main(void)
+{
+	struct fb_object obj = { .type = FB_OBJ_FD };
+	__u64 off = 0;
+	struct fd_report rep;
+	struct fbp_ret reply;
+	struct fbp p;
+	char buf[64] = { 0 };
+	int pipefd[2];
+	pid_t mgr;
+
+	mgr = fbp_spawn_manager(1 << 20, 0xfd, manager_body, NULL);
+	fbp_open(&p, 1 << 20);
+	if (pipe(pipefd))
+		die("pipe");
+
+	obj.fd = pipefd[1];
+	CHECK(fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
+		       NULL) == 0, "call with a descriptor");
+	CHECK(reply.cmd == FB_RET_REPLY, "reply");
+	memcpy(&rep, fbp_data(&p, &reply.msg), sizeof(rep));
+	CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
+	CHECK(rep.written == 18, "receiver wrote %d bytes", rep.written);
+	CHECK(rep.cloexec == 1, "received descriptor is close-on-exec");
+	CHECK(rep.fds_after == rep.fds_with - 1,
+	      "receiver's descriptors back to their start (%d -> %d)",
+	      rep.fds_with, rep.fds_after);
+	CHECK(read(pipefd[0], buf, sizeof(buf)) == 18 &&
+	      !memcmp(buf, "through fastbinder", 18),
+	      "sender reads what the receiver wrote: '%s'", buf);
+
+	obj.fd = 999;
+	CHECK(fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
+		       NULL) == -EBADF, "a closed descriptor fails with EBADF");
+	obj.fd = p.fd;
+	CHECK(fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
+		       NULL) == -EINVAL, "a fastbinder descriptor is refused");
+
+	fbp_close(&p);
+	kill(mgr, SIGKILL);
+	fb_wait(mgr);
+	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	return fb_done();
+}
