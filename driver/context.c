@@ -224,9 +224,7 @@ static void fb_ctx_drop_buffers(struct fb_alloc *alloc)
 	mutex_lock(&alloc->lock);
 	for (rb = rb_first(&alloc->allocated_tree); rb; rb = rb_next(rb)) {
 		buf = rb_entry(rb, struct fb_buffer, rb_node);
-		fb_buffer_put_fds(buf->fds, buf->nr_fds);
-		buf->fds = NULL;
-		buf->nr_fds = 0;
+		fb_buffer_drop_fds(buf);
 		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 	}
 	mutex_unlock(&alloc->lock);

@@ -23,6 +23,14 @@ void fb_buffer_put_fds(struct fb_buffer_fd *fds, u32 nr)
 	kvfree(fds);
 }
 
+/* A buffer going away undelivered closes the files it carried. */
+void fb_buffer_drop_fds(struct fb_buffer *buf)
+{
+	fb_buffer_put_fds(buf->fds, buf->nr_fds);
+	buf->fds = NULL;
+	buf->nr_fds = 0;
+}
+
 void fb_fds_unreserve(int *fdnums, u32 nr)
 {
 	while (nr--)

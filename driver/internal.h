@@ -266,6 +266,7 @@ bool fb_is_fastbinder_file(struct file *file);
 
 /* fd.c */
 void fb_buffer_put_fds(struct fb_buffer_fd *fds, u32 nr);
+void fb_buffer_drop_fds(struct fb_buffer *buf);
 int fb_fds_reserve(struct fb_alloc *alloc, struct fb_buffer *buf,
 		   int **fdnums);
 void fb_fds_unreserve(int *fdnums, u32 nr);

@@ -27,7 +27,8 @@
 
 static atomic64_t fb_txn_ids = ATOMIC64_INIT(0);
 
-static void fb_txn_free_locked(struct fb_transaction *t)
+/* Device lock held, unless t was never visible to anyone else. */
+void fb_txn_free(struct fb_transaction *t)
 {
 	if (t->buffer)
 		t->buffer->txn = NULL;
@@ -38,11 +39,6 @@ static void fb_txn_free_locked(struct fb_transaction *t)
 	fb_stat_dec(FB_STAT_LIVE_TRANSACTIONS);
 }
 
-void fb_txn_free(struct fb_transaction *t)
-{
-	fb_txn_free_locked(t);
-}
-
 /* Tell a waiting caller its call ended without a reply. */
 void fb_txn_fail_locked(struct fb_transaction *call, int error)
 {
@@ -51,7 +47,7 @@ void fb_txn_fail_locked(struct fb_transaction *call, int error)
 		call->buffer = NULL;
 	}
 	if (!call->from) {
-		fb_txn_free_locked(call);
+		fb_txn_free(call);
 		return;
 	}
 	call->work.type = FB_WORK_FAILED;
@@ -67,7 +63,7 @@ void fb_txn_fail_locked(struct fb_transaction *call, int error)
 void fb_txn_discard_locked(struct fb_transaction *t)
 {
 	if (t->work.type == FB_WORK_FAILED) {
-		fb_txn_free_locked(t);
+		fb_txn_free(t);
 		return;
 	}
 	t->to_ctx->nr_queued--;
@@ -76,12 +72,12 @@ void fb_txn_discard_locked(struct fb_transaction *t)
 		t->buffer = NULL;
 	}
 	if (t->is_reply) {
-		fb_txn_free_locked(t->call);
-		fb_txn_free_locked(t);
+		fb_txn_free(t->call);
+		fb_txn_free(t);
 	} else if (!(t->flags & FB_TXN_ONEWAY)) {
 		fb_txn_fail_locked(t, -EOWNERDEAD);
 	} else {
-		fb_txn_free_locked(t);
+		fb_txn_free(t);
 	}
 }
 
@@ -585,12 +581,12 @@ out_failed:
 		if (t->call->from && ret != -ECONNRESET)
 			fb_txn_fail_locked(t->call, ret);
 		else
-			fb_txn_free_locked(t->call);
+			fb_txn_free(t->call);
 	}
 	if (ret != -ECONNRESET && !recorded)
 		fb_record_failure(ret, reply ? "reply" : "send", thread->ctx,
 				  t->node, tr.code);
-	fb_txn_free_locked(t);
+	fb_txn_free(t);
 	spin_unlock(&dev->lock);
 	kvfree(x.exported);
 	kfree(x.spare_node);
@@ -639,9 +635,7 @@ int fb_free_buffer(struct fb_ctx *ctx, u64 offset)
 	}
 	spin_unlock(&dev->lock);
 
-	fb_buffer_put_fds(buf->fds, buf->nr_fds);
-	buf->fds = NULL;
-	buf->nr_fds = 0;
+	fb_buffer_drop_fds(buf);
 	fb_alloc_free(&ctx->alloc, buf);
 	fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 	return 0;
