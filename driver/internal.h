@@ -16,6 +16,10 @@
  *   fb_alloc.lock (mutex, one per context): the slots and pages of that
  *     context's buffer (see alloc.c).  Taken with no fb_device.lock held.
  *
+ * Two leaf locks nest inside them: the page-lru spinlock inside
+ * fb_alloc.lock (order in alloc.c), and fb_failure_lock inside
+ * fb_device.lock (debugfs.c).
+ *
  * Helpers that need fb_device.lock end in _locked and assert it with
  * lockdep_assert_held().  Memory that must outlive an unlock (a node a
  * sender is translating into, a context a sender copies into) is pinned
