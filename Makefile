@@ -68,6 +68,8 @@ ifdef BL_A
 USERSPACE	+= bl-all
 HOST_TEST_LIBS	+= $(BL_A)
 HOST_TEST_DEPS	+= $(BL_A)
+VM_TEST_LIBS	+= $(BL_A)
+VM_TEST_DEPS	+= $(BL_A)
 endif
 
 # ---- the module --------------------------------------------------------------

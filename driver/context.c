@@ -9,6 +9,7 @@
  */
 #include <linux/cred.h>
 #include <linux/pid.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -117,6 +118,24 @@ void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
 }
 
 /*
+ * FB_IOC_WAKE_IDLE: every thread asleep waiting for work of the whole
+ * context returns from its read with EAGAIN, so a library can stop its
+ * loopers without a signal.  Threads that wait for a reply sleep on.
+ */
+void fb_ctx_wake_idle(struct fb_ctx *ctx)
+{
+	struct fb_thread *thread, *next;
+
+	spin_lock(&ctx->dev->lock);
+	list_for_each_entry_safe(thread, next, &ctx->waiting, waiting_entry) {
+		list_del_init(&thread->waiting_entry);
+		thread->kicked = true;
+		fb_wake_thread(thread, false);
+	}
+	spin_unlock(&ctx->dev->lock);
+}
+
+/*
  * A thread that waits for a reply takes only its own work, so a nested
  * call can always find it and it never picks up an unrelated call.
  */
@@ -193,7 +212,9 @@ static void fb_thread_free_locked(struct fb_thread *thread)
 	}
 	list_del_init(&thread->waiting_entry);
 	rb_erase(&thread->rb_node, &thread->ctx->threads);
-	kfree(thread);
+	/* epoll entries on wait detach; RCU lets them finish looking */
+	wake_up_pollfree(&thread->wait);
+	kfree_rcu(thread, rcu);
 	fb_stat_dec(FB_STAT_LIVE_THREADS);
 }
 

@@ -37,6 +37,7 @@ const char *const fb_stat_names[FB_STAT_COUNT] = {
 	[FB_STAT_DEAD_REPLIES] = "dead_replies",
 	[FB_STAT_RELEASE_NOTICES] = "release_notices",
 	[FB_STAT_SPAWN_REQUESTS] = "spawn_requests",
+	[FB_STAT_ABANDONED] = "abandoned_calls",
 };
 
 #define FB_FAILURE_RING 64

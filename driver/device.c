@@ -95,6 +95,9 @@ static long fb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return fb_set_context_mgr(ctx, mgr.cookie);
 	case FB_IOC_THREAD_EXIT:
 		return fb_thread_exit(ctx);
+	case FB_IOC_WAKE_IDLE:
+		fb_ctx_wake_idle(ctx);
+		return 0;
 	default:
 		return -ENOTTY;
 	}

@@ -30,6 +30,10 @@
  *   fb_ctx     kref: the file holds one, every in-flight user another.
  *   fb_thread  lives until FB_IOC_THREAD_EXIT or the context's release;
  *              a transaction points at it only while it is on its stack.
+ *              An epoll set may hold an entry on its wait queue (polled
+ *              through the thread that added the file): it is told with
+ *              wake_up_pollfree() and the memory goes after an RCU grace
+ *              period.
  *   fb_node    freed once it is out of its owner's tree and no handle,
  *              buffer or temporary user refers to it (fb_node_check).
  *   fb_handle  freed when its own and its buffers' references reach zero.
@@ -124,9 +128,11 @@ struct fb_thread {
 	struct list_head waiting_entry;	/* on ctx->waiting while asleep */
 	struct fb_transaction *stack;		/* newest call it handles or awaits */
 	u32 looper;			/* FB_LOOPER_* */
+	bool kicked;			/* FB_IOC_WAKE_IDLE woke it */
 	/* owned by the thread itself, no lock: */
 	bool oneway_prio_set;		/* raised for a oneway message */
 	struct fb_prio oneway_saved;	/* its own, to restore */
+	struct rcu_head rcu;		/* epoll may still look at wait */
 };
 
 enum fb_node_state {
@@ -230,6 +236,7 @@ void fb_ctx_put(struct fb_ctx *ctx);
 void fb_ctx_senders_done_locked(struct fb_ctx *ctx);
 struct fb_thread *fb_thread_get(struct fb_ctx *ctx);
 int fb_thread_exit(struct fb_ctx *ctx);
+void fb_ctx_wake_idle(struct fb_ctx *ctx);
 void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work,
 			   bool sync);
 void fb_thread_enqueue_locked(struct fb_thread *thread,
@@ -287,6 +294,7 @@ void fb_txn_free(struct fb_transaction *txn);
 /* protocol.c */
 int fb_write_read(struct fb_thread *thread, unsigned long arg, bool nonblock);
 bool fb_thread_has_work_locked(struct fb_thread *thread);
+int fb_abandon_call(struct fb_thread *thread);
 
 /* debugfs.c */
 void fb_debugfs_init(void);

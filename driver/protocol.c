@@ -93,6 +93,8 @@ static int fb_write_one(struct fb_thread *thread, u32 cmd,
 		if (copy_from_user(&offset, payload, sizeof(offset)))
 			return -EFAULT;
 		return fb_death_done(thread->ctx, offset);
+	case FB_CMD_ABANDON:
+		return fb_abandon_call(thread);
 	default:
 		return -EINVAL;
 	}
@@ -325,6 +327,40 @@ bool fb_thread_has_work_locked(struct fb_thread *thread)
 	return fb_pick_work_locked(thread, NULL, &list);
 }
 
+/*
+ * FB_CMD_ABANDON: the thread stops waiting for the reply to the call it
+ * made last (a library's timeout).  The call goes on without a caller, as
+ * if the caller had exited: its reply or failure is dropped.  Work of the
+ * call already queued to the thread must be read first (EBUSY), so no
+ * reply and no call routed back is lost.
+ */
+int fb_abandon_call(struct fb_thread *thread)
+{
+	struct fb_transaction *t;
+	struct fb_work *work;
+	int ret = 0;
+
+	spin_lock(&thread->ctx->dev->lock);
+	t = thread->stack;
+	if (!t || t->from != thread) {
+		ret = -EINVAL;
+		goto out;
+	}
+	list_for_each_entry(work, &thread->todo, entry) {
+		if (fb_work_ready(thread, work)) {
+			ret = -EBUSY;
+			goto out;
+		}
+	}
+	thread->stack = t->from_parent;
+	t->from = NULL;
+	t->from_parent = NULL;
+	fb_stat_inc(FB_STAT_ABANDONED);
+out:
+	spin_unlock(&thread->ctx->dev->lock);
+	return ret;
+}
+
 /* The return reached user space: let go of what it was made from. */
 static void fb_finish_work_locked(struct fb_work *work)
 {
@@ -387,6 +423,11 @@ static int fb_wait_for_work(struct fb_thread *thread)
 
 	spin_lock(&ctx->dev->lock);
 	list_del_init(&thread->waiting_entry);
+	if (thread->kicked) {
+		thread->kicked = false;
+		spin_unlock(&ctx->dev->lock);
+		return -EAGAIN;
+	}
 	if (signal_pending(current)) {
 		/* pass on a wake-up meant for any thread */
 		struct fb_thread *idle;

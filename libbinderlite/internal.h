@@ -8,6 +8,7 @@
 #ifndef BL_INTERNAL_H
 #define BL_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "binderlite.h"
@@ -23,5 +24,123 @@ extern void *(*bl__realloc_hook)(void *ptr, size_t size);
 
 void *bl__realloc(void *ptr, size_t size);
 void bl__free(void *ptr);
+
+/*
+ * object.c: the references a parcel holds on the objects written into it
+ * (bl_parcel_write_obj()), dropped when it is reset or finished.
+ */
+struct bl_held_objects {
+	size_t count;
+	size_t capacity;
+	struct bl_object *objs[];
+};
+
+void bl__parcel_release_held(struct bl_parcel *p);
+
+/* parcel.c: an object item with any flags (min priority of a local). */
+int bl__parcel_write_raw_object(struct bl_parcel *p,
+				const struct fb_object *obj);
+
+/* ---- the context --------------------------------------------------------- */
+
+#define BL_OBJ_BUCKETS	256	/* local objects by cookie; chained */
+
+struct bl_context {
+	int fd;
+	const uint8_t *map;
+	size_t map_size;
+	uint32_t abi_version;
+
+	pthread_mutex_t lock;		/* everything below */
+	struct bl_object *objects[BL_OBJ_BUCKETS];
+	struct bl_death *deaths;	/* list by next */
+
+	/* the pool (looper.c) */
+	bool pool_on;			/* bl_pool_start() ran, may spawn */
+	bool stopping;			/* bl_context_stop() in progress */
+	unsigned int loopers;		/* threads inside a loop now */
+	unsigned int pool_threads;	/* pool threads alive */
+	pthread_cond_t loopers_cond;	/* signalled when loopers drops */
+	struct bl_pool_thread *pool;	/* started threads, to join */
+};
+
+struct bl_object {
+	struct bl_context *ctx;
+	struct bl_object *next;		/* hash chain */
+	bl_handler_fn handler;
+	bl_destroy_fn destroy;
+	void *userdata;
+	uint32_t obj_flags;		/* FB_OBJF_* for FB_OBJ_LOCAL */
+	/* under ctx->lock: */
+	uint64_t refs;			/* the application's */
+	int64_t exports;		/* sends the driver has not released */
+	bool ever_sent;
+};
+
+static inline uint64_t bl__cookie(const struct bl_object *obj)
+{
+	return (uint64_t)(uintptr_t)obj;
+}
+
+/* ---- the command stream of one WRITE_READ loop frame ---------------------- */
+
+#define BL_WBUF	1024
+#define BL_RBUF	1024
+
+/*
+ * One loop frame (bl_call, bl_loop, ...) on the stack: commands waiting for
+ * the frame's next WRITE_READ, and the reply parcel of the call it handled,
+ * which must outlive that WRITE_READ.
+ */
+struct bl_io {
+	struct bl_context *ctx;
+	size_t wlen;
+	uint8_t wbuf[BL_WBUF];
+	struct bl_parcel reply;
+	const struct bl_parcel *request;	/* of the queued FB_CMD_SEND */
+	bool looper;			/* may take work of the whole context */
+	unsigned int handled;		/* returns dispatched */
+	/* what a call frame waits for (call.c) */
+	bool want_reply;
+	bool got_reply;
+	int error;
+	struct fb_txn_msg msg;
+	uint8_t rbuf[BL_RBUF];
+};
+
+void bl__io_init(struct bl_io *io, struct bl_context *ctx);
+void bl__io_fini(struct bl_io *io);
+int bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload,
+	       size_t size);
+/*
+ * One WRITE_READ: the frame's pending commands, then (read) a blocking read
+ * whose returns are dispatched.  Returns the number of returns handled,
+ * or a negative errno; a failed command is dropped and reported.
+ */
+int bl__io_run(struct bl_io *io, bool read);
+int bl__msg_reader(struct bl_context *ctx, const struct fb_txn_msg *msg,
+		   struct bl_reader *r);
+/* A single command, right now (FREE_BUFFER, ACQUIRE, ...). */
+int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
+		size_t size);
+
+/* object.c */
+struct bl_object *bl__object_lookup_ref(struct bl_context *ctx,
+					uint64_t cookie);
+void bl__objects_exported(struct bl_context *ctx, const struct bl_parcel *p,
+			  int delta);
+void bl__object_export_one(struct bl_object *obj, int delta);
+void bl__object_released(struct bl_context *ctx, uint64_t cookie,
+			 uint64_t exports);
+void bl__objects_drop_all(struct bl_context *ctx);
+
+/* looper.c */
+void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg);
+void bl__spawn_looper(struct bl_context *ctx);
+void bl__pool_join(struct bl_context *ctx);
+
+/* death.c */
+void bl__death_fired(struct bl_io *io, uint64_t cookie);
+void bl__deaths_drop_all(struct bl_context *ctx);
 
 #endif /* BL_INTERNAL_H */

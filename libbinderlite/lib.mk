@@ -23,7 +23,10 @@ BL_SOVERSION	:= 1
 BL_BUILDDIR	:= build/libbinderlite
 BL_TESTDIR	:= build/tests/host
 
-BL_SRCS		:= libbinderlite/parcel.c
+BL_SRCS		:= libbinderlite/parcel.c libbinderlite/context.c \
+		   libbinderlite/io.c libbinderlite/object.c \
+		   libbinderlite/call.c libbinderlite/looper.c \
+		   libbinderlite/death.c libbinderlite/smclient.c
 BL_HDRS		:= libbinderlite/include/binderlite.h libbinderlite/internal.h \
 		   uapi/linux/fastbinder.h
 BL_OBJS		:= $(patsubst libbinderlite/%.c,$(BL_BUILDDIR)/%.o,$(BL_SRCS))
@@ -33,7 +36,7 @@ BL_SO_LINK	:= $(BL_BUILDDIR)/libbinderlite.so
 BL_MAP		:= libbinderlite/libbinderlite.map
 BL_PC		:= $(BL_BUILDDIR)/binderlite.pc
 
-BL_CFLAGS	:= -std=c11 -Wall -Wextra -Werror -O2 -fPIC -g \
+BL_CFLAGS	:= -std=c11 -Wall -Wextra -Werror -O2 -fPIC -g -pthread \
 		   -I uapi -I libbinderlite/include $(BL_EXTRA_CFLAGS)
 BL_LDFLAGS	:= -shared -Wl,-soname,libbinderlite.so.$(BL_SOVERSION) \
 		   -Wl,--version-script=$(BL_MAP) -Wl,-z,defs -Wl,-z,relro \
@@ -60,7 +63,7 @@ $(BL_A): $(BL_OBJS)
 
 $(BL_SO): $(BL_OBJS) $(BL_MAP)
 	@mkdir -p $(@D)
-	$(CC) $(BL_LDFLAGS) -o $@ $(BL_OBJS)
+	$(CC) $(BL_LDFLAGS) -o $@ $(BL_OBJS) -pthread
 
 $(BL_SO_LINK): $(BL_SO)
 	ln -sf $(notdir $<) $@

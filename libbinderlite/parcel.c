@@ -135,6 +135,7 @@ void bl_parcel_fini(struct bl_parcel *p)
 		return;
 	bl__free(p->data);
 	bl__free(p->offsets);
+	bl__parcel_release_held(p);
 	bl_parcel_init(p);
 }
 
@@ -147,6 +148,7 @@ void bl_parcel_reset(struct bl_parcel *p)
 	p->array_head = NONE;
 	p->array_items = 0;
 	p->depth = 0;
+	bl__parcel_release_held(p);
 }
 
 /* Room for bytes more data bytes; the parcel is untouched on failure. */
@@ -392,6 +394,12 @@ static int write_obj(struct bl_parcel *p, const struct fb_object *obj)
 	memcpy(at + HDR, obj, sizeof(*obj));
 	p->offsets[p->offsets_count++] = (uint64_t)(at + HDR - p->data);
 	return 0;
+}
+
+int bl__parcel_write_raw_object(struct bl_parcel *p,
+				const struct fb_object *obj)
+{
+	return write_obj(p, obj);
 }
 
 int bl_parcel_write_object(struct bl_parcel *p, const struct fb_object *obj)

@@ -14,8 +14,13 @@
  *
  * Sections:
  *  1. Parcels (docs/parcel.md): the typed message payload.
- *  (the context, object, call, looper and service-manager API follow in
- *   later sections)
+ *  2. Contexts: opening /dev/fastbinder and mapping the receive buffer.
+ *  3. Local objects: what other processes call, with reference counting.
+ *  4. Handles and calls: synchronous calls, oneway sends, batches.
+ *  5. Loopers and the thread pool: serving incoming calls.
+ *  6. Death recipients.
+ *  7. The service manager client.
+ * docs/libbinderlite.md is the reference, with examples.
  */
 #ifndef BINDERLITE_H
 #define BINDERLITE_H
@@ -122,9 +127,10 @@ struct bl_parcel {
 	uint32_t array_items;		/* items written at the current level */
 	uint32_t depth;			/* open arrays */
 	uint32_t reserved;
+	struct bl_held_objects *held;	/* bl_parcel_write_obj() refs */
 };
 
-#define BL_PARCEL_INIT { NULL, 0, 0, NULL, 0, 0, UINT32_MAX, 0, 0, 0 }
+#define BL_PARCEL_INIT { NULL, 0, 0, NULL, 0, 0, UINT32_MAX, 0, 0, 0, NULL }
 
 /*
  * The read parcel: a cursor over [pos, end) of data, checking objects
@@ -208,8 +214,8 @@ int bl_parcel_write_handle(struct bl_parcel *p, uint32_t handle);
 
 /*
  * A file descriptor (FB_OBJ_FD, an item of type BL_TYPE_FD).  The parcel
- * does not take ownership of fd.  -EBADF if fd < 0.  Note: ABI 1 reserves
- * FB_OBJ_FD; a driver of that version refuses to send it.
+ * does not take ownership of fd: the driver takes its own reference to
+ * the open file when the message is sent.  -EBADF if fd < 0.
  */
 int bl_parcel_write_fd(struct bl_parcel *p, int fd);
 
@@ -370,8 +376,333 @@ static inline size_t bl_reader_position(const struct bl_reader *r)
 }
 
 /* ======================================================================
- * end of 1. Parcels
+ * 2. Contexts
+ *
+ * A context is one open /dev/fastbinder with its read-only receive buffer
+ * mapped: everything else hangs off it.  One per process is the rule (a
+ * second one is a second, unrelated identity to the driver).
+ *
+ * Thread safety: every function of sections 2-7 may be called from any
+ * thread at the same time, unless its comment says otherwise.  Handlers,
+ * destroy and death callbacks run on looper threads (section 5), or on a
+ * thread blocked in bl_call() when a nested call comes back to it.
  * ====================================================================== */
+
+struct bl_context;
+
+#define BL_DEFAULT_DEVICE	"/dev/fastbinder"
+#define BL_DEFAULT_MAP_SIZE	(1u << 20)	/* 1 MiB receive buffer */
+
+/*
+ * Opens path (NULL: BL_DEFAULT_DEVICE), checks the driver's ABI version and
+ * maps map_size bytes (0: BL_DEFAULT_MAP_SIZE; a multiple of the page size,
+ * at most the driver's max_map_size).  Errors: what open(2) and mmap(2)
+ * return (-ENOENT: module not loaded, -EINVAL: bad size, ...), and
+ * -EPROTONOSUPPORT when the driver speaks another ABI version than the
+ * one this library was built for (see bl_context_abi_version()).
+ */
+int bl_context_open(const char *path, size_t map_size,
+		    struct bl_context **out);
+
+/*
+ * Stops the pool (bl_context_stop()), drops every local object the library
+ * still tracks (calling its destroy callback), every death recipient, and
+ * closes the device.  The driver then tells every holder of this
+ * process's objects that they died.  Call it once, when no other thread
+ * uses the context any more, and not from a handler.  NULL is ignored.
+ */
+void bl_context_close(struct bl_context *ctx);
+
+/* The device descriptor, e.g. for poll(2) with bl_loop_once(). */
+int bl_context_fd(const struct bl_context *ctx);
+
+/* The driver's FB_ABI_VERSION (what bl_context_open() compared). */
+uint32_t bl_context_abi_version(const struct bl_context *ctx);
+
+/*
+ * Makes obj this device's context manager, handle 0 for every process
+ * (what the service manager does).  -EBUSY: another process is it.
+ */
+struct bl_object;
+int bl_context_become_manager(struct bl_context *ctx, struct bl_object *obj);
+
+/* ======================================================================
+ * 3. Local objects
+ *
+ * A local object is something of this process that others call: a handler
+ * function plus user data.  Put it in a parcel with bl_parcel_write_obj();
+ * the receiver gets a handle to it.  The library counts the references:
+ * the caller's own (bl_object_new() returns one, bl_object_ref() and
+ * bl_object_unref() add and drop) and the remote ones the driver reports.
+ * When both reach zero the destroy callback runs (on the thread that
+ * dropped the last one) and the object is freed.  A typical service drops
+ * its own reference after registering and lives as long as someone holds
+ * a handle to it.
+ * ====================================================================== */
+
+/* Facts about the call being handled, valid during the handler. */
+struct bl_call_info {
+	struct bl_context *ctx;
+	uint64_t txn_id;	/* the driver's transaction ID */
+	uint32_t code;		/* method code */
+	uint32_t flags;		/* FB_TXN_ONEWAY for a oneway message */
+	int32_t sender_pid;	/* in this process's pid namespace; 0 if none */
+	uint32_t sender_euid;	/* in this process's user namespace */
+};
+
+/*
+ * A handler: reads the request, writes the reply (ignored for oneway
+ * messages, and then NULL), and returns a status that reaches the caller
+ * as bl_reply.status: 0 for success; by convention a negative errno for a
+ * failure (-EINVAL bad arguments, -EOPNOTSUPP unknown code, ...), or a
+ * positive value of the interface's own.  A handler may make calls,
+ * nested ones included; it must not call bl_context_close().
+ */
+typedef int32_t (*bl_handler_fn)(struct bl_object *obj, uint32_t code,
+				 struct bl_reader *request,
+				 struct bl_parcel *reply,
+				 const struct bl_call_info *info);
+
+/* Runs once, just before the object is freed. */
+typedef void (*bl_destroy_fn)(struct bl_object *obj);
+
+/*
+ * Creates an object with one reference (the caller's).  destroy may be
+ * NULL.  -EINVAL (no ctx or handler), -ENOMEM.
+ */
+int bl_object_new(struct bl_context *ctx, bl_handler_fn handler,
+		  bl_destroy_fn destroy, void *userdata,
+		  struct bl_object **out);
+
+/*
+ * The minimum priority of the threads that handle the object's calls
+ * (FB_OBJF_MIN_PRIO): rt false: a nice value (-20..19); rt true: a
+ * SCHED_FIFO priority (1..99).  Must be set before the object is first
+ * sent (the driver reads it when the node is created): -EBUSY after.
+ * -EINVAL out of range.
+ */
+int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio);
+
+void *bl_object_userdata(const struct bl_object *obj);
+struct bl_context *bl_object_context(const struct bl_object *obj);
+
+/* Adds a reference of the caller's; returns obj. */
+struct bl_object *bl_object_ref(struct bl_object *obj);
+
+/* Drops one; the last reference overall destroys it.  NULL is ignored. */
+void bl_object_unref(struct bl_object *obj);
+
+/*
+ * True while other processes may still refer to the object (it was sent
+ * and the driver has not reported its release yet).
+ */
+bool bl_object_is_exported(const struct bl_object *obj);
+
+/*
+ * Writes obj into a parcel (an FB_OBJ_LOCAL item).  The parcel holds a
+ * reference on obj until it is reset or finished, so an object created
+ * for a reply may be unref'd right after it is written.  Parcel errors.
+ */
+int bl_parcel_write_obj(struct bl_parcel *p, struct bl_object *obj);
+
+/*
+ * A local object read back from a message (bl_reader_read_local() gives
+ * its cookie): returns a new reference in *out.  -ENOENT: no live object
+ * of this context has that cookie.
+ */
+int bl_object_from_cookie(struct bl_context *ctx, uint64_t cookie,
+			  struct bl_object **out);
+
+/* ======================================================================
+ * 4. Handles and calls
+ *
+ * A handle (uint32_t) names another process's object.  Handle 0 is the
+ * service manager.  A handle read from a message is valid while that
+ * message's buffer is (bl_reply_fini(), or the end of the handler);
+ * bl_handle_acquire() keeps it for longer, bl_handle_release() lets go.
+ * ====================================================================== */
+
+/* -ENOENT: no such handle.  Handle 0 needs neither (always valid). */
+int bl_handle_acquire(struct bl_context *ctx, uint32_t handle);
+/* -ENOENT: no such handle; -EINVAL: more releases than acquires. */
+int bl_handle_release(struct bl_context *ctx, uint32_t handle);
+
+/*
+ * A reply: status as the handler returned it, and a reader over the reply
+ * payload in the receive buffer.  Release with bl_reply_fini(), which hands
+ * the buffer back to the driver.  Object-confined.
+ */
+struct bl_reply {
+	int32_t status;
+	struct bl_reader reader;
+	/* private */
+	struct bl_context *ctx;
+	uint64_t buffer;
+	bool has_buffer;
+};
+
+/* Frees the reply's buffer.  Safe on a zeroed or finished reply. */
+void bl_reply_fini(struct bl_reply *reply);
+
+/* bl_call()'s timeout_ms: wait as long as it takes. */
+#define BL_NO_TIMEOUT	(-1)
+
+/*
+ * Calls code on handle with the request (NULL: empty) and waits for the
+ * reply, at most timeout_ms milliseconds (BL_NO_TIMEOUT: no limit).  On
+ * success returns 0 and fills *reply (NULL: discard it); the handler's
+ * status is reply->status.  Errors, with nothing to fini:
+ *   -ENOENT      no such handle
+ *   -EOWNERDEAD  the object's owner died (before or during the call)
+ *   -ETIMEDOUT   no reply in time: the call carries on in the callee, its
+ *                late reply is dropped
+ *   -EMSGSIZE, -ENOSPC, -EDQUOT   the message did not fit the callee
+ *   -EBADF, -EINVAL, ...          a bad file descriptor or object in it
+ * One thread makes one call at a time; while it waits, calls that the
+ * callee makes back into this process run on this very thread.
+ */
+int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
+	    const struct bl_parcel *request, struct bl_reply *reply,
+	    int timeout_ms);
+
+/*
+ * Sends a oneway message: returns once it is in the callee's buffer.
+ * Oneway messages to one object are handled in order, one at a time.
+ * Errors as bl_call() (no -ETIMEDOUT).
+ */
+int bl_send_oneway(struct bl_context *ctx, uint32_t handle, uint32_t code,
+		   const struct bl_parcel *request);
+
+struct bl_oneway {
+	uint32_t handle;
+	uint32_t code;
+	const struct bl_parcel *request;	/* NULL: empty */
+};
+
+/*
+ * Sends count oneway messages in one system call, in order.  Returns 0
+ * when all went, else the error of the first that failed; *sent (may be
+ * NULL) is the number that went either way.  -EINVAL for count 0 or more
+ * than BL_ONEWAY_BATCH_MAX.
+ */
+#define BL_ONEWAY_BATCH_MAX	1024
+int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
+			 size_t count, size_t *sent);
+
+/* ======================================================================
+ * 5. Loopers and the thread pool
+ *
+ * Incoming calls, oneway messages, release notices and death notices are
+ * handled by loopers: threads inside bl_loop(), pool threads, or a thread
+ * calling bl_loop_once() from its own event loop.  Without one, this
+ * process can call others but nobody can call it, and death recipients
+ * never run.
+ * ====================================================================== */
+
+/*
+ * Runs the loop on the calling thread until bl_context_stop().  Returns 0
+ * when stopped, or a negative errno if the device failed.
+ */
+int bl_loop(struct bl_context *ctx);
+
+/*
+ * Handles what is pending for this thread, waiting at most timeout_ms
+ * (0: not at all, BL_NO_TIMEOUT: until something came).  Returns the
+ * number of items handled (0 on timeout), or a negative errno.  For a
+ * single-threaded program that polls bl_context_fd() itself.
+ */
+int bl_loop_once(struct bl_context *ctx, int timeout_ms);
+
+/*
+ * Starts threads pool threads now and lets the driver ask for more, up to
+ * max_threads in all, when every looper is busy.  -EINVAL if threads is
+ * 0 or above max_threads, -EALREADY if a pool runs; pthread errors.
+ */
+int bl_pool_start(struct bl_context *ctx, unsigned int threads,
+		  unsigned int max_threads);
+
+/* Threads of the pool running now (started minus exited). */
+unsigned int bl_pool_size(struct bl_context *ctx);
+
+/*
+ * Makes every bl_loop() return and every pool thread exit, and waits for
+ * them (not for itself when called from a handler: then it only asks, and
+ * bl_context_close() waits).  Calls in flight finish first.  After it,
+ * bl_loop() and bl_pool_start() may be used again.
+ */
+void bl_context_stop(struct bl_context *ctx);
+
+/* ======================================================================
+ * 6. Death recipients
+ * ====================================================================== */
+
+struct bl_death;
+
+/* Runs once, on a looper, when the object behind handle died. */
+typedef void (*bl_death_fn)(struct bl_context *ctx, uint32_t handle,
+			    void *userdata);
+
+/*
+ * Asks for fn when handle's object dies (its process exited or crashed).
+ * If it is dead already, fn runs soon.  The recipient stays allocated
+ * until bl_unlink_death() or bl_context_close(), even after fn ran.  The
+ * link lasts while this process holds the handle (acquire it).
+ * -ENOENT: no such handle; -ENOMEM.
+ */
+int bl_link_death(struct bl_context *ctx, uint32_t handle, bl_death_fn fn,
+		  void *userdata, struct bl_death **out);
+
+/*
+ * Cancels and frees the recipient.  0: fn will not run; -EOWNERDEAD: the
+ * object had died (fn ran, or runs now on another thread and the
+ * recipient is freed after it).  Safe to call from fn itself.
+ */
+int bl_unlink_death(struct bl_death *death);
+
+/* ======================================================================
+ * 7. The service manager client
+ *
+ * The service manager (fb-servicemanager) is handle 0: it maps names to
+ * objects.  Names are 1..BL_SM_NAME_MAX bytes of [A-Za-z0-9._/-].  The
+ * protocol is in docs/servicemanager.md.
+ * ====================================================================== */
+
+#define BL_SM_NAME_MAX		127
+
+/* Method codes of handle 0 (the wire protocol, for other clients). */
+enum bl_sm_code {
+	BL_SM_ADD	= 1,	/* string name, object -> status */
+	BL_SM_CHECK	= 2,	/* string name -> status, object */
+	BL_SM_LIST	= 3,	/* -> status, u32 count, count strings */
+};
+
+/*
+ * Registers obj under name.  -EEXIST: a live service holds the name;
+ * -EPERM: the policy forbids this uid the name; -EINVAL: a bad name;
+ * -ENOENT: no service manager runs.
+ */
+int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj);
+
+/*
+ * Looks name up without waiting.  On success *handle is acquired for the
+ * caller: bl_handle_release() it when done.  -ENOENT: no such service (or
+ * no service manager); -ENXIO: it is an object of the calling process.
+ */
+int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle);
+
+/*
+ * As bl_sm_check(), but waits up to timeout_ms (BL_NO_TIMEOUT: forever)
+ * for the name to appear: -ETIMEDOUT when it did not.
+ */
+int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
+	      uint32_t *handle);
+
+/*
+ * The registered names, sorted: *names is an array of *count strings,
+ * freed with bl_sm_list_free().
+ */
+int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count);
+void bl_sm_list_free(char **names, size_t count);
 
 #ifdef __cplusplus
 }

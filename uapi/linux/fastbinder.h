@@ -128,6 +128,7 @@ struct fb_death {
 #define FB_CMD_LINK_DEATH	_IOW('c', 8, struct fb_death)
 #define FB_CMD_UNLINK_DEATH	_IOW('c', 9, struct fb_death)
 #define FB_CMD_DEATH_DONE	_IOW('c', 10, __u64)	/* cookie */
+#define FB_CMD_ABANDON		_IO('c', 11)	/* stop awaiting a reply */
 
 /* ---- read-stream returns (each a __u32 followed by its payload) -------- */
 
@@ -172,5 +173,6 @@ struct fb_context_mgr {
 #define FB_IOC_SET_MAX_THREADS	_IOW(FB_IOC_MAGIC, 2, __u32)
 #define FB_IOC_SET_CONTEXT_MGR	_IOW(FB_IOC_MAGIC, 3, struct fb_context_mgr)
 #define FB_IOC_THREAD_EXIT	_IO(FB_IOC_MAGIC, 4)
+#define FB_IOC_WAKE_IDLE	_IO(FB_IOC_MAGIC, 5)
 
 #endif /* _UAPI_LINUX_FASTBINDER_H */

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * call.c - handles, synchronous calls with an optional timeout, oneway
+ * sends and batches of them (binderlite.h section 4).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "internal.h"
+
+int bl_handle_acquire(struct bl_context *ctx, uint32_t handle)
+{
+	if (!ctx)
+		return -EINVAL;
+	return bl__command(ctx, FB_CMD_ACQUIRE, &handle, sizeof(handle));
+}
+
+int bl_handle_release(struct bl_context *ctx, uint32_t handle)
+{
+	if (!ctx)
+		return -EINVAL;
+	return bl__command(ctx, FB_CMD_RELEASE, &handle, sizeof(handle));
+}
+
+void bl_reply_fini(struct bl_reply *reply)
+{
+	if (!reply || !reply->has_buffer)
+		return;
+	bl__command(reply->ctx, FB_CMD_FREE_BUFFER, &reply->buffer,
+		    sizeof(reply->buffer));
+	reply->has_buffer = false;
+}
+
+static void fill_txn(struct fb_txn *tr, uint32_t handle, uint32_t code,
+		     uint32_t flags, const struct bl_parcel *p)
+{
+	memset(tr, 0, sizeof(*tr));
+	tr->handle = handle;
+	tr->code = code;
+	tr->flags = flags;
+	if (p) {
+		tr->data = (uintptr_t)p->data;
+		tr->data_size = p->size;
+		tr->offsets = (uintptr_t)p->offsets;
+		tr->offsets_count = (uint32_t)p->offsets_count;
+	}
+}
+
+static int check_request(const struct bl_parcel *p)
+{
+	if (p && (bl_parcel_open_arrays(p) || p->offsets_count > UINT32_MAX))
+		return -EINVAL;
+	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Waits for the frame's reply with a deadline.  poll() on the device
+ * reports only this thread's own work while it waits for a reply, so a
+ * read after POLLIN does not block.  At the deadline FB_CMD_ABANDON lets
+ * the call go on without us; EBUSY means its reply (or a call back to us)
+ * came just now: read that first.
+ */
+static int wait_reply_timed(struct bl_io *io, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	struct pollfd pfd = { .fd = io->ctx->fd, .events = POLLIN };
+	int ret;
+
+	while (io->want_reply) {
+		int64_t left = deadline - now_ms();
+
+		if (io->wlen) {
+			/* answers to calls that came back to us go out first */
+			ret = bl__io_run(io, false);
+			if (ret < 0)
+				return ret;
+			continue;
+		}
+		ret = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return -errno;
+		if (ret == 0) {
+			ret = bl__command(io->ctx, FB_CMD_ABANDON, NULL, 0);
+			if (!ret) {
+				io->want_reply = false;
+				return -ETIMEDOUT;
+			}
+			if (ret != -EBUSY)
+				return ret;
+		}
+		ret = bl__io_run(io, true);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
+	    const struct bl_parcel *request, struct bl_reply *reply,
+	    int timeout_ms)
+{
+	struct fb_txn tr;
+	struct bl_io *io;
+	int ret;
+
+	if (reply)
+		memset(reply, 0, sizeof(*reply));
+	if (!ctx || (timeout_ms < 0 && timeout_ms != BL_NO_TIMEOUT))
+		return -EINVAL;
+	ret = check_request(request);
+	if (ret)
+		return ret;
+	/* 2 KiB of buffers: too much for the stacks of small threads */
+	io = malloc(sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	bl__io_init(io, ctx);
+	fill_txn(&tr, handle, code, 0, request);
+	bl__io_put(io, FB_CMD_SEND, &tr, sizeof(tr));
+	io->request = request;
+	io->want_reply = true;
+	bl__objects_exported(ctx, request, 1);
+
+	if (timeout_ms == BL_NO_TIMEOUT) {
+		/* the send and the wait in one system call */
+		while (io->want_reply) {
+			ret = bl__io_run(io, true);
+			if (ret < 0)
+				break;
+		}
+	} else {
+		ret = bl__io_run(io, false);
+		if (ret >= 0)
+			ret = wait_reply_timed(io, timeout_ms);
+	}
+	/* answers to nested calls still queued (none after a reply) */
+	if (io->wlen)
+		bl__io_run(io, false);
+	if (ret >= 0)
+		ret = io->error;
+	if (!ret && io->got_reply) {
+		struct bl_reply r = {
+			.status = (int32_t)io->msg.code,
+			.ctx = ctx,
+			.buffer = io->msg.data,
+			.has_buffer = true,
+		};
+
+		if (bl__msg_reader(ctx, &io->msg, &r.reader))
+			ret = -EBADMSG;
+		if (reply && !ret)
+			*reply = r;
+		else
+			bl_reply_fini(&r);
+	} else if (!ret) {
+		ret = -EPROTO;
+	}
+	bl__io_fini(io);
+	free(io);
+	return ret;
+}
+
+int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
+			 size_t count, size_t *sent)
+{
+	const size_t one = sizeof(uint32_t) + sizeof(struct fb_txn);
+	struct fb_write_read wr = { 0 };
+	uint8_t *buf;
+	size_t i, went;
+	int ret = 0;
+
+	if (sent)
+		*sent = 0;
+	if (!ctx || !msgs || !count || count > BL_ONEWAY_BATCH_MAX)
+		return -EINVAL;
+	for (i = 0; i < count; i++) {
+		ret = check_request(msgs[i].request);
+		if (ret)
+			return ret;
+	}
+	buf = malloc(count * one);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < count; i++) {
+		uint32_t cmd = FB_CMD_SEND;
+		struct fb_txn tr;
+
+		fill_txn(&tr, msgs[i].handle, msgs[i].code, FB_TXN_ONEWAY,
+			 msgs[i].request);
+		memcpy(buf + i * one, &cmd, sizeof(cmd));
+		memcpy(buf + i * one + sizeof(cmd), &tr, sizeof(tr));
+		bl__objects_exported(ctx, msgs[i].request, 1);
+	}
+	wr.write_buffer = (uintptr_t)buf;
+	wr.write_size = count * one;
+	if (ioctl(ctx->fd, FB_IOC_WRITE_READ, &wr) < 0)
+		ret = -errno;
+	/* the driver stops at the first failing send: the rest never went */
+	went = ret ? wr.write_consumed / one : count;
+	for (i = went; i < count; i++)
+		bl__objects_exported(ctx, msgs[i].request, -1);
+	free(buf);
+	if (sent)
+		*sent = went;
+	return ret;
+}
+
+int bl_send_oneway(struct bl_context *ctx, uint32_t handle, uint32_t code,
+		   const struct bl_parcel *request)
+{
+	struct bl_oneway m = {
+		.handle = handle, .code = code, .request = request
+	};
+
+	return bl_send_oneway_batch(ctx, &m, 1, NULL);
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+/*
+ * context.c - opening /dev/fastbinder, the version check, the receive
+ * mapping, and closing it all down (binderlite.h section 2).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
+{
+	struct fb_version ver = { 0 };
+	struct bl_context *ctx;
+	long page = sysconf(_SC_PAGESIZE);
+	void *map;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!map_size)
+		map_size = BL_DEFAULT_MAP_SIZE;
+	if (page <= 0 || map_size % (size_t)page)
+		return -EINVAL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->fd = open(path ? path : BL_DEFAULT_DEVICE, O_RDWR | O_CLOEXEC);
+	if (ctx->fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	if (ioctl(ctx->fd, FB_IOC_VERSION, &ver) < 0) {
+		/* not a fastbinder device at all */
+		err = errno == ENOTTY ? -EPROTONOSUPPORT : -errno;
+		goto out_close;
+	}
+	ctx->abi_version = ver.abi_version;
+	if (ver.abi_version != FB_ABI_VERSION) {
+		err = -EPROTONOSUPPORT;
+		goto out_close;
+	}
+	map = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, ctx->fd, 0);
+	if (map == MAP_FAILED) {
+		err = -errno;
+		goto out_close;
+	}
+	ctx->map = map;
+	ctx->map_size = map_size;
+	err = pthread_mutex_init(&ctx->lock, NULL);
+	if (err) {
+		err = -err;
+		goto out_unmap;
+	}
+	err = pthread_cond_init(&ctx->loopers_cond, NULL);
+	if (err) {
+		pthread_mutex_destroy(&ctx->lock);
+		err = -err;
+		goto out_unmap;
+	}
+	*out = ctx;
+	return 0;
+
+out_unmap:
+	munmap(map, map_size);
+out_close:
+	close(ctx->fd);
+out_free:
+	free(ctx);
+	return err;
+}
+
+void bl_context_close(struct bl_context *ctx)
+{
+	if (!ctx)
+		return;
+	bl_context_stop(ctx);
+	bl__pool_join(ctx);
+	bl__deaths_drop_all(ctx);
+	/* unmap and close first: the objects' handlers cannot run any more */
+	munmap((void *)ctx->map, ctx->map_size);
+	close(ctx->fd);
+	bl__objects_drop_all(ctx);
+	pthread_cond_destroy(&ctx->loopers_cond);
+	pthread_mutex_destroy(&ctx->lock);
+	free(ctx);
+}
+
+int bl_context_fd(const struct bl_context *ctx)
+{
+	return ctx ? ctx->fd : -EINVAL;
+}
+
+uint32_t bl_context_abi_version(const struct bl_context *ctx)
+{
+	return ctx ? ctx->abi_version : 0;
+}
+
+int bl_context_become_manager(struct bl_context *ctx, struct bl_object *obj)
+{
+	struct fb_context_mgr mgr = { .cookie = bl__cookie(obj) };
+
+	if (!ctx || !obj || obj->ctx != ctx)
+		return -EINVAL;
+	/* the driver counts this as one export of the object */
+	bl__object_export_one(obj, 1);
+	if (ioctl(ctx->fd, FB_IOC_SET_CONTEXT_MGR, &mgr) < 0) {
+		int err = -errno;
+
+		bl__object_export_one(obj, -1);
+		return err;
+	}
+	return 0;
+}

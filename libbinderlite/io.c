@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * io.c - the WRITE_READ engine every loop frame shares: queue commands,
+ * run one ioctl, recover from a failed command, and hand each return of
+ * the read stream to its owner (call.c, looper.c, object.c, death.c).
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "internal.h"
+
+void bl__io_init(struct bl_io *io, struct bl_context *ctx)
+{
+	io->ctx = ctx;
+	io->wlen = 0;
+	bl_parcel_init(&io->reply);
+	io->request = NULL;
+	io->looper = false;
+	io->want_reply = false;
+	io->got_reply = false;
+	io->error = 0;
+	io->handled = 0;
+}
+
+void bl__io_fini(struct bl_io *io)
+{
+	bl_parcel_fini(&io->reply);
+}
+
+int bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload,
+	       size_t size)
+{
+	if (size != _IOC_SIZE(cmd) || io->wlen + sizeof(cmd) + size > BL_WBUF)
+		return -ENOBUFS;
+	memcpy(io->wbuf + io->wlen, &cmd, sizeof(cmd));
+	if (size)
+		memcpy(io->wbuf + io->wlen + sizeof(cmd), payload, size);
+	io->wlen += sizeof(cmd) + size;
+	return 0;
+}
+
+int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
+		size_t size)
+{
+	uint8_t buf[4 + sizeof(struct fb_txn)];
+	struct fb_write_read wr = { 0 };
+
+	if (size > sizeof(buf) - sizeof(cmd) || size != _IOC_SIZE(cmd))
+		return -EINVAL;
+	memcpy(buf, &cmd, sizeof(cmd));
+	if (size)
+		memcpy(buf + sizeof(cmd), payload, size);
+	wr.write_buffer = (uintptr_t)buf;
+	wr.write_size = sizeof(cmd) + size;
+	if (ioctl(ctx->fd, FB_IOC_WRITE_READ, &wr) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * A command of the frame failed.  Whatever it carried is over: a send
+ * whose objects were counted as exports is uncounted, a call the frame
+ * waited for ends with the error.  Failed frees and acknowledgements only
+ * mean the driver had already dropped what they named.
+ */
+static void io_command_failed(struct bl_io *io, uint32_t cmd, int err)
+{
+	switch (cmd) {
+	case FB_CMD_SEND:
+		if (io->request)
+			bl__objects_exported(io->ctx, io->request, -1);
+		io->request = NULL;
+		if (io->want_reply) {
+			io->want_reply = false;
+			io->error = err;
+		}
+		break;
+	case FB_CMD_REPLY:
+		/* the caller was told with FB_RET_FAILED */
+		bl__objects_exported(io->ctx, &io->reply, -1);
+		break;
+	default:
+		break;
+	}
+}
+
+static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
+{
+	struct fb_node_release rel;
+	struct fb_txn_error fail;
+	struct fb_txn_msg msg;
+	uint64_t cookie;
+	size_t pos = 0;
+	int n = 0;
+
+	while (len - pos >= sizeof(uint32_t)) {
+		uint32_t cmd;
+		size_t size;
+
+		memcpy(&cmd, p + pos, sizeof(cmd));
+		pos += sizeof(cmd);
+		size = _IOC_SIZE(cmd);
+		if (len - pos < size)
+			return -EPROTO;
+		switch (cmd) {
+		case FB_RET_TRANSACTION:
+			memcpy(&msg, p + pos, sizeof(msg));
+			bl__dispatch_txn(io, &msg);
+			break;
+		case FB_RET_REPLY:
+			memcpy(&msg, p + pos, sizeof(msg));
+			if (io->want_reply) {
+				io->msg = msg;
+				io->want_reply = false;
+				io->got_reply = true;
+			} else {
+				/* nobody waits for it (cannot happen) */
+				bl__io_put(io, FB_CMD_FREE_BUFFER, &msg.data,
+					   sizeof(msg.data));
+			}
+			break;
+		case FB_RET_FAILED:
+			memcpy(&fail, p + pos, sizeof(fail));
+			if (io->want_reply) {
+				io->want_reply = false;
+				io->error = fail.error < 0 ? fail.error
+							   : -EPROTO;
+			}
+			break;
+		case FB_RET_RELEASE:
+			memcpy(&rel, p + pos, sizeof(rel));
+			bl__object_released(io->ctx, rel.cookie, rel.exports);
+			break;
+		case FB_RET_DEAD:
+			memcpy(&cookie, p + pos, sizeof(cookie));
+			bl__death_fired(io, cookie);
+			break;
+		case FB_RET_SPAWN_LOOPER:
+			bl__spawn_looper(io->ctx);
+			break;
+		default:
+			return -EPROTO;
+		}
+		pos += size;
+		n++;
+	}
+	return n;
+}
+
+int bl__io_run(struct bl_io *io, bool read)
+{
+	struct fb_write_read wr = { 0 };
+	int err;
+
+	wr.write_buffer = (uintptr_t)io->wbuf;
+	wr.write_size = io->wlen;
+	wr.read_buffer = (uintptr_t)io->rbuf;
+	for (;;) {
+		/* a frame whose call failed to go out has nothing to wait for */
+		bool reading = read && (io->looper || io->want_reply);
+
+		wr.read_size = reading ? BL_RBUF : 0;
+		if (wr.write_consumed == wr.write_size && !reading) {
+			err = 0;
+			break;
+		}
+		err = ioctl(io->ctx->fd, FB_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
+		if (err && wr.write_consumed < wr.write_size) {
+			uint32_t cmd;
+
+			/* that command failed; the ones before it took effect */
+			memcpy(&cmd, io->wbuf + wr.write_consumed, sizeof(cmd));
+			io_command_failed(io, cmd, err);
+			wr.write_consumed += sizeof(cmd) + _IOC_SIZE(cmd);
+			if (wr.write_consumed > wr.write_size)
+				wr.write_consumed = wr.write_size;
+			continue;
+		}
+		if (err == -EINTR)
+			continue;	/* nothing was lost: wait again */
+		break;
+	}
+	io->wlen = 0;
+	/* the reply parcel went out with this ioctl (or failed): reusable */
+	bl_parcel_reset(&io->reply);
+	io->request = NULL;
+	if (err)
+		return err;
+	return io_dispatch(io, io->rbuf, wr.read_consumed);
+}
+
+/* A received message's payload, checked against the mapping. */
+int bl__msg_reader(struct bl_context *ctx, const struct fb_txn_msg *msg,
+		   struct bl_reader *r)
+{
+	size_t map = ctx->map_size;
+
+	if (msg->data > map || msg->data_size > map - msg->data ||
+	    msg->offsets > map || msg->offsets % 8 ||
+	    msg->offsets_count > (map - msg->offsets) / sizeof(uint64_t))
+		return -EBADMSG;
+	return bl_reader_init(r, ctx->map + msg->data, msg->data_size,
+			      (const uint64_t *)(const void *)
+			      (ctx->map + msg->offsets),
+			      msg->offsets_count);
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * looper.c - serving incoming work: handing a message to its object's
+ * handler, bl_loop(), bl_loop_once(), the thread pool and stopping it
+ * (binderlite.h section 5).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "internal.h"
+
+struct bl_pool_thread {
+	struct bl_pool_thread *next;
+	struct bl_context *ctx;
+	pthread_t tid;
+	bool registered;	/* started because the driver asked */
+};
+
+/* The context whose loop this thread is running, if any. */
+static _Thread_local struct bl_context *bl_looping;
+
+void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
+{
+	struct bl_context *ctx = io->ctx;
+	bool oneway = msg->flags & FB_TXN_ONEWAY;
+	struct bl_call_info info = {
+		.ctx = ctx,
+		.txn_id = msg->txn_id,
+		.code = msg->code,
+		.flags = msg->flags,
+		.sender_pid = msg->sender_pid,
+		.sender_euid = msg->sender_euid,
+	};
+	struct bl_object *obj;
+	struct bl_reader r;
+	struct fb_txn tr;
+	int32_t status;
+
+	obj = bl__object_lookup_ref(ctx, msg->cookie);
+	bl_parcel_reset(&io->reply);
+	if (!obj)
+		status = -ENOENT;	/* an object we no longer know */
+	else if (bl__msg_reader(ctx, msg, &r))
+		status = -EBADMSG;
+	else
+		status = obj->handler(obj, msg->code, &r,
+				      oneway ? NULL : &io->reply, &info);
+	bl_object_unref(obj);
+
+	bl__io_put(io, FB_CMD_FREE_BUFFER, &msg->data, sizeof(msg->data));
+	if (oneway)
+		return;
+	if (bl_parcel_open_arrays(&io->reply)) {
+		/* a handler bug: do not send half a reply */
+		bl_parcel_reset(&io->reply);
+		status = -EINVAL;
+	}
+	memset(&tr, 0, sizeof(tr));
+	tr.code = (uint32_t)status;
+	tr.data = (uintptr_t)io->reply.data;
+	tr.data_size = io->reply.size;
+	tr.offsets = (uintptr_t)io->reply.offsets;
+	tr.offsets_count = (uint32_t)io->reply.offsets_count;
+	bl__objects_exported(ctx, &io->reply, 1);
+	bl__io_put(io, FB_CMD_REPLY, &tr, sizeof(tr));
+}
+
+static void loopers_add(struct bl_context *ctx, int delta)
+{
+	pthread_mutex_lock(&ctx->lock);
+	ctx->loopers += delta;
+	if (delta < 0)
+		pthread_cond_broadcast(&ctx->loopers_cond);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+static bool stopping(struct bl_context *ctx)
+{
+	bool stop;
+
+	pthread_mutex_lock(&ctx->lock);
+	stop = ctx->stopping;
+	pthread_mutex_unlock(&ctx->lock);
+	return stop;
+}
+
+/* The loop of bl_loop() and of pool threads; enter_cmd says which. */
+static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
+{
+	struct bl_context *outer = bl_looping;
+	struct bl_io *io;
+	int ret = 0;
+
+	io = malloc(sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	bl__io_init(io, ctx);
+	io->looper = true;
+	bl_looping = ctx;
+	bl__io_put(io, enter_cmd, NULL, 0);
+	while (!stopping(ctx)) {
+		ret = bl__io_run(io, true);
+		if (ret == -EAGAIN) {
+			/* FB_IOC_WAKE_IDLE: look at the stop flag */
+			ret = 0;
+			continue;
+		}
+		if (ret < 0)
+			break;
+		ret = 0;
+	}
+	/* the last reply, and leave the pool */
+	bl__io_put(io, FB_CMD_EXIT_LOOPER, NULL, 0);
+	bl__io_run(io, false);
+	bl_looping = outer;
+	bl__io_fini(io);
+	free(io);
+	return ret;
+}
+
+int bl_loop(struct bl_context *ctx)
+{
+	int ret;
+
+	if (!ctx)
+		return -EINVAL;
+	loopers_add(ctx, 1);
+	ret = run_loop(ctx, FB_CMD_ENTER_LOOPER);
+	loopers_add(ctx, -1);
+	return ret;
+}
+
+int bl_loop_once(struct bl_context *ctx, int timeout_ms)
+{
+	struct pollfd pfd;
+	struct bl_io *io;
+	int ret;
+
+	if (!ctx || (timeout_ms < 0 && timeout_ms != BL_NO_TIMEOUT))
+		return -EINVAL;
+	pfd.fd = ctx->fd;
+	pfd.events = POLLIN;
+	ret = poll(&pfd, 1, timeout_ms);
+	if (ret < 0)
+		return -errno;
+	if (ret == 0)
+		return 0;
+	io = malloc(sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	bl__io_init(io, ctx);
+	io->looper = true;
+	ret = bl__io_run(io, true);
+	if (io->wlen)
+		bl__io_run(io, false);	/* the reply, the frees */
+	bl__io_fini(io);
+	free(io);
+	return ret == -EAGAIN ? 0 : ret;
+}
+
+static void *pool_main(void *arg)
+{
+	struct bl_pool_thread *pt = arg;
+	struct bl_context *ctx = pt->ctx;
+
+	run_loop(ctx, pt->registered ? FB_CMD_REGISTER_LOOPER
+				     : FB_CMD_ENTER_LOOPER);
+	/* the driver forgets this thread now rather than at close */
+	ioctl(ctx->fd, FB_IOC_THREAD_EXIT);
+	loopers_add(ctx, -1);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->pool_threads--;
+	pthread_mutex_unlock(&ctx->lock);
+	return NULL;
+}
+
+/* ctx->lock held. */
+static int pool_add_locked(struct bl_context *ctx, bool registered)
+{
+	struct bl_pool_thread *pt;
+	int err;
+
+	pt = calloc(1, sizeof(*pt));
+	if (!pt)
+		return -ENOMEM;
+	pt->ctx = ctx;
+	pt->registered = registered;
+	/* counted before it runs, so a stop waits for it */
+	ctx->loopers++;
+	ctx->pool_threads++;
+	err = pthread_create(&pt->tid, NULL, pool_main, pt);
+	if (err) {
+		ctx->loopers--;
+		ctx->pool_threads--;
+		free(pt);
+		return -err;
+	}
+	pt->next = ctx->pool;
+	ctx->pool = pt;
+	return 0;
+}
+
+void bl__spawn_looper(struct bl_context *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->pool_on && !ctx->stopping)
+		pool_add_locked(ctx, true);
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+int bl_pool_start(struct bl_context *ctx, unsigned int threads,
+		  unsigned int max_threads)
+{
+	uint32_t extra;
+	unsigned int i;
+	int ret = 0;
+
+	if (!ctx || !threads || threads > max_threads)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->pool_on || ctx->stopping) {
+		pthread_mutex_unlock(&ctx->lock);
+		return -EALREADY;
+	}
+	/* the driver may ask for the rest when all are busy */
+	extra = max_threads - threads;
+	if (ioctl(ctx->fd, FB_IOC_SET_MAX_THREADS, &extra) < 0) {
+		ret = -errno;
+		pthread_mutex_unlock(&ctx->lock);
+		return ret;
+	}
+	ctx->pool_on = true;
+	for (i = 0; i < threads && !ret; i++)
+		ret = pool_add_locked(ctx, false);
+	pthread_mutex_unlock(&ctx->lock);
+	if (ret)
+		bl_context_stop(ctx);
+	return ret;
+}
+
+unsigned int bl_pool_size(struct bl_context *ctx)
+{
+	unsigned int n;
+
+	if (!ctx)
+		return 0;
+	pthread_mutex_lock(&ctx->lock);
+	n = ctx->pool_threads;
+	pthread_mutex_unlock(&ctx->lock);
+	return n;
+}
+
+/* Joins every pool thread that was started (they have been told to stop). */
+void bl__pool_join(struct bl_context *ctx)
+{
+	struct bl_pool_thread *pt;
+
+	pthread_mutex_lock(&ctx->lock);
+	pt = ctx->pool;
+	ctx->pool = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+	while (pt) {
+		struct bl_pool_thread *next = pt->next;
+
+		pthread_join(pt->tid, NULL);
+		free(pt);
+		pt = next;
+	}
+}
+
+void bl_context_stop(struct bl_context *ctx)
+{
+	uint32_t zero = 0;
+
+	if (!ctx)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	ctx->stopping = true;
+	ctx->pool_on = false;
+	pthread_mutex_unlock(&ctx->lock);
+	ioctl(ctx->fd, FB_IOC_SET_MAX_THREADS, &zero);
+	if (bl_looping == ctx) {
+		/* from a handler: our own loop ends when it returns */
+		ioctl(ctx->fd, FB_IOC_WAKE_IDLE);
+		return;
+	}
+	/*
+	 * A looper between two reads misses a wake-up: repeat it until every
+	 * looper saw the flag.
+	 */
+	pthread_mutex_lock(&ctx->lock);
+	while (ctx->loopers) {
+		struct timespec ts;
+
+		pthread_mutex_unlock(&ctx->lock);
+		ioctl(ctx->fd, FB_IOC_WAKE_IDLE);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 2 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_mutex_lock(&ctx->lock);
+		if (ctx->loopers)
+			pthread_cond_timedwait(&ctx->loopers_cond, &ctx->lock,
+					       &ts);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	bl__pool_join(ctx);
+	pthread_mutex_lock(&ctx->lock);
+	ctx->stopping = false;
+	pthread_mutex_unlock(&ctx->lock);
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * smclient.c - the service manager client (binderlite.h section 7): calls
+ * to handle 0 in the protocol of docs/servicemanager.md.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static bool name_ok(const char *name)
+{
+	size_t n = 0;
+
+	if (!name)
+		return false;
+	for (; name[n]; n++) {
+		char c = name[n];
+
+		if (n >= BL_SM_NAME_MAX)
+			return false;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '/' || c == '-'))
+			return false;
+	}
+	return n > 0;
+}
+
+/* A call to the manager; its status folded into the return value. */
+static int sm_call(struct bl_context *ctx, uint32_t code,
+		   const struct bl_parcel *req, struct bl_reply *reply)
+{
+	int ret = bl_call(ctx, FB_CONTEXT_MGR_HANDLE, code, req, reply,
+			  BL_NO_TIMEOUT);
+
+	if (ret)
+		return ret == -EOWNERDEAD ? -ENOENT : ret;
+	if (reply->status) {
+		ret = reply->status < 0 ? reply->status : -EPROTO;
+		bl_reply_fini(reply);
+	}
+	return ret;
+}
+
+int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj)
+{
+	struct bl_parcel req = BL_PARCEL_INIT;
+	struct bl_reply reply;
+	int ret;
+
+	if (!ctx || !obj || !name_ok(name))
+		return -EINVAL;
+	ret = bl_parcel_write_string(&req, name);
+	if (!ret)
+		ret = bl_parcel_write_obj(&req, obj);
+	if (!ret)
+		ret = sm_call(ctx, BL_SM_ADD, &req, &reply);
+	if (!ret)
+		bl_reply_fini(&reply);
+	bl_parcel_fini(&req);
+	return ret;
+}
+
+int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle)
+{
+	struct bl_parcel req = BL_PARCEL_INIT;
+	struct fb_object obj;
+	struct bl_reply reply;
+	int ret;
+
+	if (!ctx || !handle || !name_ok(name))
+		return -EINVAL;
+	ret = bl_parcel_write_string(&req, name);
+	if (!ret)
+		ret = sm_call(ctx, BL_SM_CHECK, &req, &reply);
+	bl_parcel_fini(&req);
+	if (ret)
+		return ret;
+	ret = bl_reader_read_object(&reply.reader, &obj);
+	if (!ret && obj.type == FB_OBJ_LOCAL)
+		ret = -ENXIO;
+	if (!ret) {
+		/* keep it past the reply's buffer */
+		ret = bl_handle_acquire(ctx, obj.handle);
+		if (!ret)
+			*handle = obj.handle;
+	}
+	bl_reply_fini(&reply);
+	return ret;
+}
+
+int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
+	      uint32_t *handle)
+{
+	struct timespec start, now;
+	long pause_ms = 1;
+	int ret;
+
+	if (timeout_ms < 0 && timeout_ms != BL_NO_TIMEOUT)
+		return -EINVAL;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	/*
+	 * The manager answers at once (its handler must never block), so
+	 * waiting is asking again, backing off up to 50 ms between tries.
+	 */
+	for (;;) {
+		struct timespec ts;
+		long elapsed;
+
+		ret = bl_sm_check(ctx, name, handle);
+		if (ret != -ENOENT)
+			return ret;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed = (now.tv_sec - start.tv_sec) * 1000 +
+			  (now.tv_nsec - start.tv_nsec) / 1000000;
+		if (timeout_ms != BL_NO_TIMEOUT) {
+			if (elapsed >= timeout_ms)
+				return -ETIMEDOUT;
+			if (pause_ms > timeout_ms - elapsed)
+				pause_ms = timeout_ms - elapsed;
+		}
+		ts.tv_sec = pause_ms / 1000;
+		ts.tv_nsec = (pause_ms % 1000) * 1000000;
+		nanosleep(&ts, NULL);
+		if (pause_ms < 50)
+			pause_ms *= 2;
+	}
+}
+
+void bl_sm_list_free(char **names, size_t count)
+{
+	size_t i;
+
+	if (!names)
+		return;
+	for (i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+}
+
+int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count)
+{
+	struct bl_reply reply;
+	uint32_t n, i;
+	char **v = NULL;
+	int ret;
+
+	if (!ctx || !names || !count)
+		return -EINVAL;
+	*names = NULL;
+	*count = 0;
+	ret = sm_call(ctx, BL_SM_LIST, NULL, &reply);
+	if (ret)
+		return ret;
+	ret = bl_reader_read_u32(&reply.reader, &n);
+	/* a hostile count cannot make us allocate more than the message */
+	if (!ret && n > bl_reader_remaining(&reply.reader) / 8)
+		ret = -EBADMSG;
+	if (!ret) {
+		v = calloc(n ? n : 1, sizeof(*v));
+		if (!v)
+			ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < n; i++) {
+		const char *s;
+
+		ret = bl_reader_read_string(&reply.reader, &s, NULL);
+		if (!ret) {
+			v[i] = strdup(s);
+			if (!v[i])
+				ret = -ENOMEM;
+		}
+	}
+	bl_reply_fini(&reply);
+	if (ret) {
+		bl_sm_list_free(v, n);
+		return ret;
+	}
+	*names = v;
+	*count = n;
+	return 0;
+}

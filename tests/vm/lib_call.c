@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lib_call.c - libbinderlite end to end, through the library alone: a call
+ * with every parcel type (a pipe end included), handler status codes,
+ * objects in both directions with a nested call back into the caller's
+ * waiting thread, oneway order, a batch of 64 oneway sends in one
+ * syscall, a timeout (and the thread usable afterwards), release of an
+ * exported object to its destroy callback, and a death callback.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "bltest.h"
+#include "fbtest.h"
+
+enum {
+	M_ECHO_ALL = 1,		/* every type back, and "ping" into the fd */
+	M_STATUS,		/* returns the i32 it got as status */
+	M_CALLBACK,		/* calls the object it got; returns a child */
+	M_RECORD,		/* oneway: log an i32 */
+	M_GET_LOG,		/* the log: u32 n, n x i32 */
+	M_SLEEP,		/* sleeps i32 ms, replies i32 99 */
+	M_KEEP,			/* keeps the handle it got */
+	M_DROP,			/* releases the kept handle */
+};
+
+#define SVC "test.lib_call"
+
+/* ---- the service ---------------------------------------------------------- */
+
+static int32_t svc_log[256];
+static uint32_t svc_log_n;
+static uint32_t svc_kept;
+static int svc_last_fd = -1;
+
+static int32_t child_handler(struct bl_object *obj, uint32_t code,
+			     struct bl_reader *req, struct bl_parcel *reply,
+			     const struct bl_call_info *info)
+{
+	(void)obj; (void)req; (void)info;
+	return bl_parcel_write_string(reply, "child here") ?: (int32_t)code;
+}
+
+static int32_t echo_all(struct bl_reader *r, struct bl_parcel *w)
+{
+	uint8_t u8; int8_t i8; uint16_t u16; int16_t i16; uint32_t u32;
+	int32_t i32; uint64_t u64; int64_t i64; bool b; double d;
+	const char *s; const void *blob; size_t len, blen;
+	struct bl_reader sub;
+	uint32_t count;
+	int fd, ret;
+
+	ret = bl_reader_read_u8(r, &u8) ?: bl_reader_read_i8(r, &i8) ?:
+	      bl_reader_read_u16(r, &u16) ?: bl_reader_read_i16(r, &i16) ?:
+	      bl_reader_read_u32(r, &u32) ?: bl_reader_read_i32(r, &i32) ?:
+	      bl_reader_read_u64(r, &u64) ?: bl_reader_read_i64(r, &i64) ?:
+	      bl_reader_read_bool(r, &b) ?: bl_reader_read_double(r, &d) ?:
+	      bl_reader_read_string(r, &s, &len) ?:
+	      bl_reader_read_blob(r, &blob, &blen) ?:
+	      bl_reader_enter_array(r, &sub, &count) ?:
+	      bl_reader_read_fd(r, &fd);
+	if (ret)
+		return ret;
+	if (write(fd, "ping", 4) != 4)
+		return -EIO;
+	ret = bl_parcel_write_u8(w, u8) ?: bl_parcel_write_i8(w, i8) ?:
+	      bl_parcel_write_u16(w, u16) ?: bl_parcel_write_i16(w, i16) ?:
+	      bl_parcel_write_u32(w, u32) ?: bl_parcel_write_i32(w, i32) ?:
+	      bl_parcel_write_u64(w, u64) ?: bl_parcel_write_i64(w, i64) ?:
+	      bl_parcel_write_bool(w, b) ?: bl_parcel_write_double(w, d) ?:
+	      bl_parcel_write_string_len(w, s, len) ?:
+	      bl_parcel_write_blob(w, blob, blen) ?:
+	      bl_parcel_begin_array(w);
+	for (uint32_t i = 0; !ret && i < count; i++) {
+		int32_t v;
+
+		ret = bl_reader_read_i32(&sub, &v) ?: bl_parcel_write_i32(w, v * 2);
+	}
+	ret = ret ?: bl_parcel_end_array(w) ?: bl_parcel_write_fd(w, fd);
+	/*
+	 * The descriptor is ours, and the reply takes its own reference only
+	 * when it is sent, after we return: close it at the next call.
+	 */
+	svc_last_fd = fd;
+	return ret;
+}
+
+static int32_t svc_handler(struct bl_object *obj, uint32_t code,
+			   struct bl_reader *req, struct bl_parcel *reply,
+			   const struct bl_call_info *info)
+{
+	struct bl_context *ctx = info->ctx;
+	struct bl_parcel p = BL_PARCEL_INIT;
+	struct bl_object *child;
+	struct bl_reply r;
+	uint32_t h;
+	int32_t v;
+	int ret;
+
+	(void)obj;
+	if (svc_last_fd >= 0) {
+		close(svc_last_fd);
+		svc_last_fd = -1;
+	}
+	switch (code) {
+	case M_ECHO_ALL:
+		return echo_all(req, reply);
+	case M_STATUS:
+		return bl_reader_read_i32(req, &v) ?: v;
+	case M_CALLBACK:
+		ret = bl_reader_read_handle(req, &h);
+		if (ret)
+			return ret;
+		bl_parcel_write_string(&p, "from service");
+		ret = bl_call(ctx, h, 7, &p, &r, BL_NO_TIMEOUT);
+		bl_parcel_fini(&p);
+		if (ret)
+			return ret;
+		{
+			const char *s;
+
+			ret = bl_reader_read_string(&r.reader, &s, NULL);
+			if (!ret)
+				ret = bl_parcel_write_string(reply, s);
+		}
+		v = r.status;
+		bl_reply_fini(&r);
+		if (ret)
+			return ret;
+		/* and an object of ours the other way */
+		ret = bl_object_new(ctx, child_handler, NULL, NULL, &child);
+		if (ret)
+			return ret;
+		ret = bl_parcel_write_obj(reply, child);
+		bl_object_unref(child);
+		return ret ?: v;
+	case M_RECORD:
+		if (!bl_reader_read_i32(req, &v) && svc_log_n < 256)
+			svc_log[svc_log_n++] = v;
+		return 0;
+	case M_GET_LOG:
+		ret = bl_parcel_write_u32(reply, svc_log_n);
+		for (uint32_t i = 0; !ret && i < svc_log_n; i++)
+			ret = bl_parcel_write_i32(reply, svc_log[i]);
+		svc_log_n = 0;
+		return ret;
+	case M_SLEEP:
+		ret = bl_reader_read_i32(req, &v);
+		if (ret)
+			return ret;
+		usleep((useconds_t)v * 1000);
+		return bl_parcel_write_i32(reply, 99);
+	case M_KEEP:
+		return bl_reader_read_handle(req, &svc_kept) ?:
+		       bl_handle_acquire(ctx, svc_kept);
+	case M_DROP:
+		return bl_handle_release(ctx, svc_kept);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static int svc_main(void *arg)
+{
+	struct bl_context *ctx = blt_open();
+	struct bl_object *obj;
+	int ret;
+
+	(void)arg;
+	ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj) ?:
+	      bl_sm_add(ctx, SVC, obj);
+	if (ret) {
+		fprintf(stderr, "service: %s\n", strerror(-ret));
+		return 1;
+	}
+	bl_object_unref(obj);
+	return bl_loop(ctx) ? 1 : 0;
+}
+
+/* ---- the client ------------------------------------------------------------ */
+
+static pid_t client_tid;
+static int cb_ran_on_caller;
+
+static int32_t cb_handler(struct bl_object *obj, uint32_t code,
+			  struct bl_reader *req, struct bl_parcel *reply,
+			  const struct bl_call_info *info)
+{
+	const char *s;
+
+	(void)obj; (void)info;
+	cb_ran_on_caller = syscall(SYS_gettid) == client_tid;
+	if (code != 7 || bl_reader_read_string(req, &s, NULL) ||
+	    strcmp(s, "from service"))
+		return -EINVAL;
+	return bl_parcel_write_string(reply, "from client") ?: 17;
+}
+
+static int pipe_read_end = -1;
+
+static void test_every_type(struct bl_context *ctx, uint32_t h)
+{
+	static const uint8_t blob[5] = { 1, 2, 0, 4, 5 };
+	struct bl_parcel p = BL_PARCEL_INIT;
+	uint8_t u8; int8_t i8; uint16_t u16; int16_t i16; uint32_t u32;
+	int32_t i32, v; uint64_t u64; int64_t i64; bool b; double d;
+	const char *s; const void *bl; size_t blen;
+	struct bl_reader sub;
+	struct bl_reply r;
+	uint32_t count;
+	char buf[16];
+	int pfd[2], fd, ret;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		die("pipe");
+	bl_parcel_write_u8(&p, 200); bl_parcel_write_i8(&p, -100);
+	bl_parcel_write_u16(&p, 60000); bl_parcel_write_i16(&p, -30000);
+	bl_parcel_write_u32(&p, 4000000000u); bl_parcel_write_i32(&p, -2000000000);
+	bl_parcel_write_u64(&p, 0xfedcba9876543210ull);
+	bl_parcel_write_i64(&p, -(1ll << 62)); bl_parcel_write_bool(&p, true);
+	bl_parcel_write_double(&p, 3.25); bl_parcel_write_string(&p, "héllo");
+	bl_parcel_write_blob(&p, blob, sizeof(blob));
+	bl_parcel_begin_array(&p);
+	bl_parcel_write_i32(&p, 1); bl_parcel_write_i32(&p, -2);
+	bl_parcel_write_i32(&p, 3);
+	bl_parcel_end_array(&p);
+	CHECK(bl_parcel_write_fd(&p, pfd[1]) == 0, "write fd");
+
+	ret = bl_call(ctx, h, M_ECHO_ALL, &p, &r, BL_NO_TIMEOUT);
+	bl_parcel_fini(&p);
+	CHECK(ret == 0, "echo call: %d", ret);
+	if (ret)
+		return;
+	CHECK(r.status == 0, "echo status %d", r.status);
+	ret = bl_reader_read_u8(&r.reader, &u8) ?: bl_reader_read_i8(&r.reader, &i8) ?:
+	      bl_reader_read_u16(&r.reader, &u16) ?: bl_reader_read_i16(&r.reader, &i16) ?:
+	      bl_reader_read_u32(&r.reader, &u32) ?: bl_reader_read_i32(&r.reader, &i32) ?:
+	      bl_reader_read_u64(&r.reader, &u64) ?: bl_reader_read_i64(&r.reader, &i64) ?:
+	      bl_reader_read_bool(&r.reader, &b) ?: bl_reader_read_double(&r.reader, &d) ?:
+	      bl_reader_read_string(&r.reader, &s, NULL) ?:
+	      bl_reader_read_blob(&r.reader, &bl, &blen) ?:
+	      bl_reader_enter_array(&r.reader, &sub, &count);
+	CHECK(ret == 0, "reading the echo: %d", ret);
+	if (!ret) {
+		CHECK(u8 == 200 && i8 == -100 && u16 == 60000 && i16 == -30000,
+		      "small ints %u %d %u %d", u8, i8, u16, i16);
+		CHECK(u32 == 4000000000u && i32 == -2000000000, "32-bit ints");
+		CHECK(u64 == 0xfedcba9876543210ull && i64 == -(1ll << 62),
+		      "64-bit ints");
+		CHECK(b && d == 3.25, "bool, double");
+		CHECK(!strcmp(s, "héllo"), "string '%s'", s);
+		CHECK(blen == 5 && !memcmp(bl, blob, 5), "blob");
+		CHECK(count == 3, "array count %u", count);
+		CHECK(!bl_reader_read_i32(&sub, &v) && v == 2, "array[0]");
+		CHECK(!bl_reader_read_i32(&sub, &v) && v == -4, "array[1]");
+		CHECK(!bl_reader_read_i32(&sub, &v) && v == 6, "array[2]");
+		CHECK(bl_reader_read_i32(&sub, &v) == -ENODATA, "array end");
+		ret = bl_reader_read_fd(&r.reader, &fd);
+		CHECK(ret == 0 && fd >= 0 && fd != pfd[1], "fd back: %d %d",
+		      ret, fd);
+		if (!ret) {
+			CHECK(write(fd, "pong", 4) == 4, "write via returned fd");
+			close(fd);
+		}
+		CHECK(bl_reader_read_u8(&r.reader, &u8) == -ENODATA, "end");
+	}
+	bl_reply_fini(&r);
+	close(pfd[1]);
+	/* the service wrote through its copy, we through ours */
+	CHECK(read(pfd[0], buf, sizeof(buf)) == 8 && !memcmp(buf, "pingpong", 8),
+	      "pipe got ping and pong");
+	/* the service closes its descriptor at its next call: see there */
+	pipe_read_end = pfd[0];
+}
+
+static int call_i32(struct bl_context *ctx, uint32_t h, uint32_t code,
+		    int32_t arg, int timeout, struct bl_reply *r)
+{
+	struct bl_parcel p = BL_PARCEL_INIT;
+	int ret;
+
+	bl_parcel_write_i32(&p, arg);
+	ret = bl_call(ctx, h, code, &p, r, timeout);
+	bl_parcel_fini(&p);
+	return ret;
+}
+
+static void test_status(struct bl_context *ctx, uint32_t h)
+{
+	struct bl_reply r;
+
+	char c;
+
+	CHECK(call_i32(ctx, h, M_STATUS, 42, BL_NO_TIMEOUT, &r) == 0 &&
+	      r.status == 42, "status 42");
+	bl_reply_fini(&r);
+	/* no write end of the pipe is left anywhere: nothing leaked */
+	CHECK(read(pipe_read_end, &c, 1) == 0, "every write end closed");
+	close(pipe_read_end);
+	CHECK(call_i32(ctx, h, M_STATUS, -EDOM, BL_NO_TIMEOUT, &r) == 0 &&
+	      r.status == -EDOM, "status -EDOM");
+	bl_reply_fini(&r);
+	CHECK(bl_call(ctx, h, 999, NULL, &r, BL_NO_TIMEOUT) == 0 &&
+	      r.status == -EOPNOTSUPP, "unknown code");
+	bl_reply_fini(&r);
+	CHECK(bl_call(ctx, 77777, 1, NULL, &r, BL_NO_TIMEOUT) == -ENOENT,
+	      "a handle never given");
+}
+
+static void test_objects(struct bl_context *ctx, uint32_t h)
+{
+	struct bl_parcel p = BL_PARCEL_INIT;
+	struct bl_object *cb;
+	struct bl_reply r, r2;
+	const char *s;
+	uint32_t child;
+	int ret;
+
+	client_tid = syscall(SYS_gettid);
+	CHECK(bl_object_new(ctx, cb_handler, NULL, NULL, &cb) == 0, "new");
+	bl_parcel_write_obj(&p, cb);
+	ret = bl_call(ctx, h, M_CALLBACK, &p, &r, BL_NO_TIMEOUT);
+	bl_parcel_fini(&p);
+	CHECK(ret == 0 && r.status == 17, "callback call %d status %d", ret,
+	      r.status);
+	CHECK(cb_ran_on_caller, "the nested call ran on the waiting thread");
+	if (!ret) {
+		CHECK(!bl_reader_read_string(&r.reader, &s, NULL) &&
+		      !strcmp(s, "from client"), "callback's answer");
+		ret = bl_reader_read_handle(&r.reader, &child);
+		CHECK(ret == 0, "child handle: %d", ret);
+		if (!ret) {
+			ret = bl_call(ctx, child, 5, NULL, &r2, BL_NO_TIMEOUT);
+			CHECK(ret == 0 && r2.status == 5, "call the child");
+			CHECK(!ret && !bl_reader_read_string(&r2.reader, &s, NULL) &&
+			      !strcmp(s, "child here"), "child's answer");
+			bl_reply_fini(&r2);
+		}
+		bl_reply_fini(&r);
+		/* the buffer held the child's only handle reference */
+		CHECK(bl_call(ctx, child, 5, NULL, &r2, 1000) == -ENOENT,
+		      "child handle gone with the buffer");
+	}
+	bl_object_unref(cb);
+}
+
+/*
+ * Collects the service's log until n entries came (a call may overtake
+ * oneway messages still queued), then makes sure no more come.
+ */
+static void check_log(struct bl_context *ctx, uint32_t h, uint32_t n,
+		      const char *what)
+{
+	int64_t until = blt_now_ms() + 5000;
+	uint32_t got = 0, count;
+	bool order = true, settled = false;
+	struct bl_reply r;
+	int32_t v;
+
+	while (blt_now_ms() < until) {
+		if (bl_call(ctx, h, M_GET_LOG, NULL, &r, BL_NO_TIMEOUT))
+			break;
+		if (bl_reader_read_u32(&r.reader, &count))
+			count = 0;
+		for (uint32_t i = 0; i < count; i++, got++)
+			if (bl_reader_read_i32(&r.reader, &v) ||
+			    v != (int32_t)got)
+				order = false;
+		bl_reply_fini(&r);
+		if (got >= n) {
+			if (settled)
+				break;
+			/* once more, a little later: nothing extra may come */
+			settled = true;
+			usleep(50 * 1000);
+		} else {
+			usleep(2000);
+		}
+	}
+	CHECK(got == n, "%s: %u of %u arrived", what, got, n);
+	CHECK(order, "%s: in order", what);
+}
+
+static void test_oneway(struct bl_context *ctx, uint32_t h)
+{
+	struct bl_parcel p[64];
+	struct bl_oneway m[64];
+	size_t sent = 0;
+	int ret = 0;
+
+	for (int i = 0; i < 100 && !ret; i++) {
+		bl_parcel_init(&p[0]);
+		bl_parcel_write_i32(&p[0], i);
+		ret = bl_send_oneway(ctx, h, M_RECORD, &p[0]);
+		bl_parcel_fini(&p[0]);
+	}
+	CHECK(ret == 0, "100 oneway sends: %d", ret);
+	check_log(ctx, h, 100, "oneway one by one");
+
+	for (int i = 0; i < 64; i++) {
+		bl_parcel_init(&p[i]);
+		bl_parcel_write_i32(&p[i], i);
+		m[i] = (struct bl_oneway){ h, M_RECORD, &p[i] };
+	}
+	ret = bl_send_oneway_batch(ctx, m, 64, &sent);
+	CHECK(ret == 0 && sent == 64, "batch of 64: %d, %zu sent", ret, sent);
+	check_log(ctx, h, 64, "batch of 64");
+	/* a bad handle in the middle: the first 10 go, the rest do not */
+	m[10].handle = 999999;
+	ret = bl_send_oneway_batch(ctx, m, 64, &sent);
+	CHECK(ret == -ENOENT && sent == 10, "batch stops at a bad handle: "
+	      "%d, %zu sent", ret, sent);
+	check_log(ctx, h, 10, "partial batch");
+	for (int i = 0; i < 64; i++)
+		bl_parcel_fini(&p[i]);
+}
+
+static void test_timeout(struct bl_context *ctx, uint32_t h)
+{
+	struct bl_reply r;
+	int64_t t0 = blt_now_ms(), dt;
+	int32_t v = 0;
+	int ret;
+
+	ret = call_i32(ctx, h, M_SLEEP, 1500, 200, &r);
+	dt = blt_now_ms() - t0;
+	CHECK(ret == -ETIMEDOUT, "timed out: %d", ret);
+	CHECK(dt >= 190 && dt < 1400, "after %lld ms", (long long)dt);
+	/* the thread can call again; the late reply is not mistaken for it */
+	ret = call_i32(ctx, h, M_SLEEP, 1, 5000, &r);
+	CHECK(ret == 0 && !bl_reader_read_i32(&r.reader, &v) && v == 99,
+	      "a call after the timeout: %d", ret);
+	if (!ret)
+		bl_reply_fini(&r);
+	ret = call_i32(ctx, h, M_STATUS, 5, 5000, &r);
+	CHECK(ret == 0 && r.status == 5, "a timed call in time: %d", ret);
+	if (!ret)
+		bl_reply_fini(&r);
+}
+
+static sem_t destroyed, died;
+static uint32_t died_handle;
+
+static void on_destroy(struct bl_object *obj)
+{
+	(void)obj;
+	sem_post(&destroyed);
+}
+
+static void on_death(struct bl_context *ctx, uint32_t handle, void *data)
+{
+	(void)ctx;
+	CHECK(data == &died, "death userdata");
+	died_handle = handle;
+	sem_post(&died);
+}
+
+static bool sem_wait_ms(sem_t *s, int ms)
+{
+	int64_t until = blt_now_ms() + ms;
+
+	while (blt_now_ms() < until) {
+		if (!sem_trywait(s))
+			return true;
+		usleep(2000);
+	}
+	return false;
+}
+
+static void test_release(struct bl_context *ctx, uint32_t h)
+{
+	struct bl_parcel p = BL_PARCEL_INIT;
+	struct bl_object *o;
+	struct bl_reply r;
+
+	bl_object_new(ctx, cb_handler, on_destroy, NULL, &o);
+	bl_parcel_write_obj(&p, o);
+	CHECK(bl_call(ctx, h, M_KEEP, &p, &r, BL_NO_TIMEOUT) == 0 &&
+	      r.status == 0, "keep");
+	bl_reply_fini(&r);
+	bl_parcel_fini(&p);
+	CHECK(bl_object_is_exported(o), "exported while the service holds it");
+	bl_object_unref(o);
+	CHECK(!sem_wait_ms(&destroyed, 100), "not destroyed while held");
+	CHECK(bl_call(ctx, h, M_DROP, NULL, &r, BL_NO_TIMEOUT) == 0 &&
+	      r.status == 0, "drop");
+	bl_reply_fini(&r);
+	CHECK(sem_wait_ms(&destroyed, 5000), "destroyed once released");
+}
+
+int main(void)
+{
+	pid_t mgr, svc;
+	struct bl_context *ctx;
+	struct bl_death *d;
+	struct bl_reply r;
+	uint32_t h;
+	int ret;
+
+	sem_init(&destroyed, 0, 0);
+	sem_init(&died, 0, 0);
+	mgr = blt_manager_start();
+	svc = fb_fork(svc_main, NULL);
+	ctx = blt_open();
+	CHECK(bl_context_abi_version(ctx) == FB_ABI_VERSION, "abi version");
+	ret = bl_sm_get(ctx, SVC, 5000, &h);
+	if (ret)
+		die("service did not register: %s", strerror(-ret));
+	{
+		uint32_t none;
+
+		CHECK(bl_sm_check(ctx, "no.such.service", &none) == -ENOENT,
+		      "check of a missing name");
+		CHECK(bl_sm_check(ctx, "bad name!", &none) == -EINVAL,
+		      "a bad name");
+	}
+	/* a looper for release and death notices */
+	CHECK(bl_pool_start(ctx, 1, 1) == 0, "pool");
+
+	test_every_type(ctx, h);
+	test_status(ctx, h);
+	test_objects(ctx, h);
+	test_oneway(ctx, h);
+	test_timeout(ctx, h);
+	test_release(ctx, h);
+
+	ret = bl_link_death(ctx, h, on_death, &died, &d);
+	CHECK(ret == 0, "link death: %d", ret);
+	blt_kill(svc);
+	CHECK(sem_wait_ms(&died, 5000), "death callback ran");
+	CHECK(died_handle == h, "for handle %u (got %u)", h, died_handle);
+	CHECK(bl_call(ctx, h, M_STATUS, NULL, &r, BL_NO_TIMEOUT) == -EOWNERDEAD,
+	      "calls to the dead service fail");
+	CHECK(bl_unlink_death(d) == -EOWNERDEAD, "unlink after the death");
+	bl_handle_release(ctx, h);
+
+	bl_context_close(ctx);
+	blt_kill(mgr);
+	return fb_done();
+}
