@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proto_abandon: FB_CMD_ABANDON and FB_IOC_WAKE_IDLE, the two driver
+ * commands a library needs for call timeouts and for stopping its pool.
+ *  - ABANDON with no call awaited: EINVAL.
+ *  - ABANDON while the callee still holds the call: 0; the callee's late
+ *    reply succeeds and is dropped; the caller's next call gets its own
+ *    reply (not the stale one); abandoned_calls counts it.
+ *  - ABANDON when the reply is already queued: EBUSY, and the reply is
+ *    still read.
+ *  - WAKE_IDLE wakes an idle reader with EAGAIN, but not a thread that
+ *    waits for a reply.
+ *  - Afterwards every live_* counter is back to zero.
+ */
+#include "fbproto.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define MGR_COOKIE	0xab0001ULL
+#define C_HOLD		1	/* reply only once told to through the pipe */
+#define C_NOW		2	/* reply at once with the code echoed */
+#define C_QUIT		3
+
+static int go_pipe[2];
+
+static int server(struct fbp *p, void *arg)
+{
+	struct fbp_ret r;
+	__u32 code;
+	char c;
+
+	(void)arg;
+	for (;;) {
+		if (fbp_next(p, &r))
+			return 1;
+		if (r.cmd != FB_RET_TRANSACTION)
+			continue;
+		code = r.msg.code;
+		if (code == C_HOLD && read(go_pipe[0], &c, 1) != 1)
+			return 1;
+		/* a reply to an abandoned call succeeds: it is just dropped */
+		CHECK(fbp_reply(p, &r.msg, code, &code, sizeof(code), NULL, 0) == 0,
+		      "server reply to code %u", code);
+		if (code == C_QUIT)
+			return fbp_child_status();
+	}
+}
+
+static int abandon(struct fbp *p)
+{
+	struct fbp_w w;
+
+	fbp_w_reset(&w);
+	fbp_w_cmd(&w, FB_CMD_ABANDON, NULL, 0);
+	return fbp_wr(p, &w, NULL, false);
+}
+
+static int send_only(struct fbp *p, __u32 code)
+{
+	struct fbp_w w;
+
+	fbp_w_reset(&w);
+	fbp_w_send(&w, FB_CONTEXT_MGR_HANDLE, code, 0, NULL, 0, NULL, 0);
+	return fbp_wr(p, &w, NULL, false);
+}
+
+static bool readable(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1;
+}
+
+struct waiter {
+	struct fbp t;
+	int ret;
+	volatile int done;
+};
+
+static void *idle_reader(void *arg)
+{
+	struct waiter *w = arg;
+	struct fbp_ret r;
+
+	w->ret = fbp_next(&w->t, &r);
+	w->done = 1;
+	return NULL;
+}
+
+static void *caller(void *arg)
+{
+	struct waiter *w = arg;
+	struct fbp_ret r;
+
+	w->ret = fbp_call(&w->t, FB_CONTEXT_MGR_HANDLE, C_HOLD, NULL, 0, NULL,
+			  0, &r, NULL, NULL);
+	if (!w->ret && r.cmd == FB_RET_REPLY)
+		fbp_free(&w->t, r.msg.data);
+	w->done = 1;
+	return NULL;
+}
+
+static void wait_done(struct waiter *w, int ms)
+{
+	long long until = fbp_now_ms() + ms;
+
+	while (!w->done && fbp_now_ms() < until)
+		usleep(1000);
+}
+
+int main(void)
+{
+	struct waiter idle = { 0 }, call = { 0 };
+	long long before = 0, after = 0;
+	struct fbp p;
+	struct fbp_ret r;
+	pthread_t t1, t2;
+	pid_t mgr;
+	char go = 'g';
+
+	if (pipe(go_pipe))
+		die("pipe");
+	mgr = fbp_spawn_manager(1 << 20, MGR_COOKIE, server, NULL);
+	fbp_open(&p, 1 << 20);
+
+	CHECK(abandon(&p) == -EINVAL, "abandon with no call awaited");
+
+	/* the callee holds the call; we give up on it */
+	fbp_stat("abandoned_calls", &before);
+	CHECK(send_only(&p, C_HOLD) == 0, "send held call");
+	CHECK(!readable(p.fd, 100), "no reply yet");
+	CHECK(abandon(&p) == 0, "abandon a held call");
+	fbp_stat("abandoned_calls", &after);
+	CHECK(after == before + 1, "abandoned_calls %lld -> %lld", before, after);
+	CHECK(abandon(&p) == -EINVAL, "nothing left to abandon");
+	CHECK(write(go_pipe[1], &go, 1) == 1, "release the server");
+	/* the next call gets its own reply, the stale one was dropped */
+	CHECK(fbp_call(&p, FB_CONTEXT_MGR_HANDLE, C_NOW, NULL, 0, NULL, 0, &r,
+		       NULL, NULL) == 0, "call after abandon");
+	CHECK(r.cmd == FB_RET_REPLY && r.msg.code == C_NOW,
+	      "own reply: %s code %u", fbp_ret_name(r.cmd), r.msg.code);
+	if (r.cmd == FB_RET_REPLY)
+		fbp_free(&p, r.msg.data);
+
+	/* the reply is already there: EBUSY, and it can still be read */
+	CHECK(send_only(&p, C_NOW) == 0, "send");
+	CHECK(readable(p.fd, 5000), "reply queued");
+	CHECK(abandon(&p) == -EBUSY, "abandon with the reply queued");
+	CHECK(fbp_next(&p, &r) == 0 && r.cmd == FB_RET_REPLY &&
+	      r.msg.code == C_NOW, "reply read after EBUSY");
+	if (r.cmd == FB_RET_REPLY)
+		fbp_free(&p, r.msg.data);
+
+	/* WAKE_IDLE: the idle reader returns, the caller keeps waiting */
+	fbp_attach(&idle.t, &p);
+	fbp_attach(&call.t, &p);
+	pthread_create(&t1, NULL, idle_reader, &idle);
+	pthread_create(&t2, NULL, caller, &call);
+	usleep(200 * 1000);	/* both asleep in the driver by now */
+	CHECK(!idle.done && !call.done, "both threads wait");
+	CHECK(ioctl(p.fd, FB_IOC_WAKE_IDLE) == 0, "WAKE_IDLE");
+	wait_done(&idle, 5000);
+	CHECK(idle.done && idle.ret == -EAGAIN, "idle reader woken: %d",
+	      idle.ret);
+	usleep(100 * 1000);
+	CHECK(!call.done, "the caller still waits for its reply");
+	CHECK(write(go_pipe[1], &go, 1) == 1, "release the server");
+	wait_done(&call, 5000);
+	CHECK(call.done && call.ret == 0, "the caller got its reply: %d",
+	      call.ret);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+
+	CHECK(fbp_call(&p, FB_CONTEXT_MGR_HANDLE, C_QUIT, NULL, 0, NULL, 0, &r,
+		       NULL, NULL) == 0, "quit");
+	if (r.cmd == FB_RET_REPLY)
+		fbp_free(&p, r.msg.data);
+	fb_wait_ok(mgr);
+	fbp_close(&p);
+	CHECK(fbp_wait_live_zero(5000) == 0, "live counters back to zero");
+	return fb_done();
+}
