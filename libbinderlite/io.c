@@ -85,6 +85,27 @@ static void io_command_failed(struct bl_io *io, uint32_t cmd, int err)
 	}
 }
 
+/*
+ * The driver appends FB_RET_SPAWN_LOOPER after the work that made it ask:
+ * start that thread before running the handler, not after it.
+ */
+static void io_spawn_first(struct bl_io *io, const uint8_t *p, size_t len)
+{
+	size_t pos = 0;
+
+	while (len - pos >= sizeof(uint32_t)) {
+		uint32_t cmd;
+
+		memcpy(&cmd, p + pos, sizeof(cmd));
+		pos += sizeof(cmd);
+		if (len - pos < _IOC_SIZE(cmd))
+			return;
+		if (cmd == FB_RET_SPAWN_LOOPER)
+			bl__spawn_looper(io->ctx);
+		pos += _IOC_SIZE(cmd);
+	}
+}
+
 static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 {
 	struct fb_node_release rel;
@@ -137,8 +158,7 @@ static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 			bl__death_fired(io, cookie);
 			break;
 		case FB_RET_SPAWN_LOOPER:
-			bl__spawn_looper(io->ctx);
-			break;
+			break;		/* done by io_spawn_first() */
 		default:
 			return -EPROTO;
 		}
@@ -187,6 +207,7 @@ int bl__io_run(struct bl_io *io, bool read)
 	io->request = NULL;
 	if (err)
 		return err;
+	io_spawn_first(io, io->rbuf, wr.read_consumed);
 	return io_dispatch(io, io->rbuf, wr.read_consumed);
 }
 

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lib_pool.c - libbinderlite's thread pool and loop variants:
+ *  - a 4-thread pool (bl_pool_start(4, 4)) serves 4 concurrent clients at
+ *    once: all 4 handlers run together, in well under the serial time;
+ *  - a pool started with 1 thread and a maximum of 4 grows on the driver's
+ *    FB_RET_SPAWN_LOOPER requests until 4 calls run together;
+ *  - bl_context_stop() from the main thread ends every pool thread
+ *    (bl_pool_size() 0) and bl_context_close() is clean;
+ *  - bl_loop_once() serves a single-threaded event loop.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bltest.h"
+#include "fbtest.h"
+
+enum { M_WORK = 1, M_STATS, M_QUIT };
+
+#define WORK_MS		400
+#define CLIENTS		4
+
+static atomic_int running, max_running;
+static sem_t quit;
+static volatile int quit_flag;
+
+static int32_t handler(struct bl_object *obj, uint32_t code,
+		       struct bl_reader *req, struct bl_parcel *reply,
+		       const struct bl_call_info *info)
+{
+	int now, seen;
+
+	(void)obj; (void)req;
+	switch (code) {
+	case M_WORK:
+		now = atomic_fetch_add(&running, 1) + 1;
+		seen = atomic_load(&max_running);
+		while (now > seen &&
+		       !atomic_compare_exchange_weak(&max_running, &seen, now))
+			;
+		usleep(WORK_MS * 1000);
+		atomic_fetch_sub(&running, 1);
+		return 0;
+	case M_STATS:
+		return bl_parcel_write_u32(reply, atomic_load(&max_running)) ?:
+		       bl_parcel_write_u32(reply, bl_pool_size(info->ctx));
+	case M_QUIT:
+		quit_flag = 1;
+		sem_post(&quit);
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+struct svc_cfg {
+	const char *name;
+	unsigned int threads, max;	/* threads 0: bl_loop_once() loop */
+};
+
+static int svc_main(void *arg)
+{
+	const struct svc_cfg *cfg = arg;
+	struct bl_context *ctx = blt_open();
+	struct bl_object *obj;
+	int ret;
+
+	sem_init(&quit, 0, 0);
+	ret = bl_object_new(ctx, handler, NULL, NULL, &obj) ?:
+	      bl_sm_add(ctx, cfg->name, obj);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", cfg->name, strerror(-ret));
+		return 1;
+	}
+	bl_object_unref(obj);
+	if (!cfg->threads) {
+		while (!quit_flag) {
+			ret = bl_loop_once(ctx, 100);
+			if (ret < 0) {
+				fprintf(stderr, "loop_once: %s\n", strerror(-ret));
+				return 1;
+			}
+		}
+		bl_context_close(ctx);
+		return 0;
+	}
+	ret = bl_pool_start(ctx, cfg->threads, cfg->max);
+	CHECK(ret == 0, "pool start: %d", ret);
+	CHECK(bl_pool_start(ctx, 1, 1) == -EALREADY, "second pool refused");
+	while (sem_wait(&quit) && errno == EINTR)
+		;
+	bl_context_stop(ctx);
+	CHECK(bl_pool_size(ctx) == 0, "pool empty after stop: %u",
+	      bl_pool_size(ctx));
+	bl_context_close(ctx);
+	return fb_done();
+}
+
+/* Shared with the client processes: a start line and their results. */
+struct shared {
+	atomic_int ready;
+	atomic_int go;
+	int results[CLIENTS];
+};
+
+static struct shared *sh;
+static const char *target;
+
+static int client_main(void *arg)
+{
+	int idx = (int)(intptr_t)arg;
+	struct bl_context *ctx = blt_open();
+	struct bl_reply r;
+	uint32_t h;
+	int ret;
+
+	ret = bl_sm_get(ctx, target, 5000, &h);
+	if (ret)
+		return 2;
+	atomic_fetch_add(&sh->ready, 1);
+	while (!atomic_load(&sh->go))
+		usleep(500);
+	ret = bl_call(ctx, h, M_WORK, NULL, &r, BL_NO_TIMEOUT);
+	sh->results[idx] = ret ? ret : r.status;
+	bl_reply_fini(&r);
+	bl_handle_release(ctx, h);
+	bl_context_close(ctx);
+	return 0;
+}
+
+static void stats(struct bl_context *ctx, uint32_t h, uint32_t *max,
+		  uint32_t *pool)
+{
+	struct bl_reply r;
+
+	*max = *pool = 0;
+	CHECK(bl_call(ctx, h, M_STATS, NULL, &r, BL_NO_TIMEOUT) == 0 &&
+	      !bl_reader_read_u32(&r.reader, max) &&
+	      !bl_reader_read_u32(&r.reader, pool), "stats call");
+	bl_reply_fini(&r);
+}
+
+static void run_service(const char *name, unsigned int threads,
+			unsigned int maxt, uint32_t want_conc)
+{
+	struct svc_cfg cfg = { name, threads, maxt };
+	struct bl_context *ctx = blt_open();
+	pid_t svc, cl[CLIENTS];
+	int64_t t0, dt;
+	uint32_t h, conc, pool;
+
+	svc = fb_fork(svc_main, &cfg);
+	target = name;
+	memset(sh, 0, sizeof(*sh));
+	for (int i = 0; i < CLIENTS; i++)
+		cl[i] = fb_fork(client_main, (void *)(intptr_t)i);
+	while (atomic_load(&sh->ready) < CLIENTS)
+		usleep(1000);
+	t0 = blt_now_ms();
+	atomic_store(&sh->go, 1);
+	for (int i = 0; i < CLIENTS; i++)
+		fb_wait_ok(cl[i]);
+	dt = blt_now_ms() - t0;
+	for (int i = 0; i < CLIENTS; i++)
+		CHECK(sh->results[i] == 0, "%s: client %d got %d", name, i,
+		      sh->results[i]);
+
+	CHECK(bl_sm_get(ctx, name, 5000, &h) == 0, "%s: lookup", name);
+	stats(ctx, h, &conc, &pool);
+	CHECK(conc == want_conc, "%s: %u calls ran at once (want %u)", name,
+	      conc, want_conc);
+	if (want_conc == CLIENTS)
+		CHECK(dt < (CLIENTS - 1) * WORK_MS,
+		      "%s: %d calls of %d ms took %lld ms", name, CLIENTS,
+		      WORK_MS, (long long)dt);
+	if (threads)
+		CHECK(pool == maxt, "%s: pool of %u threads (want %u)", name,
+		      pool, maxt);
+	CHECK(bl_send_oneway(ctx, h, M_QUIT, NULL) == 0, "%s: quit", name);
+	CHECK(fb_wait(svc) == 0, "%s: service stopped cleanly", name);
+	bl_handle_release(ctx, h);
+	bl_context_close(ctx);
+}
+
+int main(void)
+{
+	pid_t mgr;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		die("mmap");
+	mgr = blt_manager_start();
+	run_service("pool.fixed", 4, 4, CLIENTS);
+	run_service("pool.grows", 1, 4, CLIENTS);
+	run_service("pool.loop_once", 0, 0, 1);
+	blt_kill(mgr);
+	return fb_done();
+}
