@@ -53,7 +53,7 @@ static struct fb_death death_cmd(const struct bl_death *d)
 int bl_link_death(struct bl_context *ctx, uint32_t handle, bl_death_fn fn,
 		  void *userdata, struct bl_death **out)
 {
-	struct bl_death *d, **pp;
+	struct bl_death *d;
 	struct fb_death cmd;
 	int ret;
 
@@ -75,6 +75,8 @@ int bl_link_death(struct bl_context *ctx, uint32_t handle, bl_death_fn fn,
 	cmd = death_cmd(d);
 	ret = bl__command(ctx, FB_CMD_LINK_DEATH, &cmd, sizeof(cmd));
 	if (ret) {
+		struct bl_death **pp;
+
 		pthread_mutex_lock(&ctx->lock);
 		pp = find_locked(ctx, death_cookie(d));
 		if (pp)
@@ -123,7 +125,6 @@ void bl__death_fired(struct bl_io *io, uint64_t cookie)
 {
 	struct bl_context *ctx = io->ctx;
 	struct bl_death **pp, *d = NULL;
-	bool free_it;
 
 	pthread_mutex_lock(&ctx->lock);
 	pp = find_locked(ctx, cookie);
@@ -134,6 +135,8 @@ void bl__death_fired(struct bl_io *io, uint64_t cookie)
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	if (d) {
+		bool free_it;
+
 		d->fn(ctx, d->handle, d->userdata);
 		pthread_mutex_lock(&ctx->lock);
 		d->running = false;

@@ -98,7 +98,6 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 {
 	struct timespec start, now;
 	long pause_ms = 1;
-	int ret;
 
 	if (timeout_ms < 0 && timeout_ms != BL_NO_TIMEOUT)
 		return -EINVAL;
@@ -110,8 +109,8 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 	for (;;) {
 		struct timespec ts;
 		long elapsed;
+		int ret = bl_sm_check(ctx, name, handle);
 
-		ret = bl_sm_check(ctx, name, handle);
 		if (ret != -ENOENT)
 			return ret;
 		clock_gettime(CLOCK_MONOTONIC, &now);
