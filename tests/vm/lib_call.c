@@ -454,6 +454,7 @@ static void on_destroy(struct bl_object *obj)
 	sem_post(&destroyed);
 }
 
+/* cppcheck-suppress constParameterCallback ; the type is bl_death_fn */
 static void on_death(struct bl_context *ctx, uint32_t handle, void *data)
 {
 	(void)ctx;
