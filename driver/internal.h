@@ -64,7 +64,7 @@ extern unsigned int fb_max_handles;	/* module parameter */
 
 struct fb_device {
 	struct miscdevice misc;
-	spinlock_t lock;
+	spinlock_t lock;		/* the object graph, see above */
 	struct fb_node *ctx_mgr;	/* handle 0, or NULL */
 	struct list_head contexts;	/* fb_ctx.dev_entry, for debugfs */
 	struct list_head entry;		/* fb_devices */

@@ -163,8 +163,8 @@ static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
 						    &x->spare_node);
 		/* the send that creates a node sets its minimum priority */
 		if (!x->spare_node)
-			node->has_min_prio = fb_prio_from_flags(obj->flags,
-							&node->min_prio);
+			node->has_min_prio =
+				fb_prio_from_flags(obj->flags, &node->min_prio);
 		break;
 	case FB_OBJ_HANDLE:
 		if (obj->flags)
@@ -349,7 +349,7 @@ static struct fb_transaction *fb_txn_new(const struct fb_txn *tr, bool reply)
 	t->is_reply = reply;
 	t->sender_pid = get_task_pid(current, PIDTYPE_TGID);
 	t->sender_euid = current_euid();
-	fb_prio_of_current(&t->caller_prio);
+	fb_prio_of_caller(&t->caller_prio);
 	fb_stat_inc(FB_STAT_LIVE_TRANSACTIONS);
 	return t;
 }

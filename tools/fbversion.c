@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	}
 	close(fd);
 	printf("driver ABI version %u, user space built for %u: %s\n",
-	       ver.abi_version, FB_ABI_VERSION,
+	       ver.abi_version, (unsigned int)FB_ABI_VERSION,
 	       ver.abi_version == FB_ABI_VERSION ? "match" : "MISMATCH");
 	return ver.abi_version == FB_ABI_VERSION ? 0 : 1;
 }

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tools/lint.sh [KERNEL] - the static checks behind "make lint" (issue 9).
+#
+#   checkpatch  scripts/checkpatch.pl --strict over driver/ and uapi/, as a
+#               patch to the kernel would be checked.  The script and its
+#               data files come from Debian's linux-source-6.1 package: the
+#               .deb is fetched once with "apt-get download" (or taken from
+#               the apt cache, or from an installed /usr/src tarball) and
+#               only those three files are unpacked into build/lint/.
+#   sparse      the module built with W=1 -Werror C=2 CHECK=sparse against
+#               KERNEL's headers and every other Debian kernel whose headers
+#               are installed, each in its own copy (build/lint/sparse-<K>).
+#   cppcheck    over the user space that exists: libbinderlite/,
+#               servicemanager/, examples/, bench/, tools/*.c, tests/.
+#
+# Every finding is printed as file:line; the last line is "lint: N findings"
+# and the exit status is 1 when N > 0.  A finding that must stay is
+# justified where it is: checkpatch types accepted per file are listed in
+# CHECKPATCH_ACCEPT below (each with a comment in that file), cppcheck ones
+# in tools/cppcheck.supp or an inline "cppcheck-suppress" comment.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+KERNEL=${1:-${KERNEL:-6.1}}
+lintdir=build/lint
+findings=0
+
+# ---- checkpatch -----------------------------------------------------------
+
+# file -> checkpatch types accepted there (justified in a comment in the file)
+declare -A CHECKPATCH_ACCEPT=(
+	[driver/compat.h]=LINUX_VERSION_CODE,CONSTANT_COMPARISON
+)
+
+cpdir=$lintdir/checkpatch
+cpfiles=(scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch)
+
+fetch_checkpatch() {
+	local deb tarball=/usr/src/linux-source-6.1.tar.xz
+	local members=("${cpfiles[@]/#/linux-source-6.1/}")
+
+	mkdir -p "$cpdir"
+	if [ -f "$tarball" ]; then
+		tar -xJf "$tarball" -C "$cpdir" --strip-components=1 "${members[@]}"
+		return
+	fi
+	deb=$(ls -t "$lintdir"/linux-source-6.1_*.deb /var/cache/apt/archives/linux-source-6.1_*.deb \
+		2>/dev/null | head -n1)
+	if [ -z "$deb" ]; then
+		echo "lint: fetching linux-source-6.1 for checkpatch.pl (once)" >&2
+		(cd "$lintdir" && apt-get download linux-source-6.1 >&2) || return 1
+		deb=$(ls -t "$lintdir"/linux-source-6.1_*.deb | head -n1)
+	fi
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/src/linux-source-6.1.tar.xz |
+		tar -xJ -C "$cpdir" --strip-components=1 "${members[@]}"
+}
+
+run_checkpatch() {
+	local f out n=0 ignore
+	local files=(driver/*.c driver/*.h driver/*/*.c uapi/linux/*.h)
+
+	if [ ! -f "$cpdir/scripts/checkpatch.pl" ] && ! fetch_checkpatch; then
+		echo "lint: checkpatch.pl unavailable (linux-source-6.1)"
+		findings=$((findings + 1))
+		return
+	fi
+	for f in "${files[@]}"; do
+		[ -f "$f" ] || continue
+		ignore=${CHECKPATCH_ACCEPT[$f]:-}
+		out=$(perl "$cpdir/scripts/checkpatch.pl" --strict --no-tree --terse \
+			--show-types --no-summary ${ignore:+--ignore "$ignore"} -f "$f" 2>&1)
+		if [ -n "$out" ]; then
+			echo "$out"
+			n=$((n + $(grep -c -E ': (ERROR|WARNING|CHECK):' <<<"$out")))
+		fi
+	done
+	echo "lint: checkpatch --strict: ${#files[@]} files, $n findings"
+	findings=$((findings + n))
+}
+
+# ---- sparse ----------------------------------------------------------------
+
+run_sparse() {
+	local k kver kdir out n=0 total=0 rc
+	local kernels=("$KERNEL")
+
+	for k in 6.1 6.12 6.1-rt; do
+		[ "$k" = "$KERNEL" ] && continue
+		kver=$(tools/kver.sh "$k" 2>/dev/null) || continue
+		[ -e "/usr/src/linux-headers-$kver/Makefile" ] && kernels+=("$k")
+	done
+	for k in "${kernels[@]}"; do
+		if ! kver=$(tools/kver.sh "$k"); then
+			echo "lint: no ABI name for $k"
+			total=$((total + 1))
+			continue
+		fi
+		kdir=/usr/src/linux-headers-$kver
+		out=$(tools/build-module.sh "$kdir" "$lintdir/sparse-$k" \
+			W=1 KCFLAGS=-Werror C=2 CHECK=sparse 2>&1)
+		rc=$?
+		# our files, reported with their paths in the tree
+		out=$(sed "s|$top/$lintdir/sparse-$k/||" <<<"$out")
+		n=$(grep -c -E '^(driver|uapi)/' <<<"$out")
+		if [ "$rc" != 0 ] && [ "$n" = 0 ]; then
+			n=1	# the build itself failed
+		fi
+		[ -n "$out" ] && echo "$out"
+		echo "lint: sparse on $k ($kver): $n findings"
+		total=$((total + n))
+	done
+	findings=$((findings + total))
+}
+
+# ---- cppcheck --------------------------------------------------------------
+
+run_cppcheck() {
+	local d out n rc srcs=()
+
+	for d in libbinderlite servicemanager examples bench tests; do
+		[ -d "$d" ] && srcs+=("$d")
+	done
+	for d in tools/*.c; do
+		[ -f "$d" ] && srcs+=("$d")
+	done
+	out=$(cppcheck --quiet --std=c11 --enable=warning,style,performance,portability \
+		--inline-suppr --suppressions-list=tools/cppcheck.supp \
+		--error-exitcode=1 \
+		-I uapi -I libbinderlite/include -I libbinderlite -I tests/vm/lib \
+		--template='{file}:{line}: {severity}: {message} [{id}]' \
+		"${srcs[@]}" 2>&1)
+	rc=$?
+	n=0
+	if [ -n "$out" ]; then
+		echo "$out"
+		n=$(grep -c -E '^[^ ]+:[0-9]+: ' <<<"$out")
+	fi
+	if [ "$rc" != 0 ] && [ "$n" = 0 ]; then
+		n=1	# cppcheck itself failed
+	fi
+	echo "lint: cppcheck on ${srcs[*]}: $n findings"
+	findings=$((findings + n))
+}
+
+run_checkpatch
+run_sparse
+run_cppcheck
+echo "lint: $findings findings"
+[ "$findings" = 0 ]
