@@ -114,7 +114,14 @@ void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
 		list_del_init(&idle->waiting_entry);
 		fb_wake_thread(idle, sync);
 	}
-	wake_up_interruptible(&ctx->poll_wait);
+	/*
+	 * Only when someone polls: an empty wait queue would still cost an
+	 * irq-saving lock round trip on every call.  No barrier needed: a
+	 * poller adds itself before it takes fb_device.lock to look for work,
+	 * and we hold that lock, so either it sees this work or we see it.
+	 */
+	if (waitqueue_active(&ctx->poll_wait))
+		wake_up_interruptible(&ctx->poll_wait);
 }
 
 /*
@@ -202,13 +209,15 @@ static bool fb_thread_awaits_reply(struct fb_thread *thread)
 static void fb_thread_free_locked(struct fb_thread *thread)
 {
 	struct fb_work *work, *tmp;
+	struct fb_transaction *t;
 
 	fb_thread_unwind_locked(thread);
 	list_for_each_entry_safe(work, tmp, &thread->todo, entry) {
 		list_del_init(&work->entry);
-		if (work->type == FB_WORK_TXN || work->type == FB_WORK_FAILED)
-			fb_txn_discard_locked(container_of(work,
-						struct fb_transaction, work));
+		if (work->type == FB_WORK_TXN || work->type == FB_WORK_FAILED) {
+			t = container_of(work, struct fb_transaction, work);
+			fb_txn_discard_locked(t);
+		}
 	}
 	list_del_init(&thread->waiting_entry);
 	rb_erase(&thread->rb_node, &thread->ctx->threads);
@@ -218,21 +227,54 @@ static void fb_thread_free_locked(struct fb_thread *thread)
 	fb_stat_dec(FB_STAT_LIVE_THREADS);
 }
 
-/* FB_IOC_THREAD_EXIT: calls the thread was handling fail to their callers. */
+/*
+ * The thread's own settings, from before the driver raised it for the calls
+ * it handles or a oneway message; false when it was not raised.
+ */
+static bool fb_thread_own_prio_locked(struct fb_thread *thread,
+				      struct fb_prio *own)
+{
+	struct fb_transaction *t;
+	bool raised = false;
+
+	if (thread->oneway_prio_set) {
+		*own = thread->oneway_saved;
+		raised = true;
+	}
+	/* the oldest raised call saved the settings from before them all */
+	for (t = thread->stack; t; t = fb_stack_next(thread, t)) {
+		if (t->to_thread == thread && t->prio_raised) {
+			*own = t->saved_prio;
+			raised = true;
+		}
+	}
+	return raised;
+}
+
+/*
+ * FB_IOC_THREAD_EXIT: calls the thread was handling fail to their callers,
+ * and it gets its own priority back as if it had replied.
+ */
 int fb_thread_exit(struct fb_ctx *ctx)
 {
 	struct fb_thread *thread;
+	bool restore = false;
+	struct fb_prio own;
 	int ret = 0;
 
 	thread = fb_thread_get(ctx);
 	if (!thread)
 		return -ENOMEM;
 	spin_lock(&ctx->dev->lock);
-	if (fb_thread_awaits_reply(thread) || !list_empty(&thread->todo))
+	if (fb_thread_awaits_reply(thread) || !list_empty(&thread->todo)) {
 		ret = -EBUSY;
-	else
+	} else {
+		restore = fb_thread_own_prio_locked(thread, &own);
 		fb_thread_free_locked(thread);
+	}
 	spin_unlock(&ctx->dev->lock);
+	if (restore)
+		fb_prio_set_current(&own);
 	return ret;
 }
 
@@ -259,6 +301,8 @@ void fb_ctx_release(struct fb_ctx *ctx)
 {
 	struct fb_device *dev = ctx->dev;
 	struct fb_work *work, *tmp;
+	struct fb_transaction *t;
+	struct fb_node *node;
 	struct rb_node *rb;
 
 	spin_lock(&dev->lock);
@@ -268,12 +312,13 @@ void fb_ctx_release(struct fb_ctx *ctx)
 		fb_thread_free_locked(rb_entry(rb, struct fb_thread, rb_node));
 	list_for_each_entry_safe(work, tmp, &ctx->todo, entry) {
 		list_del_init(&work->entry);
-		if (work->type == FB_WORK_TXN)
-			fb_txn_discard_locked(container_of(work,
-						struct fb_transaction, work));
-		else if (work->type == FB_WORK_RELEASE)
-			fb_node_notice_done_locked(container_of(work,
-						struct fb_node, work));
+		if (work->type == FB_WORK_TXN) {
+			t = container_of(work, struct fb_transaction, work);
+			fb_txn_discard_locked(t);
+		} else if (work->type == FB_WORK_RELEASE) {
+			node = container_of(work, struct fb_node, work);
+			fb_node_notice_done_locked(node);
+		}
 		/* death notices go with their links, just below */
 	}
 	fb_ctx_drop_deaths_locked(ctx);

@@ -13,6 +13,7 @@
 #include <linux/slab.h>
 
 #include "internal.h"
+#include "stats.h"
 
 static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
 						    u64 cookie,
@@ -55,6 +56,7 @@ static void fb_death_remove_locked(struct fb_death_link *d)
 	list_del_init(&d->handle_entry);
 	list_del_init(&d->work.entry);
 	kfree(d);
+	fb_stat_dec(FB_STAT_LIVE_DEATHS);
 	node->link_refs--;
 	fb_node_check_locked(node);
 }
@@ -96,6 +98,7 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 	rb_link_node(&d->rb_node, parent, link);
 	rb_insert_color(&d->rb_node, &ctx->deaths);
 	node->link_refs++;
+	fb_stat_inc(FB_STAT_LIVE_DEATHS);
 	list_add_tail(&d->node_entry, &node->deaths);
 	if (node->state == FB_NODE_DEAD)
 		fb_death_queue_locked(d);

@@ -30,6 +30,7 @@ const char *const fb_stat_names[FB_STAT_COUNT] = {
 	[FB_STAT_LIVE_HANDLES] = "live_handles",
 	[FB_STAT_LIVE_BUFFERS] = "live_buffers",
 	[FB_STAT_LIVE_TRANSACTIONS] = "live_transactions",
+	[FB_STAT_LIVE_DEATHS] = "live_death_links",
 	[FB_STAT_CALLS] = "calls",
 	[FB_STAT_ONEWAYS] = "oneways",
 	[FB_STAT_REPLIES] = "replies",

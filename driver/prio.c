@@ -3,7 +3,9 @@
  * fastbinder: priority inheritance.
  *
  * Levels compare across policies: any real-time priority beats any nice
- * value, SCHED_IDLE is below both.  Changes go through
+ * value, SCHED_IDLE is below both.  A SCHED_DEADLINE thread ranks above
+ * all, so the driver never changes it (it could not give its runtime
+ * back), and passes on only its nice value as a caller.  Changes go through
  * sched_setattr_nocheck(), which is exported on every supported kernel
  * and may sleep: callers hold no spinlock.
  */
@@ -19,9 +21,11 @@ static bool fb_policy_is_rt(u32 policy)
 	return policy == SCHED_FIFO || policy == SCHED_RR;
 }
 
-/* One ordered scale: -1 idle, 0..39 nice 19..-20, 41..139 rt 1..99. */
+/* One ordered scale: -1 idle, 0..39 nice 19..-20, 41..139 rt 1..99, 140 dl. */
 static int fb_prio_rank(const struct fb_prio *prio)
 {
+	if (prio->policy == SCHED_DEADLINE)
+		return 40 + MAX_RT_PRIO;
 	if (fb_policy_is_rt(prio->policy))
 		return 40 + prio->level;
 	if (prio->policy == SCHED_IDLE)
@@ -34,6 +38,14 @@ void fb_prio_of_current(struct fb_prio *prio)
 	prio->policy = current->policy;
 	prio->level = fb_policy_is_rt(current->policy) ?
 		current->rt_priority : task_nice(current);
+}
+
+/* What a call made by the current thread passes on to its handler. */
+void fb_prio_of_caller(struct fb_prio *prio)
+{
+	fb_prio_of_current(prio);
+	if (prio->policy == SCHED_DEADLINE)
+		prio->policy = SCHED_NORMAL;
 }
 
 bool fb_prio_flags_valid(u32 flags)
@@ -86,6 +98,9 @@ void fb_prio_set_current(const struct fb_prio *prio)
 		attr.sched_priority = prio->level;
 	else
 		attr.sched_nice = prio->level;
+	/* a policy change would clear it: the thread keeps its own */
+	if (current->sched_reset_on_fork)
+		attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
 	/* nocheck: the driver grants what the caller already had */
 	sched_setattr_nocheck(current, &attr);
 }

@@ -16,6 +16,7 @@ struct fb_prio {
 };
 
 void fb_prio_of_current(struct fb_prio *prio);
+void fb_prio_of_caller(struct fb_prio *prio);
 bool fb_prio_from_flags(u32 flags, struct fb_prio *prio);
 bool fb_prio_flags_valid(u32 flags);
 bool fb_prio_higher(const struct fb_prio *a, const struct fb_prio *b);

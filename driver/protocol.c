@@ -296,8 +296,11 @@ static void fb_untake_work_locked(struct fb_thread *thread,
 	struct fb_transaction *t;
 
 	thread->stack = tk->old_stack;
-	if (tk->work->type == FB_WORK_DEAD) {
-		/* another thread may have unlinked it meanwhile */
+	if (ret->cmd == FB_RET_DEAD) {
+		/*
+		 * Another thread may have unlinked it meanwhile and freed
+		 * tk->work: find the link again by its cookie.
+		 */
 		fb_death_requeue_locked(thread->ctx, ret->u.cookie);
 		return;
 	}
@@ -374,8 +377,6 @@ static void fb_finish_work_locked(struct fb_work *work)
 	case FB_WORK_FAILED:
 		fb_txn_free(container_of(work, struct fb_transaction, work));
 		return;
-	case FB_WORK_DEAD:
-		return;		/* the link waits for FB_CMD_DEATH_DONE */
 	default:
 		break;
 	}
@@ -516,6 +517,12 @@ static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
 		}
 		fb_prio_set_current(&tk->prio);
 	}
+	/*
+	 * A death notice stays with its link until FB_CMD_DEATH_DONE, which
+	 * another thread may already have sent: do not touch it.
+	 */
+	if (ret->cmd == FB_RET_DEAD)
+		return 0;
 	spin_lock(&ctx->dev->lock);
 	fb_finish_work_locked(tk->work);
 	spin_unlock(&ctx->dev->lock);
