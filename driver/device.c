@@ -152,6 +152,10 @@ static int fb_device_create(const char *name)
 
 	if (!*name || strlen(name) >= sizeof(dev->name) || strchr(name, '/'))
 		return -EINVAL;
+	/* named twice: refuse it here rather than let sysfs complain */
+	list_for_each_entry(dev, &fb_devices, entry)
+		if (!strcmp(dev->name, name))
+			return -EEXIST;
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;

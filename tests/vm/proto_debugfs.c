@@ -4,7 +4,8 @@
  * read; stats is "name value" lines with the live counts, which follow
  * contexts opening and closing; state names the processes with contexts;
  * a failed send (bad handle, too big) shows up in "failed" with its errno,
- * sender pid, target pid and code.
+ * sender pid, target pid and code.  stats has exactly the counters
+ * docs/abi.md lists, and failed the columns it documents.
  */
 #include "fbproto.h"
 
@@ -63,6 +64,55 @@ static bool find_failure(const char *text, pid_t from, pid_t to, __u32 code, int
 			(has_num(line, err) || has_num(line, -err) || has_token(line, errname));
 	free(copy);
 	return found;
+}
+
+/* The counters docs/abi.md lists, in its order. */
+static const char *const documented[] = {
+	"live_contexts", "live_threads", "live_nodes", "live_handles", "live_buffers",
+	"live_transactions", "live_death_links", "calls", "oneways", "replies", "failed", "dead_replies",
+	"release_notices", "spawn_requests", "abandoned_calls",
+};
+
+/* stats has exactly the documented names, in order; failed has the documented columns. */
+static void check_formats(void)
+{
+	char *s = fbp_slurp(FBP_DEBUGFS "/stats"), *line, *save = NULL;
+	unsigned int i = 0, n = sizeof(documented) / sizeof(documented[0]);
+	int lines = 0, bad = 0;
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save), i++) {
+		char name[64];
+
+		if (sscanf(line, "%63s", name) != 1 || i >= n || strcmp(name, documented[i]))
+			CHECK(0, "stats line %u is \"%s\", docs/abi.md says \"%s\"", i + 1, line,
+			      i < n ? documented[i] : "(no more lines)");
+	}
+	CHECK(i == n, "stats has %u lines, docs/abi.md lists %u counters", i, n);
+	free(s);
+
+	s = fbp_slurp(FBP_DEBUGFS "/failed");
+	save = NULL;
+	line = s ? strtok_r(s, "\n", &save) : NULL;
+	CHECK(line && !strcmp(line, "time_ns what error from_pid to_pid node code"),
+	      "failed header: \"%s\"", line ? line : "(none)");
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		unsigned long long t, node;
+		char what[16], extra[2];
+		int err, from, to;
+		unsigned int code;
+
+		lines++;
+		if (sscanf(line, "%llu %15s %d %d %d %llu %u %1s", &t, what, &err, &from, &to,
+			   &node, &code, extra) != 7 || err >= 0 ||
+		    (strcmp(what, "send") && strcmp(what, "reply")) || from <= 0 || to < 0) {
+			bad++;
+			printf("# failed: bad line \"%s\"\n", line);
+		}
+	}
+	CHECK(lines > 0 && lines <= 64 && !bad, "failed: %d lines, %d not as documented", lines,
+	      bad);
+	free(s);
 }
 
 static int s_main(struct fbp *p, void *arg)
@@ -158,6 +208,7 @@ int main(void)
 	if (!ret && r.cmd == FB_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 	CHECK(fb_wait(spid) == 0, "manager failed");
+	check_formats();
 	fbp_close(&c);
 	CHECK(fbp_stat("live_contexts", &v) == 0 && v == base,
 	      "live_contexts %lld after closing, want %lld", v, base);

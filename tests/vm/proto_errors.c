@@ -297,8 +297,9 @@ static void test_object_types(void)
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "LOCAL with unknown flag 0x8000");
 	o = (struct fb_object){ .type = FB_OBJ_LOCAL, .flags = FB_OBJF_MIN_PRIO | 25, .cookie = 1 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "LOCAL with min nice 25");
+	/* RT priority 0: the priority bits left at zero */
 	o = (struct fb_object){ .type = FB_OBJ_LOCAL,
-				.flags = FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT | 0, .cookie = 1 };
+				.flags = FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT, .cookie = 1 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "LOCAL with RT priority 0");
 	o = (struct fb_object){ .type = FB_OBJ_HANDLE, .flags = 1, .handle = 0 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "HANDLE with flags 1");

@@ -109,6 +109,7 @@ static int s_handle(struct fbp *t, const struct fbp_ret *r)
 	return 0;
 }
 
+/* cppcheck-suppress constParameter ; a pthread start routine */
 static void *s_looper(void *arg)
 {
 	struct fbp *t = malloc(sizeof(*t));

@@ -62,6 +62,8 @@ void fbp_w_reset(struct fbp_w *w)
 
 void fbp_w_raw(struct fbp_w *w, const void *bytes, size_t n)
 {
+	if (!n)
+		return;		/* bytes may be NULL then */
 	if (w->len + n > sizeof(w->buf))
 		die("write stream overflow (%zu + %zu bytes)", w->len, n);
 	memcpy(w->buf + w->len, bytes, n);
