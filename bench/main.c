@@ -1,0 +1,1309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fbbench - fastbinder against Android binder, AF_UNIX sockets, pipes and a
+ * futex ring, every workload in one boot (docs/performance.md).
+ *
+ *   fbbench [-q] [-t transport,...] [-w workload,...]
+ *
+ * Workloads: rt (round trip 4 B..1 MiB), bw (1 and 4 MiB out + 8-byte ack),
+ * oneway (128 B, 1 vs 64 per call), scale (1 vs 2 clients, 2 server
+ * threads), mem (resident pages of an idle receiver, 1 MiB mapping).
+ * rt1 is rt with the client and the server pinned to vCPU 0.  -q makes
+ * every measurement shorter (a smoke test); -1 pins every measurement to
+ * vCPU 0 (an experiment: no cross-vCPU wake-ups); -n skips the context
+ * figures (for profiling).
+ *
+ * Output on stdout: progress lines, "BENCH-CTX {json}", one "BENCH-JSON
+ * {json}" per measurement, "BENCH-PLOT transport size median_us p99_us"
+ * lines, and the tables (markdown) between BENCH-TABLE-BEGIN and
+ * BENCH-TABLE-END.  bench/run.sh turns them into build/bench/.  The exit
+ * status is 1 if any measurement failed (a wrong echo included).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+unsigned char *bench_pattern;
+
+/* ---- helpers ---- */
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void die(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "fbbench[%d]: %s\n", getpid(), buf);
+	_exit(2);
+}
+
+void write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			die("write to pipe: %m");
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+void signal_ready(int fd)
+{
+	write_full(fd, "r", 1);
+}
+
+void bench_stamp(void *msg, size_t len, uint64_t seq)
+{
+	unsigned char *p = msg;
+
+	if (len >= 16) {
+		memcpy(p, &seq, 8);
+		memcpy(p + len - 8, &seq, 8);
+	} else {
+		memcpy(p, &seq, len < 8 ? len : 8);
+	}
+}
+
+uint64_t bench_head(const void *msg, size_t len)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, msg, len < 8 ? len : 8);
+	return v;
+}
+
+bool bench_check_sparse(const void *msg, size_t len)
+{
+	const unsigned char *p = msg;
+	size_t off;
+
+	if (len < 16)
+		return true;
+	if (memcmp(p, p + len - 8, 8))
+		return false;
+	for (off = 4096 + 8; off + 8 <= len - 8; off += 4096)
+		if (memcmp(p + off, bench_pattern + off, 8))
+			return false;
+	return true;
+}
+
+bool bench_check_full(const void *msg, size_t len, uint64_t seq)
+{
+	const unsigned char *p = msg;
+
+	if (len < 16 || len > BENCH_MAX_MSG)
+		return false;
+	return !memcmp(p, &seq, 8) && !memcmp(p + len - 8, &seq, 8) &&
+	       !memcmp(p + 8, bench_pattern + 8, len - 16);
+}
+
+bool oneway_rx_msg(struct oneway_rx *rx, const void *msg, size_t len)
+{
+	uint64_t res;
+
+	if (len >= 16 && bench_head(msg, len) == BENCH_END) {
+		res = rx->failed || !bench_check_full(msg, len, BENCH_END) ?
+		      UINT64_MAX : rx->expect;
+		write_full(rx->done_fd, &res, sizeof(res));
+		rx->expect = 0;
+		rx->failed = false;
+		return true;
+	}
+	if (!bench_check_full(msg, len, rx->expect))
+		rx->failed = true;
+	rx->expect++;
+	return false;
+}
+
+const void *server_reply(const struct srv_cfg *cfg, const void *req,
+			 size_t len, uint64_t *ackbuf, size_t *rlen)
+{
+	if (cfg->mode == MODE_ECHO) {
+		*rlen = len;
+		return req;
+	}
+	*ackbuf = len == cfg->size && bench_check_sparse(req, len) ?
+		  bench_head(req, len) : UINT64_MAX;
+	*rlen = sizeof(*ackbuf);
+	return ackbuf;
+}
+
+struct thread_arg {
+	void (*fn)(void *arg, int idx);
+	void *arg;
+	int idx;
+};
+
+static void *thread_main(void *p)
+{
+	struct thread_arg *ta = p;
+
+	ta->fn(ta->arg, ta->idx);
+	return NULL;
+}
+
+void run_threads(int n, void (*fn)(void *arg, int idx), void *arg)
+{
+	static struct thread_arg ta[8];
+	pthread_t th;
+	int i;
+
+	for (i = 1; i < n && i < 8; i++) {
+		ta[i] = (struct thread_arg){ fn, arg, i };
+		if (pthread_create(&th, NULL, thread_main, &ta[i]))
+			die("pthread_create");
+	}
+	fn(arg, 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void sleep_until(uint64_t t)
+{
+	struct timespec ts = { (time_t)(t / 1000000000ull),
+			       (long)(t % 1000000000ull) };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* ---- measurements ---- */
+
+enum workload { WL_RT, WL_RT1, WL_BW, WL_ONEWAY1, WL_ONEWAY64, WL_SCALE };
+
+static const char *const wl_names[] = {
+	[WL_RT] = "roundtrip", [WL_RT1] = "roundtrip-1cpu", [WL_BW] = "bandwidth",
+	[WL_ONEWAY1] = "oneway-1", [WL_ONEWAY64] = "oneway-64",
+	[WL_SCALE] = "scale",
+};
+
+/* Every process of a one-vCPU measurement runs on vCPU 0. */
+static bool pin_all;	/* -1: every measurement on vCPU 0 */
+
+static void pin_self(enum workload wl)
+{
+	cpu_set_t set;
+
+	if (wl != WL_RT1 && !pin_all)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity: %m");
+}
+
+static const struct transport *const all_tr[] = {
+	&tr_fastbinder, &tr_binder, &tr_stream, &tr_seqpacket, &tr_pipe,
+	&tr_futex,
+};
+#define NTR	((int)(sizeof(all_tr) / sizeof(all_tr[0])))
+
+/* What a client process reports. */
+struct cres {
+	int err;
+	char msg[160];
+	uint64_t iters;
+	double median_us, p99_us;
+	double seconds;		/* timed total */
+	double count;		/* calls or messages */
+};
+
+static bool quick;
+static double budget_s = 1.2;	/* per (transport, size): all rounds together */
+
+#define MAX_SAMPLES	200000
+
+/* A client's latency samples, shared with the orchestrator (MAP_SHARED). */
+static uint64_t *shared_samples;
+
+static void client_fail(struct cres *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void client_fail(struct cres *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err)
+		return;
+	r->err = 1;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* Round trips (echo or ack) for the time budget, every reply checked. */
+static void client_calls(const struct transport *t, void *c, enum workload wl,
+			 size_t size, uint64_t until, struct cres *r)
+{
+	bool echo = wl != WL_BW;
+	int min_iters = quick ? 5 : 20;
+	size_t want = echo ? size : 8;
+	uint64_t *samples = malloc(MAX_SAMPLES * sizeof(*samples));
+	unsigned char *buf = malloc(size);
+	uint64_t seq = 1, start, total = 0, n = 0;
+	int warm = size >= (1u << 20) ? 3 : 20;
+
+	if (!samples || !buf)
+		die("malloc");
+	memcpy(buf, bench_pattern, size);
+	start = now_ns();
+	for (;;) {
+		const void *rep;
+		size_t rlen;
+		uint64_t t0, t1;
+		int err;
+
+		bench_stamp(buf, size, seq);
+		t0 = now_ns();
+		err = t->call(c, buf, size, want, &rep, &rlen);
+		t1 = now_ns();
+		if (err) {
+			client_fail(r, "call %zu B: %s", size, strerror(-err));
+			break;
+		}
+		if (echo ? rlen != size || memcmp(rep, buf, size)
+			 : rlen != 8 || bench_head(rep, 8) != bench_head(buf, size)) {
+			client_fail(r, "wrong reply at call %llu (%zu B)",
+				    (unsigned long long)seq, rlen);
+			break;
+		}
+		seq++;
+		if (warm) {
+			warm--;
+			if (!warm)
+				start = now_ns();
+			continue;
+		}
+		if (wl == WL_SCALE) {
+			if (t1 > until)
+				break;
+			n++;
+			continue;
+		}
+		samples[n++] = t1 - t0;
+		total += t1 - t0;
+		if (n >= MAX_SAMPLES ||
+		    (t1 - start > until && n >= (uint64_t)min_iters))
+			break;
+	}
+	r->iters = n;
+	r->count = (double)n;
+	if (wl == WL_SCALE) {
+		r->seconds = 0;	/* the orchestrator knows the window */
+	} else if (n) {
+		memcpy(shared_samples, samples, n * sizeof(*samples));
+		qsort(samples, n, sizeof(*samples), cmp_u64);
+		r->median_us = samples[n / 2] / 1e3;
+		r->p99_us = samples[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 1e3;
+		r->seconds = total / 1e9;
+	}
+	free(samples);
+	free(buf);
+}
+
+/* Oneway 128 B messages for the budget, then the end marker. */
+static void client_oneway(const struct transport *t, void *c, bool batch,
+			  uint64_t budget, int done_fd, struct cres *r)
+{
+	unsigned char *bufs = malloc(BENCH_BATCH * BENCH_ONEWAY_SZ);
+	const void *ptrs[BENCH_BATCH];
+	uint64_t seq = 0, start, got;
+	int i, err;
+
+	if (!bufs)
+		die("malloc");
+	for (i = 0; i < BENCH_BATCH; i++) {
+		memcpy(bufs + i * BENCH_ONEWAY_SZ, bench_pattern, BENCH_ONEWAY_SZ);
+		ptrs[i] = bufs + i * BENCH_ONEWAY_SZ;
+	}
+	start = now_ns();
+	do {
+		for (i = 0; i < BENCH_BATCH; i++)
+			bench_stamp(bufs + i * BENCH_ONEWAY_SZ, BENCH_ONEWAY_SZ,
+				    seq + (uint64_t)i);
+		err = t->oneway(c, ptrs, BENCH_ONEWAY_SZ, BENCH_BATCH, batch);
+		if (err) {
+			client_fail(r, "oneway: %s", strerror(-err));
+			return;
+		}
+		seq += BENCH_BATCH;
+	} while (now_ns() - start < budget);
+	bench_stamp(bufs, BENCH_ONEWAY_SZ, BENCH_END);
+	err = t->oneway(c, ptrs, BENCH_ONEWAY_SZ, 1, false);
+	if (err) {
+		client_fail(r, "oneway end: %s", strerror(-err));
+		return;
+	}
+	if (read(done_fd, &got, sizeof(got)) != sizeof(got)) {
+		client_fail(r, "no count from the server");
+		return;
+	}
+	r->seconds = (now_ns() - start) / 1e9;
+	if (got != seq)
+		client_fail(r, "server checked %llu of %llu messages",
+			    (unsigned long long)got, (unsigned long long)seq);
+	r->iters = seq;
+	r->count = (double)seq;
+	free(bufs);
+}
+
+struct result {
+	const struct transport *t;
+	enum workload wl;
+	size_t size;
+	int nclients;
+	bool ok;
+	char note[160];
+	uint64_t iters;
+	double median_us, p99_us, mb_per_s, msgs_per_s;
+};
+
+static struct result results[512];
+static int nresults;
+static int failures;
+
+/* Waits for a byte (or a u64) on fd; false after timeout_ms or EOF. */
+static bool wait_read(int fd, void *buf, size_t len, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, timeout_ms) != 1)
+		return false;
+	return read(fd, buf, len) == (ssize_t)len;
+}
+
+static void kill_wait(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+/*
+ * One measurement: a fresh server, nclients client processes, their
+ * reports combined.  Returns the result (also stored).
+ */
+static struct result *measure(const struct transport *t, enum workload wl,
+			      size_t size, int nclients, int nthreads,
+			      double budget)
+{
+	struct result *res = &results[nresults++];
+	int ready[2], done[2], rep[2];
+	struct srv_cfg cfg = { .size = size, .nthreads = nthreads };
+	struct cres cr[BENCH_MAX_CLIENTS];
+	pid_t srv, cl[BENCH_MAX_CLIENTS];
+	double window = budget;
+	uint64_t start_at = 0;
+	char b;
+	int i, err;
+
+	memset(res, 0, sizeof(*res));
+	memset(cr, 0, sizeof(cr));
+	res->t = t;
+	res->wl = wl;
+	res->size = size;
+	res->nclients = nclients;
+	cfg.mode = wl == WL_BW ? MODE_ACK :
+		   wl == WL_ONEWAY1 || wl == WL_ONEWAY64 ? MODE_ONEWAY : MODE_ECHO;
+	if (t->prepare && (err = t->prepare(nclients, size)) < 0) {
+		snprintf(res->note, sizeof(res->note), "prepare: %s",
+			 strerror(-err));
+		return res;
+	}
+	if (pipe2(ready, O_CLOEXEC) || pipe2(done, O_CLOEXEC) ||
+	    pipe2(rep, O_CLOEXEC))
+		die("pipe: %m");
+	cfg.ready_fd = ready[1];
+	cfg.done_fd = done[1];
+	srv = fork();
+	if (srv < 0)
+		die("fork: %m");
+	if (srv == 0) {
+		alarm(120);
+		pin_self(wl);
+		t->server(&cfg);
+	}
+	if (!wait_read(ready[0], &b, 1, 20000)) {
+		snprintf(res->note, sizeof(res->note), "server did not start");
+		goto out_server;
+	}
+	if (wl == WL_SCALE)
+		start_at = now_ns() + 300000000ull;
+	for (i = 0; i < nclients; i++) {
+		cl[i] = fork();
+		if (cl[i] < 0)
+			die("fork: %m");
+		if (cl[i] == 0) {
+			struct cres r = { 0 };
+			void *c;
+
+			alarm(60);
+			pin_self(wl);
+			c = t->open(i, 0);
+			switch (wl) {
+			case WL_RT:
+			case WL_RT1:
+			case WL_BW:
+				client_calls(t, c, wl, size, (uint64_t)(budget * 1e9), &r);
+				break;
+			case WL_SCALE:
+				sleep_until(start_at);
+				client_calls(t, c, wl, size,
+					     start_at + (uint64_t)(window * 1e9), &r);
+				break;
+			case WL_ONEWAY1:
+			case WL_ONEWAY64:
+				client_oneway(t, c, wl == WL_ONEWAY64,
+					      (uint64_t)(budget * 1e9),
+					      done[0], &r);
+				break;
+			}
+			write_full(rep[1], &r, sizeof(r));
+			_exit(0);
+		}
+	}
+	for (i = 0; i < nclients; i++) {
+		if (!wait_read(rep[0], &cr[i], sizeof(cr[i]), 90000)) {
+			snprintf(res->note, sizeof(res->note),
+				 "client %d did not report", i);
+			goto out_clients;
+		}
+	}
+	res->ok = true;
+	for (i = 0; i < nclients; i++) {
+		if (cr[i].err) {
+			res->ok = false;
+			snprintf(res->note, sizeof(res->note), "%s", cr[i].msg);
+		}
+		res->iters += cr[i].iters;
+	}
+	switch (wl) {
+	case WL_RT:
+	case WL_RT1:
+	case WL_BW:
+		res->median_us = cr[0].median_us;
+		res->p99_us = cr[0].p99_us;
+		if (cr[0].seconds > 0) {
+			res->mb_per_s = size * cr[0].count / cr[0].seconds / 1e6;
+			res->msgs_per_s = cr[0].count / cr[0].seconds;
+		}
+		break;
+	case WL_SCALE:
+		for (i = 0; i < nclients; i++)
+			res->msgs_per_s += cr[i].count / window;
+		break;
+	case WL_ONEWAY1:
+	case WL_ONEWAY64:
+		if (cr[0].seconds > 0)
+			res->msgs_per_s = cr[0].count / cr[0].seconds;
+		res->mb_per_s = res->msgs_per_s * BENCH_ONEWAY_SZ / 1e6;
+		break;
+	}
+out_clients:
+	for (i = 0; i < nclients; i++)
+		waitpid(cl[i], NULL, 0);
+out_server:
+	kill_wait(srv);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+	close(rep[0]);
+	close(rep[1]);
+	if (t->unprepare)
+		t->unprepare();
+	if (!res->ok)
+		failures++;
+	return res;
+}
+
+static const char *fmt_size(size_t s, char *buf, size_t len)
+{
+	if (s >= (1u << 20))
+		snprintf(buf, len, "%zu MiB", s >> 20);
+	else if (s >= 1024)
+		snprintf(buf, len, "%zu KiB", s >> 10);
+	else
+		snprintf(buf, len, "%zu B", s);
+	return buf;
+}
+
+static void report_progress(const struct result *r)
+{
+	char sz[32];
+
+	fmt_size(r->size, sz, sizeof(sz));
+	if (!r->ok) {
+		printf("bench: %-16s %-10s %-7s c%d FAILED: %s\n", r->t->name,
+		       wl_names[r->wl], sz, r->nclients, r->note);
+	} else if (r->wl == WL_RT || r->wl == WL_RT1 || r->wl == WL_BW) {
+		printf("bench: %-16s %-10s %-7s median %9.1f us  p99 %9.1f us  %8.1f MB/s  (%llu calls)\n",
+		       r->t->name, wl_names[r->wl], sz, r->median_us, r->p99_us,
+		       r->mb_per_s, (unsigned long long)r->iters);
+	} else {
+		printf("bench: %-16s %-10s %-7s c%d %10.0f msgs/s  (%llu)\n",
+		       r->t->name, wl_names[r->wl], sz, r->nclients,
+		       r->msgs_per_s, (unsigned long long)r->iters);
+	}
+	fflush(stdout);
+}
+
+/* ---- memory: resident pages of an idle receiver ---- */
+
+/* fastbinder debugfs: " context pid P mapping N bytes, K pages resident" */
+static long fb_pages(pid_t pid)
+{
+	FILE *f = fopen("/sys/kernel/debug/fastbinder/state", "r");
+	char line[256];
+	long pages = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		int p;
+		size_t bytes;
+		long k;
+
+		if (sscanf(line, " context pid %d mapping %zu bytes, %ld pages resident",
+			   &p, &bytes, &k) == 3 && p == pid)
+			pages = k;
+	}
+	fclose(f);
+	return pages;
+}
+
+/* binder debugfs stats: "proc P" ... "  pages: active:lru:free" */
+static long binder_pages(pid_t pid)
+{
+	FILE *f = fopen("/sys/kernel/debug/binder/stats", "r");
+	char line[256];
+	bool in = false;
+	long pages = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		int p, a, l, fr;
+
+		if (sscanf(line, "proc %d", &p) == 1)
+			in = p == pid;
+		else if (in && sscanf(line, " pages: %d:%d:%d", &a, &l, &fr) == 3)
+			pages = a + l;
+	}
+	fclose(f);
+	return pages;
+}
+
+struct memres {
+	long idle, queued, after;
+	bool ok;
+	char note[120];
+};
+
+#define MEM_MSGS	100
+#define MEM_MSG_SZ	4096
+
+static void measure_mem(const struct transport *t, long (*pages)(pid_t),
+			struct memres *m)
+{
+	int ready[2], done[2], go[2];
+	struct srv_cfg cfg = { .mode = MODE_IDLE, .size = MEM_MSG_SZ,
+			       .map_size = 1u << 20, .nthreads = 1 };
+	pid_t srv, cl;
+	uint64_t got;
+	char b;
+	int st;
+
+	memset(m, 0, sizeof(*m));
+	m->idle = m->queued = m->after = -1;
+	if (pipe2(ready, O_CLOEXEC) || pipe2(done, O_CLOEXEC) ||
+	    pipe2(go, O_CLOEXEC))
+		die("pipe: %m");
+	cfg.ready_fd = ready[1];
+	cfg.done_fd = done[1];
+	cfg.go_fd = go[0];
+	srv = fork();
+	if (srv == 0) {
+		alarm(60);
+		t->server(&cfg);
+	}
+	if (!wait_read(ready[0], &b, 1, 20000)) {
+		snprintf(m->note, sizeof(m->note), "server did not start");
+		goto out;
+	}
+	usleep(100000);
+	m->idle = pages(srv);
+	cl = fork();
+	if (cl == 0) {
+		unsigned char *buf = malloc(MEM_MSG_SZ);
+		const void *p[1] = { buf };
+		void *c;
+		int i;
+
+		alarm(60);
+		if (!buf)
+			die("malloc");
+		c = t->open(0, 0);
+		memcpy(buf, bench_pattern, MEM_MSG_SZ);
+		for (i = 0; i <= MEM_MSGS; i++) {
+			bench_stamp(buf, MEM_MSG_SZ, i == MEM_MSGS ? BENCH_END : (uint64_t)i);
+			if (t->oneway(c, p, MEM_MSG_SZ, 1, false))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	waitpid(cl, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(m->note, sizeof(m->note), "burst sender failed");
+		goto out;
+	}
+	m->queued = pages(srv);
+	write_full(go[1], "g", 1);
+	if (!wait_read(done[0], &got, sizeof(got), 20000) || got != MEM_MSGS) {
+		snprintf(m->note, sizeof(m->note), "receiver checked %lld of %d",
+			 (long long)got, MEM_MSGS);
+		goto out;
+	}
+	usleep(100000);
+	m->after = pages(srv);
+	m->ok = m->idle >= 0 && m->queued >= 0 && m->after >= 0;
+	if (!m->ok)
+		snprintf(m->note, sizeof(m->note), "page counts not found in debugfs");
+out:
+	kill_wait(srv);
+	close(ready[0]);
+	close(ready[1]);
+	close(done[0]);
+	close(done[1]);
+	close(go[0]);
+	close(go[1]);
+	if (!m->ok)
+		failures++;
+}
+
+/* ---- context figures ---- */
+
+struct context {
+	char kernel[128];
+	long vcpus;
+	double getppid_ns;
+	double memcpy_4k_gbs, memcpy_1m_gbs;
+};
+
+static double memcpy_gbs(size_t size, size_t total)
+{
+	unsigned char *a = malloc(size), *b = malloc(size);
+	uint64_t t0;
+	size_t done;
+	double best = 0;
+	int rep;
+
+	if (!a || !b)
+		die("malloc");
+	memset(a, 1, size);
+	memset(b, 2, size);
+	for (rep = 0; rep < 3; rep++) {
+		t0 = now_ns();
+		for (done = 0; done < total; done += size) {
+			memcpy(b, a, size);
+			__asm__ volatile("" : : "r"(b) : "memory");
+		}
+		double gbs = total / ((now_ns() - t0) / 1e9) / 1e9;
+
+		if (gbs > best)
+			best = gbs;
+	}
+	free(a);
+	free(b);
+	return best;
+}
+
+static void context_figures(struct context *cx)
+{
+	struct utsname u;
+	uint64_t t0;
+	int i, n = 200000;
+
+	uname(&u);
+	snprintf(cx->kernel, sizeof(cx->kernel), "%s", u.release);
+	cx->vcpus = sysconf(_SC_NPROCESSORS_ONLN);
+	for (i = 0; i < 1000; i++)
+		syscall(SYS_getppid);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	cx->getppid_ns = (double)(now_ns() - t0) / n;
+	cx->memcpy_4k_gbs = memcpy_gbs(4096, 256u << 20);
+	cx->memcpy_1m_gbs = memcpy_gbs(1u << 20, 512u << 20);
+}
+
+/* ---- output ---- */
+
+
+static const size_t rt_sizes[] = { 4, 128, 4096, 65536, 1u << 20 };
+static const size_t bw_sizes[] = { 1u << 20, 4u << 20 };
+
+static const struct result *find(const struct transport *t, enum workload wl,
+				 size_t size, int nclients)
+{
+	const struct result *best = NULL;
+	int i;
+
+	for (i = 0; i < nresults; i++) {
+		const struct result *r = &results[i];
+
+		if (r->t == t && r->wl == wl && r->size == size &&
+		    r->nclients == nclients && r->ok)
+			best = r;
+	}
+	return best;
+}
+
+static void json_result(const struct result *r)
+{
+	printf("BENCH-JSON {\"transport\": \"%s\", \"workload\": \"%s\", \"size\": %zu, "
+	       "\"clients\": %d, \"median_us\": %.2f, \"p99_us\": %.2f, "
+	       "\"mb_per_s\": %.1f, \"msgs_per_s\": %.0f, \"iterations\": %llu, "
+	       "\"ok\": %s%s%s%s}\n",
+	       r->t->name, wl_names[r->wl], r->size, r->nclients, r->median_us,
+	       r->p99_us, r->mb_per_s, r->msgs_per_s,
+	       (unsigned long long)r->iters, r->ok ? "true" : "false",
+	       r->ok ? "" : ", \"error\": \"", r->ok ? "" : r->note,
+	       r->ok ? "" : "\"");
+}
+
+static bool enabled(const char *list, const char *name)
+{
+	const char *p = list;
+	size_t n = strlen(name);
+
+	if (!list)
+		return true;
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/* "0.62x" of fastbinder's figure against a peer's, or "-" */
+static void ratio(char *buf, size_t len, double fb, double peer)
+{
+	if (fb > 0 && peer > 0)
+		snprintf(buf, len, "%.2fx", fb / peer);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_cell(double v, const char *fmt)
+{
+	if (v > 0)
+		printf(fmt, v);
+	else
+		printf(" n/a |");
+}
+
+/*
+ * Latency workloads, interleaved: `rounds` rounds, each running every
+ * transport in turn for its share of the budget, so that a burst of
+ * contention on the emulating host hits every transport alike.  The
+ * samples of all rounds are pooled into one result per transport.
+ */
+static void measure_rounds(const bool *have, enum workload wl, size_t size,
+			   int rounds)
+{
+	uint64_t *pool[NTR];
+	size_t npool[NTR];
+	struct result acc[NTR];
+	int i, rd;
+
+	for (i = 0; i < NTR; i++) {
+		pool[i] = NULL;
+		npool[i] = 0;
+		memset(&acc[i], 0, sizeof(acc[i]));
+		acc[i].ok = true;
+	}
+	for (rd = 0; rd < rounds; rd++) {
+		for (i = 0; i < NTR; i++) {
+			struct result *r;
+			double seconds;
+
+			if (!have[i] || !acc[i].ok ||
+			    (wl == WL_BW && all_tr[i] == &tr_binder && size > (1u << 20)))
+				continue;
+			r = measure(all_tr[i], wl, size, 1, 1, budget_s / rounds);
+			nresults--;
+			if (!r->ok) {
+				acc[i] = *r;
+				report_progress(r);
+				continue;
+			}
+			pool[i] = realloc(pool[i], (npool[i] + r->iters) * sizeof(uint64_t));
+			if (!pool[i])
+				die("realloc");
+			memcpy(pool[i] + npool[i], shared_samples, r->iters * sizeof(uint64_t));
+			npool[i] += r->iters;
+			seconds = acc[i].mb_per_s;	/* running total of seconds */
+			acc[i] = *r;
+			acc[i].mb_per_s = seconds + (r->msgs_per_s > 0 ? r->iters / r->msgs_per_s : 0);
+		}
+	}
+	for (i = 0; i < NTR; i++) {
+		struct result *r;
+
+		if (!have[i] || (!npool[i] && acc[i].ok))
+			continue;
+		r = &results[nresults++];
+		*r = acc[i];
+		if (r->ok) {
+			double seconds = acc[i].mb_per_s;
+
+			qsort(pool[i], npool[i], sizeof(uint64_t), cmp_u64);
+			r->iters = npool[i];
+			r->median_us = pool[i][npool[i] / 2] / 1e3;
+			r->p99_us = pool[i][(npool[i] * 99) / 100] / 1e3;
+			r->msgs_per_s = seconds > 0 ? npool[i] / seconds : 0;
+			r->mb_per_s = r->msgs_per_s * size / 1e6;
+			report_progress(r);
+		}
+		free(pool[i]);
+	}
+}
+
+/*
+ * Throughput workloads: REPS interleaved rounds, the median run of each
+ * transport kept.
+ */
+#define REPS	5
+static void measure_median(const bool *have, enum workload wl, size_t size,
+			    int nclients, int nthreads, double budget)
+{
+	struct result runs[NTR][REPS], tmp;
+	int okc[NTR], i, rep, a, b;
+
+	for (i = 0; i < NTR; i++)
+		okc[i] = 0;
+	for (rep = 0; rep < REPS; rep++) {
+		for (i = 0; i < NTR; i++) {
+			struct result *r;
+
+			if (!have[i] || okc[i] < rep)
+				continue;	/* failed before */
+			r = measure(all_tr[i], wl, size, nclients, nthreads, budget);
+			report_progress(r);
+			runs[i][rep] = *r;
+			nresults--;
+			if (r->ok)
+				okc[i]++;
+			else
+				results[nresults++] = *r;
+		}
+	}
+	for (i = 0; i < NTR; i++) {
+		if (okc[i] != REPS)
+			continue;
+		for (a = 0; a < REPS; a++)
+			for (b = a + 1; b < REPS; b++)
+				if (runs[i][b].msgs_per_s < runs[i][a].msgs_per_s) {
+					tmp = runs[i][a];
+					runs[i][a] = runs[i][b];
+					runs[i][b] = tmp;
+				}
+		results[nresults++] = runs[i][REPS / 2];
+	}
+}
+
+static bool any(enum workload wl)
+{
+	int i;
+
+	for (i = 0; i < nresults; i++)
+		if (results[i].wl == wl)
+			return true;
+	return false;
+}
+
+static const struct result *fbres(enum workload wl, size_t size, int nc)
+{
+	return find(&tr_fastbinder, wl, size, nc);
+}
+
+static double med(const struct result *r) { return r ? r->median_us : 0; }
+static double mbs(const struct result *r) { return r ? r->mb_per_s : 0; }
+static double rate(const struct result *r) { return r ? r->msgs_per_s : 0; }
+
+static int targets_met, targets_total;
+
+static void target(const char *what, const char *need, const char *measured,
+		   bool known, bool met)
+{
+	targets_total++;
+	if (known && met)
+		targets_met++;
+	printf("| %s | %s | %s | %s |\n", what, need, measured,
+	       !known ? "not measured" : met ? "**met**" : "missed");
+}
+
+static void print_tables(const bool *have, const struct memres *mem,
+			 const bool *mem_done)
+{
+	const struct transport *fb = &tr_fastbinder;
+	char sz[32], r[32], m[200];
+	int i, j, w;
+
+	printf("BENCH-TABLE-BEGIN\n");
+	for (w = WL_RT; w <= WL_RT1; w++) {
+		if (!find(fb, w, 4, 1) && !find(&tr_stream, w, 4, 1))
+			continue;
+		printf("### Round trip (echo), median us (p99)%s\n\n| payload |",
+		       w == WL_RT ? "" : ", client and server pinned to one vCPU");
+		for (i = 0; i < NTR; i++)
+			if (have[i])
+				printf(" %s |", all_tr[i]->label);
+		for (i = 1; i < NTR; i++)
+			if (have[i])
+				printf(" fb / %s |", all_tr[i]->label);
+		printf("\n|---|");
+		for (i = 0; i < NTR; i++)
+			if (have[i])
+				printf("---|%s", i ? "---|" : "");
+		printf("\n");
+		for (j = 0; j < (int)(sizeof(rt_sizes) / sizeof(rt_sizes[0])); j++) {
+			const struct result *f = fbres(w, rt_sizes[j], 1);
+
+			printf("| %s |", fmt_size(rt_sizes[j], sz, sizeof(sz)));
+			for (i = 0; i < NTR; i++) {
+				const struct result *x = find(all_tr[i], w, rt_sizes[j], 1);
+
+				if (!have[i])
+					continue;
+				if (x)
+					printf(" %.1f (%.1f) |", x->median_us, x->p99_us);
+				else
+					printf(" n/a |");
+			}
+			for (i = 1; i < NTR; i++) {
+				if (!have[i])
+					continue;
+				ratio(r, sizeof(r), med(f),
+				      med(find(all_tr[i], w, rt_sizes[j], 1)));
+				printf(" %s |", r);
+			}
+			printf("\n");
+	}
+	printf("\nfb / peer below 1 means fastbinder is faster.\n\n");
+	}
+
+	if (any(WL_BW)) {
+		printf("### Bandwidth (payload out, 8-byte ack), MB/s\n\n| payload |");
+		for (i = 0; i < NTR; i++)
+			if (have[i])
+				printf(" %s |", all_tr[i]->label);
+		for (i = 1; i < NTR; i++)
+			if (have[i])
+				printf(" fb / %s |", all_tr[i]->label);
+		printf("\n|---|");
+		for (i = 0; i < NTR; i++)
+			if (have[i])
+				printf("---|%s", i ? "---|" : "");
+		printf("\n");
+		for (j = 0; j < 2; j++) {
+			const struct result *f = fbres(WL_BW, bw_sizes[j], 1);
+
+			printf("| %s |", fmt_size(bw_sizes[j], sz, sizeof(sz)));
+			for (i = 0; i < NTR; i++)
+				if (have[i])
+					print_cell(mbs(find(all_tr[i], WL_BW, bw_sizes[j], 1)), " %.0f |");
+			for (i = 1; i < NTR; i++) {
+				if (!have[i])
+					continue;
+				ratio(r, sizeof(r), mbs(f), mbs(find(all_tr[i], WL_BW, bw_sizes[j], 1)));
+				printf(" %s |", r);
+			}
+			printf("\n");
+	}
+	printf("\nfb / peer above 1 means fastbinder moves more.  Binder cannot carry 4 MiB (its mapping is at most 4 MiB).\n\n");
+	}
+	if (any(WL_ONEWAY1) || any(WL_ONEWAY64)) {
+
+		printf("### Oneway 128 B messages, msgs/s (median of %d runs)\n\n| sent |", REPS);
+		for (i = 0; i < NTR; i++)
+			if (have[i])
+				printf(" %s |", all_tr[i]->label);
+		printf("\n|---|");
+		for (i = 0; i < NTR; i++)
+			if (have[i])
+				printf("---|");
+		printf("\n");
+		for (j = WL_ONEWAY1; j <= WL_ONEWAY64 + 1; j++) {
+			printf("| %s |", j == WL_ONEWAY1 ? "1 per call" :
+			       j == WL_ONEWAY64 ? "64 per call" : "gain 64 vs 1");
+			for (i = 0; i < NTR; i++) {
+				if (!have[i])
+					continue;
+				if (j <= WL_ONEWAY64) {
+					print_cell(rate(find(all_tr[i], j, BENCH_ONEWAY_SZ, 1)), " %.0f |");
+				} else {
+					ratio(r, sizeof(r),
+					      rate(find(all_tr[i], WL_ONEWAY64, BENCH_ONEWAY_SZ, 1)),
+					      rate(find(all_tr[i], WL_ONEWAY1, BENCH_ONEWAY_SZ, 1)));
+					printf(" %s |", r);
+				}
+			}
+			printf("\n");
+	}
+
+	printf("\n");
+	}
+	if (any(WL_SCALE)) {
+		printf("### Scaling: 128 B echo calls/s, server with 2 threads (median of %d runs)\n\n| clients |", REPS);
+		for (i = 0; i < NTR; i++)
+			if (have[i])
+				printf(" %s |", all_tr[i]->label);
+		printf("\n|---|");
+		for (i = 0; i < NTR; i++)
+			if (have[i])
+				printf("---|");
+		printf("\n");
+		for (j = 1; j <= 3; j++) {
+			printf("| %s |", j == 1 ? "1" : j == 2 ? "2" : "2 vs 1");
+			for (i = 0; i < NTR; i++) {
+				if (!have[i])
+					continue;
+				if (j < 3) {
+					print_cell(rate(find(all_tr[i], WL_SCALE, 128, j)), " %.0f |");
+				} else {
+					ratio(r, sizeof(r), rate(find(all_tr[i], WL_SCALE, 128, 2)),
+					      rate(find(all_tr[i], WL_SCALE, 128, 1)));
+					printf(" %s |", r);
+				}
+			}
+			printf("\n");
+	}
+
+	printf("\n");
+	}
+	if (mem_done[0] || mem_done[1]) {
+		printf("### Memory: pages resident in the receive buffer (1 MiB mapping)\n\n");
+		printf("| | idle | %d x 4 KiB oneway queued | after they were read and freed |\n|---|---|---|---|\n", MEM_MSGS);
+		for (i = 0; i < 2; i++) {
+			if (!mem_done[i])
+				continue;
+			if (mem[i].ok)
+				printf("| %s | %ld | %ld | %ld |\n", i ? "binder" : "fastbinder",
+				       mem[i].idle, mem[i].queued, mem[i].after);
+			else
+				printf("| %s | failed: %s | | |\n", i ? "binder" : "fastbinder",
+				       mem[i].note);
+	}
+
+	printf("\n");
+	}
+
+	/* the targets of docs/performance.md */
+	printf("### Targets (docs/performance.md)\n\n| measure | fastbinder must reach | measured | |\n|---|---|---|---|\n");
+	for (j = 0; j < 2; j++) {
+		size_t s = j ? 128 : 4;
+		double f = med(fbres(WL_RT, s, 1));
+		double b = med(find(&tr_binder, WL_RT, s, 1));
+		double u = med(find(&tr_stream, WL_RT, s, 1));
+
+		snprintf(m, sizeof(m), "%.2fx binder, %.2fx socketpair",
+			 b > 0 ? f / b : 0, u > 0 ? f / u : 0);
+		target(j ? "round trip 128 B" : "round trip 4 B",
+		       "below binder and socketpair (< 1x)", m,
+		       f > 0 && b > 0 && u > 0, f < b && f < u);
+	}
+	{
+		double f = med(fbres(WL_RT, 65536, 1));
+		double u = med(find(&tr_stream, WL_RT, 65536, 1));
+
+		snprintf(m, sizeof(m), "%.2fx socketpair", u > 0 ? f / u : 0);
+		target("round trip 64 KiB", "at most 0.7x socketpair", m,
+		       f > 0 && u > 0, f <= 0.7 * u);
+	}
+	{
+		double f = mbs(fbres(WL_BW, 1u << 20, 1));
+		double u = mbs(find(&tr_stream, WL_BW, 1u << 20, 1));
+		double b = mbs(find(&tr_binder, WL_BW, 1u << 20, 1));
+
+		snprintf(m, sizeof(m), "%.2fx socketpair, %.2fx binder",
+			 u > 0 ? f / u : 0, b > 0 ? f / b : 0);
+		target("bandwidth 1 MiB", "at least 1.5x socketpair and 1x binder",
+		       m, f > 0 && u > 0 && b > 0, f >= 1.5 * u && f >= b);
+	}
+	{
+		double f1 = rate(fbres(WL_ONEWAY1, BENCH_ONEWAY_SZ, 1));
+		double f64 = rate(fbres(WL_ONEWAY64, BENCH_ONEWAY_SZ, 1));
+		double b64 = rate(find(&tr_binder, WL_ONEWAY64, BENCH_ONEWAY_SZ, 1));
+
+		snprintf(m, sizeof(m), "%.2fx its 1-per-call rate, %.2fx binder's batched",
+			 f1 > 0 ? f64 / f1 : 0, b64 > 0 ? f64 / b64 : 0);
+		target("oneway 128 B, 64 per call", "at least 2x 1-per-call and 3x binder batched",
+		       m, f1 > 0 && f64 > 0 && b64 > 0, f64 >= 2 * f1 && f64 >= 3 * b64);
+	}
+	{
+		double c1 = rate(fbres(WL_SCALE, 128, 1));
+		double c2 = rate(fbres(WL_SCALE, 128, 2));
+
+		snprintf(m, sizeof(m), "%.2fx", c1 > 0 ? c2 / c1 : 0);
+		target("2 clients vs 1", "at least 1.6x calls/s", m,
+		       c1 > 0 && c2 > 0, c2 >= 1.6 * c1);
+	}
+	snprintf(m, sizeof(m), "%ld page(s)", mem_done[0] ? mem[0].idle : -1L);
+	target("idle context, 1 MiB mapping", "at most 1 page", m,
+	       mem_done[0] && mem[0].ok, mem[0].idle <= 1);
+	printf("\n%d of %d targets met.\n", targets_met, targets_total);
+	printf("BENCH-TABLE-END\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *tr_list = NULL, *wl_list = NULL;
+	bool have[NTR];
+	struct memres mem[2];
+	bool mem_done[2] = { false, false }, no_ctx = false;
+	struct context cx;
+	int opt, i, j;
+	uint64_t x = 0x9e3779b97f4a7c15ull, t_start = now_ns();
+
+	while ((opt = getopt(argc, argv, "1nqt:w:")) != -1) {
+		switch (opt) {
+		case 'q': quick = true; budget_s = 0.3; break;
+		case 't': tr_list = optarg; break;
+		case 'w': wl_list = optarg; break;
+		case '1': pin_all = true; break;
+		case 'n': no_ctx = true; break;
+		default:
+			fprintf(stderr, "usage: fbbench [-1] [-n] [-q] [-t transport,...] [-w rt,rt1,bw,oneway,scale,mem]\n");
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	shared_samples = mmap(NULL, MAX_SAMPLES * sizeof(uint64_t),
+			      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			      -1, 0);
+	if (shared_samples == MAP_FAILED)
+		die("mmap: %m");
+	signal(SIGPIPE, SIG_IGN);
+	bench_pattern = malloc(BENCH_PATTERN);
+	if (!bench_pattern)
+		die("malloc");
+	for (i = 0; i < (int)BENCH_PATTERN; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		bench_pattern[i] = (unsigned char)(x >> 24);
+	}
+
+	memset(&cx, 0, sizeof(cx));
+	if (!no_ctx)
+		context_figures(&cx);
+	printf("bench: kernel %s, %ld vCPUs, getppid %.0f ns, memcpy %.1f GB/s (4 KiB) %.1f GB/s (1 MiB)\n",
+	       cx.kernel, cx.vcpus, cx.getppid_ns, cx.memcpy_4k_gbs, cx.memcpy_1m_gbs);
+	printf("BENCH-CTX {\"kernel\": \"%s\", \"vcpus\": %ld, \"getppid_ns\": %.1f, "
+	       "\"memcpy_4k_gb_per_s\": %.2f, \"memcpy_1m_gb_per_s\": %.2f}\n",
+	       cx.kernel, cx.vcpus, cx.getppid_ns, cx.memcpy_4k_gbs, cx.memcpy_1m_gbs);
+
+	for (i = 0; i < NTR; i++) {
+		have[i] = enabled(tr_list, all_tr[i]->name);
+		if (have[i] && all_tr[i] == &tr_fastbinder &&
+		    access("/dev/fastbinder", R_OK | W_OK)) {
+			printf("bench: /dev/fastbinder missing, fastbinder skipped\n");
+			have[i] = false;
+			failures++;
+		}
+		if (have[i] && all_tr[i] == &tr_binder &&
+		    access("/dev/binder", R_OK | W_OK)) {
+			printf("bench: /dev/binder missing (insmod binder_linux.ko devices=binder), binder skipped\n");
+			have[i] = false;
+		}
+	}
+
+	/* round trips: both processes free to use both vCPUs, then on one */
+	if (enabled(wl_list, "rt"))
+		for (j = 0; j < (int)(sizeof(rt_sizes) / sizeof(rt_sizes[0])); j++)
+			measure_rounds(have, WL_RT, rt_sizes[j], quick ? 2 : 8);
+	if (enabled(wl_list, "rt1"))
+		for (j = 0; j < (int)(sizeof(rt_sizes) / sizeof(rt_sizes[0])); j++)
+			measure_rounds(have, WL_RT1, rt_sizes[j], quick ? 2 : 5);
+	if (enabled(wl_list, "bw"))
+		for (j = 0; j < 2; j++)
+			measure_rounds(have, WL_BW, bw_sizes[j], quick ? 2 : 5);
+	if (enabled(wl_list, "oneway"))
+		for (j = WL_ONEWAY1; j <= WL_ONEWAY64; j++)
+			measure_median(have, j, BENCH_ONEWAY_SZ, 1, 1, budget_s * 0.5);
+	if (enabled(wl_list, "scale"))
+		for (j = 1; j <= 2; j++)
+			measure_median(have, WL_SCALE, 128, j, 2, budget_s * 0.8);
+	if (enabled(wl_list, "mem")) {
+		for (i = 0; i < 2; i++) {
+			const struct transport *t = i ? &tr_binder : &tr_fastbinder;
+
+			if (!have[i ? 1 : 0])
+				continue;
+			measure_mem(t, i ? binder_pages : fb_pages, &mem[i]);
+			mem_done[i] = true;
+			printf("bench: %-16s memory: idle %ld pages, %ld with %d x 4 KiB queued, %ld after%s%s\n",
+			       t->name, mem[i].idle, mem[i].queued, MEM_MSGS,
+			       mem[i].after, mem[i].ok ? "" : " FAILED: ",
+			       mem[i].ok ? "" : mem[i].note);
+			printf("BENCH-JSON {\"transport\": \"%s\", \"workload\": \"memory\", \"size\": %u, "
+			       "\"idle_pages\": %ld, \"queued_pages\": %ld, \"after_pages\": %ld, "
+			       "\"median_us\": null, \"p99_us\": null, \"mb_per_s\": null, "
+			       "\"msgs_per_s\": null, \"iterations\": %d, \"ok\": %s}\n",
+			       t->name, 1u << 20, mem[i].idle, mem[i].queued,
+			       mem[i].after, MEM_MSGS, mem[i].ok ? "true" : "false");
+		}
+	}
+
+	for (i = 0; i < nresults; i++)
+		json_result(&results[i]);
+	for (i = 0; i < nresults; i++)
+		if ((results[i].wl == WL_RT || results[i].wl == WL_RT1) && results[i].ok)
+			printf("BENCH-PLOT %s%s %zu %.2f %.2f\n", results[i].t->name,
+			       results[i].wl == WL_RT1 ? "@1cpu" : "",
+			       results[i].size, results[i].median_us, results[i].p99_us);
+	print_tables(have, mem, mem_done);
+	printf("bench: %d measurements, %d failed, %.0f s\n", nresults, failures,
+	       (now_ns() - t_start) / 1e9);
+	return failures ? 1 : 0;
+}
