@@ -31,6 +31,7 @@ void bl_reply_fini(struct bl_reply *reply)
 {
 	if (!reply || !reply->has_buffer)
 		return;
+	bl__close_fds(&reply->reader);
 	bl__command(reply->ctx, FB_CMD_FREE_BUFFER, &reply->buffer,
 		    sizeof(reply->buffer));
 	reply->has_buffer = false;
@@ -161,8 +162,11 @@ int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 			.has_buffer = true,
 		};
 
-		if (bl__msg_reader(ctx, &io->msg, &r.reader))
+		if (bl__msg_reader(ctx, &io->msg, &r.reader)) {
+			bl__msg_close_fds(ctx, &io->msg, NULL);
+			memset(&r.reader, 0, sizeof(r.reader));
 			ret = -EBADMSG;
+		}
 		if (reply && !ret)
 			*reply = r;
 		else

@@ -105,6 +105,10 @@ struct bl_io {
 	bool got_reply;
 	int error;
 	struct fb_txn_msg msg;
+	/* descriptors of handled requests, closed once the reply is out */
+	int *close_fds;
+	size_t close_count;
+	size_t close_cap;
 	uint8_t rbuf[BL_RBUF];
 };
 
@@ -120,6 +124,15 @@ int bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload,
 int bl__io_run(struct bl_io *io, bool read);
 int bl__msg_reader(struct bl_context *ctx, const struct fb_txn_msg *msg,
 		   struct bl_reader *r);
+/*
+ * A received message's descriptors belong to the message: closed when it
+ * is done with.  bl__msg_close_fds() closes those of msg now, or, with
+ * defer, when defer's next ioctl has sent the reply (which may carry
+ * them).  bl__close_fds() does it for a message already under a reader.
+ */
+void bl__msg_close_fds(struct bl_context *ctx, const struct fb_txn_msg *msg,
+		       struct bl_io *defer);
+void bl__close_fds(const struct bl_reader *r);
 /* A single command, right now (FREE_BUFFER, ACQUIRE, ...). */
 int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
 		size_t size);

@@ -5,8 +5,10 @@
  * the read stream to its owner (call.c, looper.c, object.c, death.c).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -21,11 +23,90 @@ void bl__io_init(struct bl_io *io, struct bl_context *ctx)
 	io->got_reply = false;
 	io->error = 0;
 	io->handled = 0;
+	io->close_fds = NULL;
+	io->close_count = 0;
+	io->close_cap = 0;
+}
+
+static void io_close_deferred(struct bl_io *io)
+{
+	size_t i;
+
+	for (i = 0; i < io->close_count; i++)
+		close(io->close_fds[i]);
+	io->close_count = 0;
 }
 
 void bl__io_fini(struct bl_io *io)
 {
+	io_close_deferred(io);
+	free(io->close_fds);
+	io->close_fds = NULL;
+	io->close_cap = 0;
 	bl_parcel_fini(&io->reply);
+}
+
+static void close_fd(int fd, struct bl_io *defer)
+{
+	if (defer && defer->close_count == defer->close_cap) {
+		size_t cap = defer->close_cap ? defer->close_cap * 2 : 8;
+		int *v = realloc(defer->close_fds, cap * sizeof(*v));
+
+		if (v) {
+			defer->close_fds = v;
+			defer->close_cap = cap;
+		}
+	}
+	/* out of memory: closing now beats leaking it */
+	if (defer && defer->close_count < defer->close_cap)
+		defer->close_fds[defer->close_count++] = fd;
+	else
+		close(fd);
+}
+
+/*
+ * Every FB_OBJ_FD the offsets name, each bounds-checked on its own: this
+ * also runs on messages a reader refused, whose descriptors were
+ * installed all the same.
+ */
+static void close_fds_in(const uint8_t *data, size_t size,
+			 const uint64_t *offsets, size_t count,
+			 struct bl_io *defer)
+{
+	struct fb_object obj;
+	size_t i;
+
+	for (i = 0; i < count; i++) {
+		uint64_t off = offsets[i];
+
+		if (off > size || size - off < sizeof(obj))
+			continue;
+		memcpy(&obj, data + off, sizeof(obj));
+		if (obj.type == FB_OBJ_FD && obj.fd >= 0)
+			close_fd(obj.fd, defer);
+	}
+}
+
+void bl__close_fds(const struct bl_reader *r)
+{
+	if (r->data && r->offsets)
+		close_fds_in(r->data, r->size, r->offsets, r->offsets_count,
+			     NULL);
+}
+
+void bl__msg_close_fds(struct bl_context *ctx, const struct fb_txn_msg *msg,
+		       struct bl_io *defer)
+{
+	size_t map = ctx->map_size;
+
+	if (!msg->offsets_count || msg->data > map ||
+	    msg->data_size > map - msg->data || msg->offsets > map ||
+	    msg->offsets % 8 ||
+	    msg->offsets_count > (map - msg->offsets) / sizeof(uint64_t))
+		return;
+	close_fds_in(ctx->map + msg->data, msg->data_size,
+		     (const uint64_t *)(const void *)(ctx->map + msg->offsets),
+		     msg->offsets_count, defer);
 }
 
 int bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload,
@@ -137,6 +218,7 @@ static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 				io->got_reply = true;
 			} else {
 				/* nobody waits for it (cannot happen) */
+				bl__msg_close_fds(io->ctx, &msg, NULL);
 				bl__io_put(io, FB_CMD_FREE_BUFFER, &msg.data,
 					   sizeof(msg.data));
 			}
@@ -202,6 +284,8 @@ int bl__io_run(struct bl_io *io, bool read)
 		break;
 	}
 	io->wlen = 0;
+	/* the replies that could carry them are out */
+	io_close_deferred(io);
 	/* the reply parcel went out with this ioctl (or failed): reusable */
 	bl_parcel_reset(&io->reply);
 	io->request = NULL;

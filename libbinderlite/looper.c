@@ -51,6 +51,8 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 		status = obj->handler(obj, msg->code, &r,
 				      oneway ? NULL : &io->reply, &info);
 	bl_object_unref(obj);
+	/* the request's descriptors go with it, after the reply is sent */
+	bl__msg_close_fds(ctx, msg, io);
 
 	bl__io_put(io, FB_CMD_FREE_BUFFER, &msg->data, sizeof(msg->data));
 	if (oneway)

@@ -333,8 +333,13 @@ int bl_reader_read_local(struct bl_reader *r, uint64_t *cookie);
 int bl_reader_read_handle(struct bl_reader *r, uint32_t *handle);
 
 /*
- * A file descriptor item (BL_TYPE_FD).  The number is the reader's own
- * descriptor as installed by the driver; the library does not close it.
+ * A file descriptor item (BL_TYPE_FD): the reader's own descriptor as the
+ * driver installed it.  It belongs to the message: the library closes it
+ * when the message is done with (bl_reply_fini() for a reply, after the
+ * handler returns and its reply is sent for a request), whether or not it
+ * was read, so a sender cannot fill a receiver's descriptor table.  dup()
+ * it to keep the open file longer.  A reader over memory that is not a
+ * received message (bl_reader_init_parcel()) closes nothing.
  */
 int bl_reader_read_fd(struct bl_reader *r, int *fd);
 
@@ -456,7 +461,10 @@ struct bl_call_info {
  * as bl_reply.status: 0 for success; by convention a negative errno for a
  * failure (-EINVAL bad arguments, -EOPNOTSUPP unknown code, ...), or a
  * positive value of the interface's own.  A handler may make calls,
- * nested ones included; it must not call bl_context_close().
+ * nested ones included; it must not call bl_context_close().  The
+ * request's descriptors are closed after the handler returns and its
+ * reply is sent (see bl_reader_read_fd()), so one may be echoed in the
+ * reply as it is; dup() one to keep it.
  */
 typedef int32_t (*bl_handler_fn)(struct bl_object *obj, uint32_t code,
 				 struct bl_reader *request,
@@ -530,7 +538,8 @@ int bl_handle_release(struct bl_context *ctx, uint32_t handle);
 /*
  * A reply: status as the handler returned it, and a reader over the reply
  * payload in the receive buffer.  Release with bl_reply_fini(), which hands
- * the buffer back to the driver.  Object-confined.
+ * the buffer back to the driver and closes the descriptors the reply
+ * carried (dup() one to keep it).  Object-confined.
  */
 struct bl_reply {
 	int32_t status;
@@ -541,7 +550,10 @@ struct bl_reply {
 	bool has_buffer;
 };
 
-/* Frees the reply's buffer.  Safe on a zeroed or finished reply. */
+/*
+ * Frees the reply's buffer and closes its descriptors.  Safe on a zeroed
+ * or finished reply.
+ */
 void bl_reply_fini(struct bl_reply *reply);
 
 /* bl_call()'s timeout_ms: wait as long as it takes. */

@@ -38,7 +38,6 @@ enum {
 static int32_t svc_log[256];
 static uint32_t svc_log_n;
 static uint32_t svc_kept;
-static int svc_last_fd = -1;
 
 static int32_t child_handler(struct bl_object *obj, uint32_t code,
 			     struct bl_reader *req, struct bl_parcel *reply,
@@ -83,13 +82,11 @@ static int32_t echo_all(struct bl_reader *r, struct bl_parcel *w)
 
 		ret = bl_reader_read_i32(&sub, &v) ?: bl_parcel_write_i32(w, v * 2);
 	}
-	ret = ret ?: bl_parcel_end_array(w) ?: bl_parcel_write_fd(w, fd);
 	/*
-	 * The descriptor is ours, and the reply takes its own reference only
-	 * when it is sent, after we return: close it at the next call.
+	 * The descriptor belongs to the request: the library closes it after
+	 * the reply, which takes its own reference when sent, has gone.
 	 */
-	svc_last_fd = fd;
-	return ret;
+	return ret ?: bl_parcel_end_array(w) ?: bl_parcel_write_fd(w, fd);
 }
 
 static int32_t svc_handler(struct bl_object *obj, uint32_t code,
@@ -105,10 +102,6 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 	int ret;
 
 	(void)obj;
-	if (svc_last_fd >= 0) {
-		close(svc_last_fd);
-		svc_last_fd = -1;
-	}
 	switch (code) {
 	case M_ECHO_ALL:
 		return echo_all(req, reply);
@@ -216,7 +209,7 @@ static void test_every_type(struct bl_context *ctx, uint32_t h)
 	struct bl_reply r;
 	uint32_t count;
 	char buf[16];
-	int pfd[2], fd, ret;
+	int pfd[2], fd = -1, ret;
 
 	if (pipe2(pfd, O_CLOEXEC))
 		die("pipe");
@@ -265,13 +258,15 @@ static void test_every_type(struct bl_context *ctx, uint32_t h)
 		ret = bl_reader_read_fd(&r.reader, &fd);
 		CHECK(ret == 0 && fd >= 0 && fd != pfd[1], "fd back: %d %d",
 		      ret, fd);
-		if (!ret) {
+		if (!ret)
 			CHECK(write(fd, "pong", 4) == 4, "write via returned fd");
-			close(fd);
-		}
 		CHECK(bl_reader_read_u8(&r.reader, &u8) == -ENODATA, "end");
 	}
 	bl_reply_fini(&r);
+	/* the reply's descriptor went with it */
+	if (fd >= 0)
+		CHECK(fcntl(fd, F_GETFD) < 0 && errno == EBADF,
+		      "bl_reply_fini() closed the reply's descriptor");
 	close(pfd[1]);
 	/* the service wrote through its copy, we through ours */
 	CHECK(read(pfd[0], buf, sizeof(buf)) == 8 && !memcmp(buf, "pingpong", 8),
@@ -454,7 +449,7 @@ static void on_destroy(struct bl_object *obj)
 	sem_post(&destroyed);
 }
 
-/* cppcheck-suppress constParameterCallback ; the type is bl_death_fn */
+/* cppcheck-suppress constParameter ; the type is bl_death_fn */
 static void on_death(struct bl_context *ctx, uint32_t handle, void *data)
 {
 	(void)ctx;
