@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sm_registry.c - fb-servicemanager: registration, lookup, list, waiting
+ * for a name, duplicates refused, names dropped when their service dies,
+ * one manager at a time, clean exit on SIGTERM.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bltest.h"
+#include "fbtest.h"
+#include "smtest.h"
+
+static int call_add_one(struct bl_context *ctx, uint32_t h, int32_t v,
+			int32_t *out)
+{
+	struct bl_parcel p = BL_PARCEL_INIT;
+	struct bl_reply r;
+	int ret;
+
+	bl_parcel_write_i32(&p, v);
+	ret = bl_call(ctx, h, SMT_ADD_ONE, &p, &r, BL_NO_TIMEOUT);
+	bl_parcel_fini(&p);
+	if (ret)
+		return ret;
+	ret = r.status ?: bl_reader_read_i32(&r.reader, out);
+	bl_reply_fini(&r);
+	return ret;
+}
+
+/* The registered names, joined with ',' ("" when none); -errno. */
+static int list_names(struct bl_context *ctx, char *buf, size_t size)
+{
+	char **names;
+	size_t n, i;
+	int ret = bl_sm_list(ctx, &names, &n);
+
+	if (ret)
+		return ret;
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (i)
+			strncat(buf, ",", size - strlen(buf) - 1);
+		strncat(buf, names[i], size - strlen(buf) - 1);
+	}
+	bl_sm_list_free(names, n);
+	return 0;
+}
+
+/* A child that waits for "late" to appear, then calls it. */
+static int waiter_main(void *arg)
+{
+	struct bl_context *ctx = blt_open();
+	int64_t start = blt_now_ms();
+	int32_t v = 0;
+	uint32_t h;
+	int ret;
+
+	(void)arg;
+	ret = bl_sm_get(ctx, "late", 5000, &h);
+	if (ret) {
+		fprintf(stderr, "waiter: bl_sm_get: %s\n", strerror(-ret));
+		return 1;
+	}
+	if (blt_now_ms() - start < 250) {
+		fprintf(stderr, "waiter: found 'late' before it was added\n");
+		return 2;
+	}
+	ret = call_add_one(ctx, h, 9, &v);
+	bl_handle_release(ctx, h);
+	bl_context_close(ctx);
+	return ret || v != 10 ? 3 : 0;
+}
+
+int main(void)
+{
+	struct bl_context *ctx = blt_open();
+	pid_t mgr, a, b, c, d, late, waiter, second;
+	uint32_t h, h2;
+	int32_t v = 0;
+	char names[512];
+	int64_t t0;
+	int ret;
+
+	mgr = smt_manager_start(NULL);
+
+	CHECK(list_names(ctx, names, sizeof(names)) == 0 && !names[0],
+	      "a new manager lists nothing: '%s'", names);
+
+	/* add, check, call */
+	a = smt_service_start("echo.one", 0, &ret);
+	CHECK(ret == 0, "add echo.one: %d", ret);
+	ret = bl_sm_check(ctx, "echo.one", &h);
+	CHECK(ret == 0, "check echo.one: %d", ret);
+	if (!ret) {
+		CHECK(call_add_one(ctx, h, 41, &v) == 0 && v == 42,
+		      "call through the looked-up handle: %d", v);
+	}
+	b = smt_service_start("alpha", 0, &ret);
+	CHECK(ret == 0, "add alpha: %d", ret);
+	CHECK(list_names(ctx, names, sizeof(names)) == 0 &&
+	      !strcmp(names, "alpha,echo.one"), "list, sorted: '%s'", names);
+
+	/* a name held by a live service is refused */
+	c = smt_service_start("echo.one", 0, &ret);
+	CHECK(ret == -EEXIST && !c, "second echo.one refused: %d", ret);
+
+	/* names the library refuses before asking */
+	CHECK(bl_sm_check(ctx, "bad name", &h2) == -EINVAL, "bad name");
+	CHECK(bl_sm_check(ctx, "", &h2) == -EINVAL, "empty name");
+
+	/* check does not wait; get waits a bounded time */
+	CHECK(bl_sm_check(ctx, "nope", &h2) == -ENOENT, "check nope");
+	t0 = blt_now_ms();
+	CHECK(bl_sm_get(ctx, "nope", 200, &h2) == -ETIMEDOUT,
+	      "get nope times out");
+	CHECK(blt_now_ms() - t0 >= 200 && blt_now_ms() - t0 < 2000,
+	      "after 200 ms: %lld", (long long)(blt_now_ms() - t0));
+
+	/* wait-for-name completes when the service appears */
+	waiter = fb_fork(waiter_main, NULL);
+	usleep(300 * 1000);
+	late = smt_service_start("late", 0, &ret);
+	CHECK(ret == 0, "add late: %d", ret);
+	CHECK(fb_wait(waiter) == 0, "the waiter found 'late' and called it");
+
+	/* the name leaves when its service dies */
+	blt_kill(a);
+	t0 = blt_now_ms();
+	while ((ret = bl_sm_check(ctx, "echo.one", &h2)) == 0 &&
+	       blt_now_ms() - t0 < 3000) {
+		bl_handle_release(ctx, h2);
+		usleep(5000);
+	}
+	CHECK(ret == -ENOENT, "echo.one dropped after kill -9: %d", ret);
+	CHECK(list_names(ctx, names, sizeof(names)) == 0 &&
+	      !strcmp(names, "alpha,late"), "list after the death: '%s'",
+	      names);
+	CHECK(call_add_one(ctx, h, 1, &v) == -EOWNERDEAD,
+	      "the old handle reports the death");
+	bl_handle_release(ctx, h);
+
+	/* and may be taken again */
+	d = smt_service_start("echo.one", 0, &ret);
+	CHECK(ret == 0, "echo.one registered again: %d", ret);
+	ret = bl_sm_get(ctx, "echo.one", 1000, &h);
+	CHECK(ret == 0, "get the new echo.one: %d", ret);
+	if (!ret) {
+		CHECK(call_add_one(ctx, h, 1, &v) == 0 && v == 2,
+		      "the new echo.one answers");
+		bl_handle_release(ctx, h);
+	}
+
+	/* one manager at a time */
+	second = fork();
+	if (!second) {
+		execlp("fb-servicemanager", "fb-servicemanager", NULL);
+		_exit(127);
+	}
+	CHECK(fb_wait(second) == 1, "a second manager exits with 1");
+	CHECK(bl_sm_check(ctx, "alpha", &h2) == 0,
+	      "the first manager still answers");
+	bl_handle_release(ctx, h2);
+
+	/* SIGTERM: a clean exit, and handle 0 is gone */
+	CHECK(smt_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
+	CHECK(bl_sm_check(ctx, "alpha", &h2) == -ENOENT,
+	      "no manager: lookups fail with ENOENT");
+
+	blt_kill(b);
+	blt_kill(late);
+	blt_kill(d);
+	bl_context_close(ctx);
+	return fb_done();
+}
