@@ -12,7 +12,9 @@
 # fragment appends to USERSPACE (targets "make userspace" builds), VM_BINS
 # (static programs copied into the VM's PATH), VM_TEST_LIBS / VM_TEST_DEPS
 # (linked into / built before every VM test), HOST_TEST_LIBS (linked into
-# the host tests) and CLEAN_FILES.  See docs/testing.md.
+# the host tests), CLEAN_FILES, and INSTALL_BIN / INSTALL_SBIN (programs
+# "make install" puts in PREFIX/bin, PREFIX/sbin: mk/install.mk).  See
+# docs/testing.md.
 
 KERNEL		?= 6.1
 KERNELS		:= 6.1 6.12 6.1-rt
@@ -58,6 +60,8 @@ VM_TEST_DEPS	:=
 HOST_TEST_LIBS	:=
 HOST_TEST_DEPS	:=
 CLEAN_FILES	:=
+INSTALL_BIN	:=
+INSTALL_SBIN	:=
 FRAGMENTS := $(sort $(wildcard mk/*.mk libbinderlite/*.mk servicemanager/*.mk \
 		examples/*.mk bench/*.mk tools/*.mk tests/*/*.mk))
 include $(FRAGMENTS)
@@ -130,6 +134,8 @@ $(BUILD)/tests/vm/%: tests/vm/%.c $(VM_LIB_OBJS) $(VM_TEST_DEPS) $(wildcard test
 .SECONDARY: $(VM_LIB_OBJS)
 
 # ---- host tests: tests/host/test_*.c -> build/tests/host/test_* -----------------
+# and shell tests tests/host/*.sh (each one pass or one failure, no valgrind).
+HOST_SH_TESTS	:= $(wildcard tests/host/*.sh)
 # A fragment may give a test its own rule (lib.mk does for test_parcel).
 HOST_TESTS	:= $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(wildcard tests/host/test_*.c))
 # Recursive (=): expanded when used, after deps.sh installed check.
@@ -161,10 +167,11 @@ VM_PREREQS	:= module $(if $(NO_SELFTEST),,module-selftest) $(VM_BINS) $(VM_TESTS
 
 .PHONY: check check-host check-vm check-matrix
 check: $(VM_PREREQS) $(HOST_TESTS) abi-m32
-	@tools/check.sh --host "$(HOST_TESTS)" --vm -- $(VM_SUITE_ARGS)
+	@tools/check.sh --host "$(HOST_TESTS)" --host-sh "$(HOST_SH_TESTS)" \
+		--vm -- $(VM_SUITE_ARGS)
 
 check-host: $(HOST_TESTS) abi-m32
-	@tools/check.sh --host "$(HOST_TESTS)"
+	@tools/check.sh --host "$(HOST_TESTS)" --host-sh "$(HOST_SH_TESTS)"
 
 check-vm: $(VM_PREREQS)
 	@tools/check.sh --vm -- $(VM_SUITE_ARGS)
@@ -207,8 +214,9 @@ distclean:
 	rm -rf $(BUILD) $(CLEAN_FILES)
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 	@echo; echo "targets: all module userspace check check-host check-vm check-matrix"
 	@echo "         demo vm-shell vm-run clean distclean deps"
+	@echo "         install uninstall dkms-source (DESTDIR= PREFIX=/usr/local KVER=)"
 	@echo "variables: KERNEL=6.1|6.12|6.1-rt TESTS='name...' CMD='...' FILES='...'"
 	@echo "           KBUILD_ARGS='W=1' DRIVER_DIR=dir NO_SELFTEST=1 VM_TEST_TIMEOUT=60"

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/check.sh [--host "PROGRAMS"] [--vm] [-- run.sh ARGS...]
+# tools/check.sh [--host "PROGRAMS"] [--host-sh "SCRIPTS"] [--vm] [-- run.sh ARGS...]
 #
 # Runs the host unit tests (each a libcheck program, under valgrind
-# memcheck) and/or the VM suite (tools/vm/run.sh ARGS... running
+# memcheck), the host shell tests (each script run with bash, no valgrind)
+# and/or the VM suite (tools/vm/run.sh ARGS... running
 # tools/vm/suite.sh in the guest), then prints the plain summary line
 # "N passed, M failed" as the last line.  Exit 0 only when M is 0.
 #
@@ -13,13 +14,15 @@
 # says something the checks did not (a leak, an invalid read, a crash).  The
 # VM contributes the counts of the guest's "FB-SUMMARY:" line, or one
 # failure named "vm" when that line or the exit marker is missing (timeout,
-# panic) -- a missing result is never a pass.
+# panic) -- a missing result is never a pass.  A shell test counts as one
+# pass (exit 0) or one failure.
 set -uo pipefail
 
-host_tests='' vm=0
+host_tests='' host_sh_tests='' vm=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--host) host_tests=$2; shift 2 ;;
+	--host-sh) host_sh_tests=$2; shift 2 ;;
 	--vm) vm=1; shift ;;
 	--) shift; break ;;
 	*) echo "check.sh: unknown argument $1" >&2; exit 2 ;;
@@ -54,6 +57,18 @@ for t in $host_tests; do
 	elif [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
 	else
+		failed=$((failed + 1))
+		failures+=("$name: exit $rc")
+	fi
+done
+
+for t in $host_sh_tests; do
+	name=$(basename "$t")
+	echo "=== HOST $name"
+	if bash "$t"; then
+		passed=$((passed + 1))
+	else
+		rc=$?
 		failed=$((failed + 1))
 		failures+=("$name: exit $rc")
 	fi
