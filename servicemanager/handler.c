@@ -35,6 +35,7 @@ static int32_t do_add(struct sm_state *sm, struct bl_reader *r,
 {
 	struct fb_object obj;
 	const char *name;
+	bool again;
 	int ret;
 
 	ret = read_name(r, &name);
@@ -52,12 +53,13 @@ static int32_t do_add(struct sm_state *sm, struct bl_reader *r,
 		       name, info->sender_euid, info->sender_pid);
 		return -EPERM;
 	}
+	again = sm_registry_find(&sm->registry, name) != NULL;
 	ret = sm_registry_add(&sm->registry, name, obj.handle,
 			      info->sender_euid, info->sender_pid);
 	if (ret == -EEXIST)
 		sm_log("refused '%s' to pid %d: the name is taken", name,
 		       info->sender_pid);
-	else if (!ret)
+	else if (!ret && !again)
 		sm_log("added '%s' (pid %d, uid %u)", name, info->sender_pid,
 		       info->sender_euid);
 	return ret;
