@@ -11,8 +11,11 @@
  * Lock order: fb_device.lock, then fb_failure_lock (failures are recorded
  * with the device lock held).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -42,6 +45,11 @@ const char *const fb_stat_names[FB_STAT_COUNT] = {
 };
 
 #define FB_FAILURE_RING 64
+
+static bool fb_debug;
+module_param_named(debug, fb_debug, bool, 0644);
+MODULE_PARM_DESC(debug,
+		 "Also log each failed send or reply to the kernel log, rate-limited (default 0)");
 
 struct fb_failure {
 	u64 time_ns;
@@ -73,6 +81,10 @@ void fb_record_failure(int error, const char *what, struct fb_ctx *from,
 	f->to_pid = target && target->owner ? pid_nr(target->owner->pid) : 0;
 	f->node = target ? target->debug_id : 0;
 	f->code = code;
+	if (fb_debug)
+		pr_info_ratelimited("%s from pid %d to pid %d (node %llu, code %u) failed: %d\n",
+				    what, f->from_pid, f->to_pid, f->node,
+				    code, error);
 	spin_unlock(&fb_failure_lock);
 }
 
