@@ -13,7 +13,7 @@
 #               KERNEL's headers and every other Debian kernel whose headers
 #               are installed, each in its own copy (build/lint/sparse-<K>).
 #   cppcheck    over the user space that exists: libbinderlite/,
-#               servicemanager/, examples/, bench/, tools/*.c, tests/.
+#               servicemanager/, examples/, bench/, tools/, tests/.
 #
 # Every finding is printed as file:line; the last line is "lint: N findings"
 # and the exit status is 1 when N > 0.  A finding that must stay is
@@ -123,7 +123,8 @@ run_cppcheck() {
 	for d in libbinderlite servicemanager examples bench tests; do
 		[ -d "$d" ] && srcs+=("$d")
 	done
-	for d in tools/*.c; do
+	# single-file tools, and the tools that have a directory of their own
+	for d in tools/*.c tools/*/*.c; do
 		[ -f "$d" ] && srcs+=("$d")
 	done
 	out=$(cppcheck --quiet --std=c11 --enable=warning,style,performance,portability \

@@ -212,6 +212,7 @@ static long long deadline;
 static pthread_mutex_t olock = PTHREAD_MUTEX_INITIALIZER;
 static __u32 last_seq[NW][NT];	/* oneways received, per sender thread */
 static unsigned long stat_calls, stat_oneways, stat_objs, stat_busy;
+static int ending;		/* at the end barrier: releases may come */
 
 static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
@@ -221,6 +222,14 @@ static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	int ret;
 
 	(void)arg;
+	/*
+	 * Once everyone is at the end barrier, the others and the manager
+	 * may exit and drop the last references to our object: its release
+	 * notice is then expected, and nothing else.
+	 */
+	if (r->cmd == FB_RET_RELEASE && __atomic_load_n(&ending, __ATOMIC_ACQUIRE) &&
+	    r->rel.cookie == WCOOKIE(me))
+		return 0;
 	if (r->cmd != FB_RET_TRANSACTION) {
 		CHECK(0, "worker %d got %s", me, fbp_ret_name(r->cmd));
 		return 0;
@@ -428,6 +437,7 @@ static int worker(void *arg)
 
 	/* Everyone's clients are done once the barrier opens; then leave. */
 	phase = 1;
+	__atomic_store_n(&ending, 1, __ATOMIC_RELEASE);
 	ret = fbp_call(&wctx, 0, C_BARRIER, &phase, 4, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "worker %d: end barrier: %s", me, strerror(-ret));
 	printf("# worker %d: %lu calls, %lu oneways, %lu with objects, %lu ENOSPC retries\n", me,
