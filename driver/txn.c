@@ -355,6 +355,26 @@ static struct fb_transaction *fb_txn_new(const struct fb_txn *tr, bool reply)
 }
 
 /*
+ * Pops the call the thread is handling, the one a reply answers; NULL when
+ * it handles none.
+ */
+static struct fb_transaction *fb_reply_pop_locked(struct fb_thread *thread)
+{
+	struct fb_transaction *call = thread->stack;
+
+	if (!call || call->to_thread != thread)
+		return NULL;
+	thread->stack = call->to_parent;
+	call->to_thread = NULL;
+	call->to_parent = NULL;
+	if (call->buffer) {
+		call->buffer->txn = NULL;
+		call->buffer = NULL;
+	}
+	return call;
+}
+
+/*
  * Finds the target of a send or reply under the lock and pins it.
  * For a reply it pops the call off the replying thread's stack.
  */
@@ -366,16 +386,9 @@ static int fb_send_target_locked(struct fb_thread *thread, struct fb_txn *tr,
 	struct fb_node *node;
 
 	if (reply) {
-		call = thread->stack;
-		if (!call || call->to_thread != thread)
+		call = fb_reply_pop_locked(thread);
+		if (!call)
 			return -EPROTO;
-		thread->stack = call->to_parent;
-		call->to_thread = NULL;
-		call->to_parent = NULL;
-		if (call->buffer) {
-			call->buffer->txn = NULL;
-			call->buffer = NULL;
-		}
 		t->call = call;
 		t->id = call->id;
 		if (!call->from)
@@ -466,6 +479,31 @@ static void fb_restore_prio(const struct fb_restore_prio *restore)
 }
 
 /*
+ * A reply that fails before it could look for its call (bad arguments, no
+ * memory) still ends the call, as any failed reply does: the caller gets
+ * FB_RET_FAILED with the error instead of waiting for good.
+ */
+static int fb_reply_fail_early(struct fb_thread *thread, u32 code, int err)
+{
+	struct fb_device *dev = thread->ctx->dev;
+	struct fb_restore_prio restore = { .raised = false };
+	struct fb_transaction *call;
+
+	spin_lock(&dev->lock);
+	call = fb_reply_pop_locked(thread);
+	if (call) {
+		restore.raised = call->prio_raised;
+		restore.prio = call->saved_prio;
+		if (call->from)
+			fb_record_failure(err, "reply", thread->ctx, NULL, code);
+		fb_txn_fail_locked(call, err);
+	}
+	spin_unlock(&dev->lock);
+	fb_restore_prio(&restore);
+	return err;
+}
+
+/*
  * FB_CMD_SEND and FB_CMD_REPLY.  A reply whose caller is gone is dropped
  * and succeeds; a reply that cannot be delivered still ends the call,
  * which fails to the caller with the same error.
@@ -483,19 +521,24 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	int ret;
 
 	if (tr.flags & ~FB_TXN_ONEWAY || (reply && tr.flags))
-		return -EINVAL;
-	if (tr.offsets_count > FB_MAX_OBJECTS || tr.data_size > fb_max_map_size)
-		return -EMSGSIZE;
-	t = fb_txn_new(&tr, reply);
-	if (!t)
-		return -ENOMEM;
-	if (tr.offsets_count) {
+		ret = -EINVAL;
+	else if (tr.offsets_count > FB_MAX_OBJECTS ||
+		 tr.data_size > fb_max_map_size)
+		ret = -EMSGSIZE;
+	else
+		ret = 0;
+	t = ret ? NULL : fb_txn_new(&tr, reply);
+	if (t && tr.offsets_count) {
 		x.exported = kvmalloc_array(tr.offsets_count,
 					    sizeof(*x.exported), GFP_KERNEL);
 		if (!x.exported) {
 			fb_txn_free(t);
-			return -ENOMEM;
+			t = NULL;
 		}
+	}
+	if (!t) {
+		ret = ret ?: -ENOMEM;
+		return reply ? fb_reply_fail_early(thread, tr.code, ret) : ret;
 	}
 
 	spin_lock(&dev->lock);
