@@ -9,12 +9,18 @@
 #
 # Options:
 #   -k KERNEL   6.1 (default), 6.12 or 6.1-rt: Debian 12 kernel to boot
+#   -K IMAGE    boot this local bzImage instead (e.g. the debug kernel of
+#               "make check-debug"); -k then only names build/<KERNEL>/
+#   -M MB       guest memory (default 1024)
 #   -m FILE     the fastbinder module, copied to /fb/fastbinder.ko
 #   -S FILE     the self-test build of the module, /fb/fastbinder-selftest.ko
 #   -l          insmod /fb/fastbinder.ko before COMMAND (fail if it fails)
 #   -b FILE     a program for /fb/bin (on PATH)        (repeatable)
 #   -t FILE     a VM test for /fb/tests (on PATH)      (repeatable)
 #   -f FILE     an extra file for /fb/files, the cwd   (repeatable)
+#   -V DIR      valgrind (memcheck only) in the guest, DIR's programs in
+#               /fb/vg, and the shared libraries both need (for dynamically
+#               linked builds; +3.5 MB of gzipped initramfs, only when asked)
 #   -T SECONDS  timeout for the whole VM run (default 600)
 #   -o FILE     also write the console log to FILE
 #   -a ARGS     extra kernel command line
@@ -24,25 +30,31 @@
 # build/kernels/<KERNEL>/ once and unpacked there; nothing is installed on
 # the host.  The exit status is COMMAND's, read from the "FB-EXIT-STATUS: N"
 # line the guest prints last; 124 on timeout, 125 when the line is missing
-# (kernel panic, crash, or the VM died).
+# (kernel panic, crash, or the VM died).  The host's FB_SCALE and FB_FUZZ_*,
+# FB_KILLSTORM_*, FB_SOAK_*, FB_FAILSLAB_* variables, when set, are exported
+# to COMMAND.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KERNEL=${KERNEL:-6.1}
 module='' selftest='' load=0 interactive=0 timeout_s=600 log='' append=''
+image='' mem=1024 vgdir=''
 bins=() tests=() files=()
 
-usage() { sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '4,35p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
-while getopts "k:m:S:lb:t:f:T:o:a:ih" opt; do
+while getopts "k:K:M:m:S:lb:t:f:V:T:o:a:ih" opt; do
 	case "$opt" in
 	k) KERNEL=$OPTARG ;;
+	K) image=$OPTARG ;;
+	M) mem=$OPTARG ;;
 	m) module=$OPTARG ;;
 	S) selftest=$OPTARG ;;
 	l) load=1 ;;
 	b) bins+=("$OPTARG") ;;
 	t) tests+=("$OPTARG") ;;
 	f) files+=("$OPTARG") ;;
+	V) vgdir=$OPTARG ;;
 	T) timeout_s=$OPTARG ;;
 	o) log=$OPTARG ;;
 	a) append=$OPTARG ;;
@@ -53,8 +65,13 @@ done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || [ "$interactive" = 1 ] || usage
 
-kver=$("$top/tools/kver.sh" "$KERNEL")
 kcache=$top/build/kernels/$KERNEL
+if [ -n "$image" ]; then
+	[ -f "$image" ] || { echo "vm: no kernel image $image" >&2; exit 1; }
+	kver=$(basename "$image")
+else
+	kver=$("$top/tools/kver.sh" "$KERNEL")
+fi
 
 # ---- the kernel: download and unpack once --------------------------------
 # first_file GLOB...: print the first existing file among the expanded globs.
@@ -109,7 +126,10 @@ fetch_kernel() {
 	mv "$tmp/out" "$kcache/$kver"
 	rm -rf "$tmp"
 }
-fetch_kernel
+if [ -z "$image" ]; then
+	fetch_kernel
+	image=$kcache/$kver/vmlinuz
+fi
 
 # ---- the initramfs -------------------------------------------------------
 root=$top/build/$KERNEL/vm-root.$$
@@ -136,13 +156,49 @@ for f in "$top"/tools/vm/*.sh; do
 done
 [ -n "$module" ] && cp "$module" "$root/fb/fastbinder.ko"
 [ -n "$selftest" ] && cp "$selftest" "$root/fb/fastbinder-selftest.ko"
-[ -f "$kcache/$kver/binder_linux.ko" ] && cp "$kcache/$kver/binder_linux.ko" "$root/fb/"
+[ -f "$kcache/$kver/binder_linux.ko" ] && [ "$image" = "$kcache/$kver/vmlinuz" ] && cp "$kcache/$kver/binder_linux.ko" "$root/fb/"
 for f in ${bins[@]+"${bins[@]}"}; do cp "$f" "$root/fb/bin/"; done
 for f in ${tests[@]+"${tests[@]}"}; do cp "$f" "$root/fb/tests/"; done
 for f in ${files[@]+"${files[@]}"}; do cp -r "$f" "$root/fb/files/"; done
 
+# -V: memcheck and the dynamic programs of DIR.  Only what memcheck runs
+# on: the launcher (a sh wrapper and valgrind.bin), the tool, its two
+# preloads and default.supp (no other tool, no vgdb files); then every
+# shared library the launcher and the programs load, at the path ldd
+# names (the dynamic loader's own one included).
+if [ -n "$vgdir" ]; then
+	vglib=/usr/libexec/valgrind
+	[ -x /usr/bin/valgrind.bin ] && [ -x $vglib/memcheck-amd64-linux ] ||
+		{ echo "vm: -V: no valgrind on the host (tools/deps.sh installs it)" >&2; exit 1; }
+	mkdir -p "$root$vglib" "$root/fb/vg"
+	cp /usr/bin/valgrind /usr/bin/valgrind.bin "$root/usr/bin/"
+	cp $vglib/memcheck-amd64-linux $vglib/vgpreload_core-amd64-linux.so \
+	   $vglib/vgpreload_memcheck-amd64-linux.so $vglib/default.supp "$root$vglib/"
+	for f in "$vgdir"/*; do
+		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$root/fb/vg/"
+	done
+	for f in /usr/bin/valgrind.bin "$root"/fb/vg/*; do
+		ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
+	done | sort -u | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+	# memcheck must redirect strlen in the dynamic loader, a symbol only
+	# its detached debug info has (libc6-dbg, 0.5 MB): that file too.
+	ldso=$(ldd /usr/bin/valgrind.bin | grep -o '/[^ ]*ld-linux[^ ]*')
+	id=$(readelf -n "$ldso" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+	dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+	[ -n "$id" ] && [ -f "$dbg" ] ||
+		{ echo "vm: -V: no debug symbols for $ldso (install libc6-dbg)" >&2; exit 1; }
+	mkdir -p "$root$(dirname "$dbg")"
+	cp "$dbg" "$root$dbg"
+fi
+
 {
 	echo "# generated by tools/vm/run.sh"
+	for v in $(compgen -v | grep -E '^FB_(SCALE$|FUZZ_|KILLSTORM_|SOAK_|FAILSLAB_)' || true); do
+		printf "export %s='%s'\n" "$v" "${!v}"
+	done
 	if [ "$load" = 1 ]; then
 		echo 'insmod /fb/fastbinder.ko || { echo "vm: insmod fastbinder.ko failed"; dmesg | tail -n 20; exit 1; }'
 	fi
@@ -160,8 +216,8 @@ for f in ${files[@]+"${files[@]}"}; do cp -r "$f" "$root/fb/files/"; done
 # ---- boot ----------------------------------------------------------------
 # TCG (no KVM here).  tsc=reliable keeps the guest off the slow HPET clock;
 # panic=-1 with -no-reboot turns a panic into a QEMU exit.
-qemu=(qemu-system-x86_64 -m 1G -smp 2 -nic none -no-reboot
-      -kernel "$kcache/$kver/vmlinuz" -initrd "$initrd"
+qemu=(qemu-system-x86_64 -m "$mem" -smp 2 -nic none -no-reboot
+      -kernel "$image" -initrd "$initrd"
       -append "console=ttyS0 quiet panic=-1 tsc=reliable $append")
 
 if [ "$interactive" = 1 ]; then

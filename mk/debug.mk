@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+#
+# make check-debug: the whole VM suite on a debug kernel (KASAN, lockdep,
+# kmemleak, UBSAN, DEBUG_ATOMIC_SLEEP, fault injection) built from Debian's
+# linux-source-6.1 by tools/debug-kernel.sh into DEBUG_KERNEL_DIR (about 10
+# minutes of both cores, once: later runs reuse it), plus the tests that
+# need that kernel (tests/vm-debug/: fault injection) and a kmemleak scan
+# (tools/vm/suite.sh does it where /sys/kernel/debug/kmemleak exists).
+# Everything runs about 5-10x slower there: DEBUG_SCALE shrinks the
+# fixed-size workloads (FB_SCALE in the guest), the fuzzer runs
+# DEBUG_FUZZ_SECONDS.  The closing line says how long it took.
+#
+#   make check-debug                      the whole suite
+#   make check-debug TESTS='fuzz_ioctl'   some tests
+#   make debug-kernel                     only build (or find) the kernel
+
+DEBUG_KERNEL_DIR	?= build/debug-kernel
+DEBUG_KDIR		= $(DEBUG_KERNEL_DIR)/src
+DEBUG_IMAGE		= $(DEBUG_KDIR)/arch/x86/boot/bzImage
+DEBUG_MODULE		:= $(BUILD)/debug/driver/fastbinder.ko
+DEBUG_SELFTEST_MODULE	:= $(BUILD)/debug-selftest/driver/fastbinder.ko
+DEBUG_SCALE		?= 0.5
+DEBUG_FUZZ_SECONDS	?= 120
+DEBUG_TEST_TIMEOUT	?= 400
+DEBUG_VM_TIMEOUT	?= 1750
+# KASAN keeps freed objects in quarantine (slab looks bigger for a while);
+# kmemleak is the leak check there.
+DEBUG_SOAK_SLAB_KB	?= 65536
+
+# tests/vm-debug/*.c: like tests/vm/*.c, but only on the debug kernel.
+# (This file is read before the Makefile defines VM_TESTS & co.: what
+# needs them is expanded in recipes, or spelled out here.)
+DEBUG_VM_TESTS		:= $(patsubst tests/vm-debug/%.c,$(BUILD)/tests/vm-debug/%,$(wildcard tests/vm-debug/*.c))
+DEBUG_VM_SH_TESTS	:= $(wildcard tests/vm-debug/*.sh)
+DEBUG_LIB_OBJS		:= $(patsubst tests/vm/lib/%.c,$(BUILD)/tests/vm-lib/%.o,$(wildcard tests/vm/lib/*.c))
+
+$(BUILD)/tests/vm-debug/%: tests/vm-debug/%.c $(DEBUG_LIB_OBJS) $(BL_A) $(wildcard tests/vm/lib/*.h) uapi/linux/fastbinder.h
+	@mkdir -p $(@D)
+	$(CC) $(VM_CFLAGS) -o $@ $< $(VM_LIB_OBJS) $(VM_TEST_LIBS)
+
+.PHONY: debug-kernel module-debug check-debug
+debug-kernel:
+	@tools/debug-kernel.sh $(DEBUG_KERNEL_DIR) >/dev/null
+
+module-debug: debug-kernel
+	@echo "  MODULE  debug ($(DEBUG_KDIR)) -> $(DEBUG_MODULE)"
+	@tools/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug $(KBUILD_ARGS)
+	@tools/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug-selftest FASTBINDER_SELFTEST=y $(KBUILD_ARGS)
+
+check-debug: module-debug
+	@$(MAKE) --no-print-directory $(VM_BINS) $(VM_TESTS) $(DEBUG_VM_TESTS)
+	@start=$$(date +%s); \
+	tools/check.sh --vm -- -k debug -K $(DEBUG_IMAGE) -M 2048 \
+		-m $(DEBUG_MODULE) $(if $(NO_SELFTEST),,-S $(DEBUG_SELFTEST_MODULE)) \
+		$(addprefix -b ,$(VM_BINS)) \
+		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS) $(DEBUG_VM_TESTS) $(DEBUG_VM_SH_TESTS)) \
+		-T $(DEBUG_VM_TIMEOUT) -- \
+		FB_TESTS="'$(TESTS)'" FB_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
+		FB_SCALE=$(DEBUG_SCALE) FB_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) \
+		FB_SOAK_SLAB_KB=$(DEBUG_SOAK_SLAB_KB) sh /fb/suite.sh; \
+	rc=$$?; \
+	echo "check-debug: $$(( ($$(date +%s) - start) / 60 )) min $$(( ($$(date +%s) - start) % 60 )) s on $$(basename $(DEBUG_IMAGE)) of $(DEBUG_KDIR) (exit $$rc)"; \
+	exit $$rc

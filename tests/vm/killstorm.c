@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: MIT
+/*
+ * killstorm: processes SIGKILLed at random points of synchronous calls,
+ * nested calls, oneway floods, death notifications and fd passing.
+ *
+ * Each round starts a registry M (handle 0), a server S and NCLIENTS
+ * clients, each client with a caller thread and a looper thread.  Clients
+ * call S (echo with checked payload, nested calls back into the caller,
+ * fds both ways, slow calls), flood S and each other with oneway batches,
+ * call each other, and link deaths to S and to peers.  The parent SIGKILLs
+ * a random subset of the processes at random moments, then tells the
+ * survivors to stop: each must finish its current call (a reply, or the
+ * failure the death caused) within a deadline, so a death never leaves a
+ * caller hanging.  After every round, with all processes gone, the live_*
+ * counters in debugfs stats must be back to zero.
+ *
+ * FB_KILLSTORM_ROUNDS (default 12, scaled by FB_SCALE), FB_KILLSTORM_SEED.
+ */
+#define _GNU_SOURCE
+#include "fbproto.h"
+#include "fbrel.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MB		(1024 * 1024)
+#define MGR_COOKIE	0x3a11ULL
+#define S_COOKIE	0x5e5eULL
+#define NCLIENTS	3
+#define NTAB		16
+
+enum { M_REG = 1, M_REG_S, M_GET_S, M_GET_ANY, C_ECHO, C_NEST, C_FD, C_SLOW, C_PEER, C_BACK, C_FLOOD };
+
+struct shared {
+	_Atomic int stop;
+	_Atomic unsigned long long calls, failed_calls, nested, fds, oneways, deaths;
+	_Atomic int bad;
+	char msg[200];
+};
+
+static struct shared *sh;
+static uint64_t seed;
+static int round_no;
+
+static void bad(const char *what, long a, long b)
+{
+	if (atomic_fetch_add(&sh->bad, 1) == 0)
+		snprintf(sh->msg, sizeof(sh->msg), "round %d: %s (%ld, %ld)", round_no, what, a, b);
+}
+
+/* Close the fds a message carried; return the first one (or -1) unclosed if keep. */
+static int msg_fds(struct fbp *p, const struct fb_txn_msg *m, bool keep_first)
+{
+	int first = -1;
+	__u64 i;
+
+	for (i = 0; i < m->offsets_count; i++) {
+		const struct fb_object *o = fbp_obj(p, m, i);
+
+		if (o->type != FB_OBJ_FD)
+			continue;
+		if (keep_first && first < 0)
+			first = o->fd;
+		else
+			close(o->fd);
+	}
+	return first;
+}
+
+static void death_done(struct fbp *p, __u64 cookie)
+{
+	struct fbp_w w;
+
+	fbp_w_reset(&w);
+	fbp_w_cmd(&w, FB_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	fbp_wr(p, &w, NULL, false);
+	atomic_fetch_add(&sh->deaths, 1);
+}
+
+static void enter_looper(struct fbp *t)
+{
+	struct fbp_w w;
+
+	fbp_w_reset(&w);
+	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+	fbp_wr(t, &w, NULL, false);
+}
+
+/* ------------------------------------------------------------------ M */
+
+static pthread_mutex_t m_lock = PTHREAD_MUTEX_INITIALIZER;
+static __u32 m_tab[NTAB], m_s;
+static struct fbr_rng m_rng;
+
+static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+{
+	const struct fb_txn_msg *m = &r->msg;
+	struct fb_object o = { .type = FB_OBJ_HANDLE };
+	__u64 off = 0;
+	size_t n = 0;
+
+	(void)arg;
+	if (r->cmd == FB_RET_DEAD) {
+		death_done(p, r->cookie);
+		return 0;
+	}
+	if (r->cmd != FB_RET_TRANSACTION)
+		return 0;
+	pthread_mutex_lock(&m_lock);
+	if ((m->code == M_REG || m->code == M_REG_S) && m->offsets_count == 1 &&
+	    fbp_obj(p, m, 0)->type == FB_OBJ_HANDLE) {
+		__u32 h = fbp_obj(p, m, 0)->handle;
+		struct fb_death d = { .handle = h, .cookie = h };
+		struct fbp_w w;
+
+		fbp_acquire(p, h);
+		fbp_w_reset(&w);
+		fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+		fbp_wr(p, &w, NULL, false);
+		if (m->code == M_REG_S)
+			m_s = h;
+		m_tab[fbr_rnd(&m_rng, NTAB)] = h;
+	} else if (m->code == M_GET_S && m_s) {
+		o.handle = m_s;
+		n = 1;
+	} else if (m->code == M_GET_ANY) {
+		o.handle = m_tab[fbr_rnd(&m_rng, NTAB)];
+		n = o.handle != 0;
+	}
+	pthread_mutex_unlock(&m_lock);
+	if (m->flags & FB_TXN_ONEWAY)
+		fbp_free(p, m->data);
+	else
+		fbp_reply(p, m, 0, &o, n * sizeof(o), &off, n);
+	return 0;
+}
+
+static int m_main(struct fbp *p, void *arg)
+{
+	(void)arg;
+	fbr_rng_seed(&m_rng, fbr_mix(seed, round_no * 100 + 1));
+	return fbp_serve(p, m_handle, NULL) ? 1 : 0;
+}
+
+/* ----------------------------------------------------------------- S */
+
+static int s_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
+{
+	(void)p; (void)r; (void)arg;
+	return 0;	/* nothing comes back into S's chains */
+}
+
+static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+{
+	const struct fb_txn_msg *m = &r->msg;
+	unsigned char buf[512];
+	struct fbp_ret rr;
+	size_t n = 0;
+	int ret;
+
+	(void)arg;
+	if (r->cmd == FB_RET_DEAD) {
+		death_done(p, r->cookie);
+		return 0;
+	}
+	if (r->cmd != FB_RET_TRANSACTION)
+		return 0;
+	if (m->flags & FB_TXN_ONEWAY) {
+		msg_fds(p, m, false);
+		fbp_free(p, m->data);
+		return 0;
+	}
+	switch (m->code) {
+	case C_ECHO:
+		n = m->data_size <= sizeof(buf) ? m->data_size : 0;
+		memcpy(buf, fbp_data(p, m), n);
+		fbp_reply(p, m, 0, buf, n, NULL, 0);
+		break;
+	case C_NEST: {	/* call the caller's object back, in its chain */
+		__u32 h = m->offsets_count == 1 ? fbp_obj(p, m, 0)->handle : 0;
+		__u32 v = 0;
+
+		ret = h ? fbp_call(p, h, C_BACK, "back", 4, NULL, 0, &rr, s_nested, NULL) : -EINVAL;
+		if (!ret && rr.cmd == FB_RET_REPLY) {
+			if (rr.msg.data_size == 4)
+				memcpy(&v, fbp_data(p, &rr.msg), 4);
+			fbp_free(p, rr.msg.data);
+		}
+		fbp_reply(p, m, ret ? 1 : 0, &v, 4, NULL, 0);
+		break;
+	}
+	case C_FD: {
+		struct fb_object o = { .type = FB_OBJ_FD };
+		__u64 off = 0;
+		int fd = msg_fds(p, m, true);
+
+		o.fd = fd >= 0 ? fd : 1;
+		fbp_reply(p, m, 0, &o, sizeof(o), &off, 1);
+		if (fd >= 0)
+			close(fd);
+		break;
+	}
+	case C_SLOW:
+		usleep(1000 * (1 + (m->txn_id % 30)));
+		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		break;
+	default:
+		msg_fds(p, m, false);
+		fbp_reply(p, m, 7, NULL, 0, NULL, 0);
+		break;
+	}
+	return 0;
+}
+
+static void *s_looper(void *arg)
+{
+	struct fbp *t = malloc(sizeof(*t));
+
+	if (!t)
+		die("malloc");
+	fbp_attach(t, arg);
+	enter_looper(t);
+	fbp_serve(t, s_handle, NULL);
+	return NULL;
+}
+
+static int s_main(void *arg)
+{
+	struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = S_COOKIE };
+	__u64 off = 0;
+	struct fbp p;
+	struct fbp_ret r;
+	pthread_t th;
+
+	(void)arg;
+	fbp_open(&p, MB);
+	if (fbp_call(&p, 0, M_REG_S, &o, sizeof(o), &off, 1, &r, NULL, NULL) ||
+	    r.cmd != FB_RET_REPLY)
+		_exit(3);
+	fbp_free(&p, r.msg.data);
+	if (pthread_create(&th, NULL, s_looper, &p))
+		die("pthread_create");
+	s_looper(&p);
+	return 0;
+}
+
+/* ------------------------------------------------------------ clients */
+
+static int c_idx;
+
+static int c_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+{
+	const struct fb_txn_msg *m = &r->msg;
+	__u32 v = 0xb0b0 + c_idx;
+
+	(void)arg;
+	if (r->cmd == FB_RET_DEAD) {
+		death_done(p, r->cookie);
+		return 0;
+	}
+	if (r->cmd != FB_RET_TRANSACTION)
+		return 0;
+	msg_fds(p, m, false);
+	if (m->flags & FB_TXN_ONEWAY)
+		fbp_free(p, m->data);
+	else
+		fbp_reply(p, m, m->code == C_BACK ? 0 : 5, &v, 4, NULL, 0);
+	return 0;
+}
+
+static int c_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&sh->nested, 1);
+	return c_handle(p, r, NULL);
+}
+
+static void *c_looper(void *arg)
+{
+	struct fbp *t = malloc(sizeof(*t));
+
+	if (!t)
+		die("malloc");
+	fbp_attach(t, arg);
+	enter_looper(t);
+	fbp_serve(t, c_handle, NULL);
+	return NULL;
+}
+
+/* The reply to a call: checked when there is one; deaths are allowed. */
+static void c_result(int ret, struct fbp_ret *r, const char *what)
+{
+	if (ret) {
+		if (ret != -EOWNERDEAD && ret != -ENOENT && ret != -ENOSPC && ret != -EDQUOT &&
+		    ret != -ESRCH)
+			bad(what, ret, 0);
+		atomic_fetch_add(&sh->failed_calls, 1);
+		return;
+	}
+	if (r->cmd == FB_RET_FAILED) {
+		if (r->err.error != -EOWNERDEAD && r->err.error != -ENOSPC &&
+		    r->err.error != -EDQUOT)
+			bad(what, r->err.error, 1);
+		atomic_fetch_add(&sh->failed_calls, 1);
+		return;
+	}
+	if (r->cmd != FB_RET_REPLY) {
+		bad(what, (long)r->cmd, 2);
+		return;
+	}
+	atomic_fetch_add(&sh->calls, 1);
+}
+
+static int c_main(void *arg)
+{
+	struct fb_object me = { .type = FB_OBJ_LOCAL, .cookie = 0xc100 + (intptr_t)arg };
+	unsigned char buf[512];
+	struct fbr_rng rng;
+	struct fbp p;
+	struct fbp_ret r;
+	__u32 hs = 0;
+	__u64 off = 0;
+	pthread_t th;
+	int ret, i;
+
+	c_idx = (int)(intptr_t)arg;
+	fbr_rng_seed(&rng, fbr_mix(seed, round_no * 100 + 10 + c_idx));
+	fbp_open(&p, MB);
+	if (pthread_create(&th, NULL, c_looper, &p))
+		die("pthread_create");
+	if (fbp_call(&p, 0, M_REG, &me, sizeof(me), &off, 1, &r, NULL, NULL) == 0 &&
+	    r.cmd == FB_RET_REPLY)
+		fbp_free(&p, r.msg.data);
+	for (i = 0; i < 100 && !hs && !atomic_load(&sh->stop); i++) {
+		ret = fbp_call(&p, 0, M_GET_S, NULL, 0, NULL, 0, &r, NULL, NULL);
+		if (ret || r.cmd != FB_RET_REPLY)
+			break;	/* M is gone */
+		if (r.msg.offsets_count == 1) {
+			hs = fbp_obj(&p, &r.msg, 0)->handle;
+			fbp_acquire(&p, hs);
+		}
+		fbp_free(&p, r.msg.data);
+		if (!hs)
+			usleep(5000);
+	}
+	if (hs) {
+		struct fb_death d = { .handle = hs, .cookie = 0xdead0000 };
+		struct fbp_w w;
+
+		fbp_w_reset(&w);
+		fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+		fbp_wr(&p, &w, NULL, false);
+	}
+	while (!atomic_load(&sh->stop)) {
+		unsigned int op = fbr_rnd(&rng, 10);
+		__u32 target = hs;
+
+		if (!hs)
+			op = 7;	/* peers only */
+		switch (op) {
+		case 0: case 1: {
+			size_t n = fbr_rnd(&rng, sizeof(buf));
+			__u32 s = (__u32)fbr_rnd64(&rng);
+
+			fbp_fill(buf, n, s);
+			ret = fbp_call(&p, target, C_ECHO, buf, n, NULL, 0, &r, NULL, NULL);
+			c_result(ret, &r, "echo");
+			if (!ret && r.cmd == FB_RET_REPLY) {
+				if (r.msg.data_size != n || fbp_verify(fbp_data(&p, &r.msg), n, s) >= 0)
+					bad("echo payload", (long)r.msg.data_size, (long)n);
+				fbp_free(&p, r.msg.data);
+			}
+			break;
+		}
+		case 2: case 3:
+			ret = fbp_call(&p, target, C_NEST, &me, sizeof(me), &off, 1, &r,
+				       c_nested, NULL);
+			c_result(ret, &r, "nested");
+			if (!ret && r.cmd == FB_RET_REPLY)
+				fbp_free(&p, r.msg.data);
+			break;
+		case 4: {
+			struct fb_object o[2] = { { .type = FB_OBJ_FD }, { .type = FB_OBJ_FD } };
+			__u64 offs[2] = { 0, sizeof(o[0]) };
+			int pf[2];
+
+			if (pipe(pf) < 0)
+				break;
+			o[0].fd = pf[0];
+			o[1].fd = pf[1];
+			ret = fbp_call(&p, target, C_FD, o, sizeof(o), offs, 2, &r, NULL, NULL);
+			close(pf[0]);
+			close(pf[1]);
+			c_result(ret, &r, "fd");
+			if (!ret && r.cmd == FB_RET_REPLY) {
+				msg_fds(&p, &r.msg, false);
+				atomic_fetch_add(&sh->fds, 1);
+				fbp_free(&p, r.msg.data);
+			}
+			break;
+		}
+		case 5: {	/* a oneway flood, 32 per syscall, fds on some */
+			struct fbp_w w;
+			struct fb_object o = { .type = FB_OBJ_FD, .fd = 1 };
+			int k, n = 32;
+
+			fbp_w_reset(&w);
+			for (k = 0; k < n; k++)
+				fbp_w_send(&w, target, C_FLOOD, FB_TXN_ONEWAY, &o, sizeof(o),
+					   &off, k % 4 == 0);
+			if (!fbp_wr(&p, &w, NULL, false))
+				atomic_fetch_add(&sh->oneways, n);
+			break;
+		}
+		case 6:
+			ret = fbp_call(&p, target, C_SLOW, NULL, 0, NULL, 0, &r, NULL, NULL);
+			c_result(ret, &r, "slow");
+			if (!ret && r.cmd == FB_RET_REPLY)
+				fbp_free(&p, r.msg.data);
+			break;
+		default: {	/* a peer: call it, link to its death */
+			__u32 h = 0;
+
+			ret = fbp_call(&p, 0, M_GET_ANY, NULL, 0, NULL, 0, &r, NULL, NULL);
+			if (ret || r.cmd != FB_RET_REPLY) {
+				usleep(2000);
+				break;
+			}
+			if (r.msg.offsets_count == 1)
+				h = fbp_obj(&p, &r.msg, 0)->handle;
+			if (h) {	/* keep it past the free, maybe for good */
+				struct fb_death d = { .handle = h, .cookie = 0xd0000000ULL + h };
+				struct fbp_w w;
+
+				fbp_acquire(&p, h);
+				fbp_w_reset(&w);
+				fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+				fbp_wr(&p, &w, NULL, false);
+			}
+			fbp_free(&p, r.msg.data);
+			if (!h)
+				break;
+			ret = fbp_call(&p, h, C_PEER, "peer", 4, NULL, 0, &r, NULL, NULL);
+			c_result(ret, &r, "peer");
+			if (!ret && r.cmd == FB_RET_REPLY)
+				fbp_free(&p, r.msg.data);
+			if (fbr_rnd(&rng, 2))
+				fbp_release(&p, h);
+			break;
+		}
+		}
+	}
+	_exit(0);	/* the looper thread goes with the process */
+}
+
+/* -------------------------------------------------------------- rounds */
+
+static void run_round(struct fbr_rng *rng)
+{
+	pid_t pid[NCLIENTS + 2];	/* M, S, clients */
+	bool killed[NCLIENTS + 2] = { false };
+	const int n = NCLIENTS + 2;
+	long long t0, deadline;
+	int i, nk = 0, st;
+
+	atomic_store(&sh->stop, 0);
+	pid[0] = fbp_spawn_manager(MB, MGR_COOKIE, m_main, NULL);
+	pid[1] = fb_fork(s_main, NULL);
+	for (i = 0; i < NCLIENTS; i++)
+		pid[2 + i] = fb_fork(c_main, (void *)(intptr_t)i);
+
+	/* Let the traffic build up, then kill at random moments. */
+	usleep(100000 + 1000 * fbr_rnd(rng, 400));
+	for (i = 0; i < n; i++) {
+		if (fbr_rnd(rng, 100) < 45 || (i == n - 1 && !nk)) {
+			kill(pid[i], SIGKILL);
+			killed[i] = true;
+			nk++;
+			usleep(1000 * fbr_rnd(rng, 80));
+		}
+	}
+	usleep(200000);
+	atomic_store(&sh->stop, 1);
+	/* Survivors must come out of whatever call they were in. */
+	t0 = fbp_now_ms();
+	deadline = t0 + (long long)(10000 / (fbr_scale() < 1 ? fbr_scale() : 1));
+	for (i = 2; i < n; i++) {
+		if (killed[i])
+			continue;
+		while (waitpid(pid[i], &st, WNOHANG) == 0 && fbp_now_ms() < deadline)
+			usleep(10000);
+		if (fbp_now_ms() >= deadline) {
+			CHECK(0, "round %d: client %d hangs after the kills (seed %llu)",
+			      round_no, i - 2, (unsigned long long)seed);
+			kill(pid[i], SIGKILL);
+			fb_wait(pid[i]);
+		} else {
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			      "round %d: client %d status 0x%x", round_no, i - 2, st);
+		}
+		pid[i] = 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (!pid[i])
+			continue;
+		kill(pid[i], SIGKILL);
+		fb_wait(pid[i]);
+	}
+	CHECK(fbp_wait_live_zero(5000) == 0, "round %d: live counts not zero (seed %llu)",
+	      round_no, (unsigned long long)seed);
+	printf("# round %d: killed %d of %d (%s%s), survivors done in %lld ms\n", round_no, nk, n,
+	       killed[0] ? "M " : "", killed[1] ? "S" : "", fbp_now_ms() - t0);
+}
+
+int main(void)
+{
+	unsigned long rounds = fbr_env_ull("FB_KILLSTORM_ROUNDS", fbr_scaled(12, 3));
+	struct fbr_rng rng;
+	long long start = fbp_now_ms();
+
+	seed = fbr_seed("FB_KILLSTORM_SEED");
+	printf("# killstorm: %lu rounds, seed %llu (replay: FB_KILLSTORM_SEED=%llu)\n", rounds,
+	       (unsigned long long)seed, (unsigned long long)seed);
+	fbr_rng_seed(&rng, seed);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		die("mmap");
+	memset(sh, 0, sizeof(*sh));
+	signal(SIGPIPE, SIG_IGN);
+	for (round_no = 1; round_no <= (int)rounds; round_no++)
+		run_round(&rng);
+	printf("# %llu calls answered, %llu failed by deaths, %llu nested, %llu fd exchanges, %llu oneways, %llu death notices, %.1f s\n",
+	       (unsigned long long)sh->calls, (unsigned long long)sh->failed_calls,
+	       (unsigned long long)sh->nested, (unsigned long long)sh->fds,
+	       (unsigned long long)sh->oneways, (unsigned long long)sh->deaths,
+	       (fbp_now_ms() - start) / 1000.0);
+	CHECK(!atomic_load(&sh->bad), "%s (seed %llu)", sh->msg, (unsigned long long)seed);
+	CHECK(sh->calls > 0, "no call was answered");
+	return fb_done();
+}
