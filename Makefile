@@ -12,9 +12,10 @@
 # fragment appends to USERSPACE (targets "make userspace" builds), VM_BINS
 # (static programs copied into the VM's PATH), VM_TEST_LIBS / VM_TEST_DEPS
 # (linked into / built before every VM test), HOST_TEST_LIBS (linked into
-# the host tests), CLEAN_FILES, and INSTALL_BIN / INSTALL_SBIN (programs
-# "make install" puts in PREFIX/bin, PREFIX/sbin: mk/install.mk).  See
-# docs/testing.md.
+# the host tests), CLEAN_FILES, INSTALL_BIN / INSTALL_SBIN (programs
+# "make install" puts in PREFIX/bin, PREFIX/sbin: mk/install.mk), and
+# VM_RUN_ARGS / VM_RUN_DEPS (extra tools/vm/run.sh options of the check
+# runs, and what they need built: mk/valgrind.mk).  See docs/testing.md.
 
 KERNEL		?= 6.1
 KERNELS		:= 6.1 6.12 6.1-rt
@@ -62,6 +63,8 @@ HOST_TEST_DEPS	:=
 CLEAN_FILES	:=
 INSTALL_BIN	:=
 INSTALL_SBIN	:=
+VM_RUN_ARGS	:=
+VM_RUN_DEPS	:=
 FRAGMENTS := $(sort $(wildcard mk/*.mk libbinderlite/*.mk servicemanager/*.mk \
 		examples/*.mk bench/*.mk tools/*.mk tests/*/*.mk))
 include $(FRAGMENTS)
@@ -161,9 +164,10 @@ abi-m32:
 VM_RUN		= tools/vm/run.sh -k $(KERNEL)
 VM_SUITE_ARGS	= -m $(MODULE) $(if $(NO_SELFTEST),,-S $(SELFTEST_MODULE)) \
 		  $(addprefix -b ,$(VM_BINS)) $(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS)) \
-		  -T $(VM_TIMEOUT) -- \
+		  $(VM_RUN_ARGS) -T $(VM_TIMEOUT) -- \
 		  FB_TESTS="'$(TESTS)'" FB_TEST_TIMEOUT=$(VM_TEST_TIMEOUT) sh /fb/suite.sh
-VM_PREREQS	:= module $(if $(NO_SELFTEST),,module-selftest) $(VM_BINS) $(VM_TESTS)
+VM_PREREQS	:= module $(if $(NO_SELFTEST),,module-selftest) $(VM_BINS) $(VM_TESTS) \
+		   $(VM_RUN_DEPS)
 
 .PHONY: check check-host check-vm check-matrix
 check: $(VM_PREREQS) $(HOST_TESTS) abi-m32

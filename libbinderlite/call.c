@@ -212,7 +212,7 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 	}
 	wr.write_buffer = (uintptr_t)buf;
 	wr.write_size = count * one;
-	if (ioctl(ctx->fd, FB_IOC_WRITE_READ, &wr) < 0)
+	if (bl__write_read(ctx->fd, &wr) < 0)
 		ret = -errno;
 	/* the driver stops at the first failing send: the rest never went */
 	went = ret ? wr.write_consumed / one : count;

@@ -133,6 +133,8 @@ int bl__msg_reader(struct bl_context *ctx, const struct fb_txn_msg *msg,
 void bl__msg_close_fds(struct bl_context *ctx, const struct fb_txn_msg *msg,
 		       struct bl_io *defer);
 void bl__close_fds(const struct bl_reader *r);
+/* ioctl(fd, FB_IOC_WRITE_READ, wr), told to valgrind (io.c) */
+int bl__write_read(int fd, struct fb_write_read *wr);
 /* A single command, right now (FREE_BUFFER, ACQUIRE, ...). */
 int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
 		size_t size);

@@ -21,7 +21,7 @@ case "$KERNEL" in
 esac
 
 pkgs=(build-essential "$headers" qemu-system-x86 busybox-static check
-      valgrind cpio pkg-config sparse cppcheck xz-utils kmod gzip rsync)
+      valgrind libc6-dbg cpio pkg-config sparse cppcheck xz-utils kmod gzip rsync)
 
 missing=()
 for p in "${pkgs[@]}"; do

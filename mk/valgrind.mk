@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: MIT
+#
+# mk/valgrind.mk - the user code that talks to /dev/fastbinder under
+# valgrind memcheck, in the VM (tests/vm/valgrind_user.sh).
+#
+# memcheck replaces malloc & co. through a preloaded shared object, so it
+# tracks the heap of dynamically linked programs only: on a static glibc
+# program it sees no heap at all ("no leaks are possible") and reports
+# false errors inside glibc.  The VM's programs are static, so this builds
+# dynamically linked twins of the ones the test runs, into VG_DIR:
+#   lib_call, lib_pool       tests/vm/*.c with the VM test helpers
+#   fb-servicemanager        the objects of servicemanager.mk
+#   fbservice, fbstat        tools/cli.mk's sources
+# each linked with libbinderlite.a (the same -fPIC objects as the .so,
+# without its export map, which hides nothing the test needs) and
+# dynamically with glibc.  "make check" passes "-V VG_DIR" to
+# tools/vm/run.sh when the run includes valgrind_user: run.sh puts memcheck,
+# these programs (/fb/vg) and the shared libraries they load (ldd) into the
+# initramfs, about 2 MB gzipped, only then.
+#
+# Read before servicemanager.mk (fragments are sorted): its objects are
+# named by their paths here.
+
+VG_DIR		:= $(BUILD)/tests/vm-dyn
+VG_TEST		:= valgrind_user
+VG_CFLAGS	:= $(filter-out -static,$(VM_CFLAGS)) -g
+VG_LIB_OBJS	:= $(patsubst tests/vm/lib/%.c,$(VG_DIR)-lib/%.o,$(wildcard tests/vm/lib/*.c))
+VG_SM_OBJS	:= $(patsubst servicemanager/%.c,$(BUILD)/servicemanager/%.o,$(wildcard servicemanager/*.c))
+VG_PROGS	:= $(VG_DIR)/lib_call $(VG_DIR)/lib_pool $(VG_DIR)/fb-servicemanager \
+		   $(VG_DIR)/fbservice $(VG_DIR)/fbstat
+
+# Only when the run includes the test (TESTS empty or naming it): the
+# other runs keep their small initramfs.
+VG_WANTED	= $(if $(TESTS),$(filter $(VG_TEST),$(TESTS)),all)
+VM_RUN_ARGS	+= $(if $(VG_WANTED),-V $(VG_DIR))
+VM_RUN_DEPS	+= $(if $(VG_WANTED),$(VG_PROGS))
+
+.PHONY: vg-progs
+vg-progs: $(VG_PROGS)
+
+$(VG_DIR)-lib/%.o: tests/vm/lib/%.c $(wildcard tests/vm/lib/*.h) uapi/linux/fastbinder.h
+	@mkdir -p $(@D)
+	$(CC) $(VG_CFLAGS) -c -o $@ $<
+
+$(VG_DIR)/lib_%: tests/vm/lib_%.c $(VG_LIB_OBJS) $(BL_A) $(wildcard tests/vm/lib/*.h) \
+		uapi/linux/fastbinder.h
+	@mkdir -p $(@D)
+	$(CC) $(VG_CFLAGS) -o $@ $< $(VG_LIB_OBJS) $(BL_A)
+
+$(VG_DIR)/fb-servicemanager: $(VG_SM_OBJS) $(BL_A)
+	@mkdir -p $(@D)
+	$(CC) -pthread -o $@ $(VG_SM_OBJS) $(BL_A)
+
+$(VG_DIR)/fbservice: tools/fbservice/fbservice.c $(BL_A) \
+		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -pthread -I libbinderlite/include -o $@ $< $(BL_A)
+
+$(VG_DIR)/fbstat: tools/fbstat/fbstat.c $(BL_A) \
+		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -pthread -I libbinderlite/include -o $@ $< $(BL_A)
+
+.SECONDARY: $(VG_LIB_OBJS)
