@@ -84,7 +84,8 @@ void fb_ctx_put(struct fb_ctx *ctx)
 	kref_put(&ctx->refs, fb_ctx_free);
 }
 
-static void fb_wake_thread(struct fb_thread *thread, bool sync)
+/* Under the device lock, or in an RCU read-side section (fb_unlock_wake). */
+void fb_wake_thread(struct fb_thread *thread, bool sync)
 {
 	if (sync)
 		wake_up_interruptible_sync(&thread->wait);
@@ -92,17 +93,30 @@ static void fb_wake_thread(struct fb_thread *thread, bool sync)
 		wake_up_interruptible(&thread->wait);
 }
 
-/* Work for one thread: a reply, a failure, or a call routed back to it. */
-void fb_thread_enqueue_locked(struct fb_thread *thread, struct fb_work *work,
-			      bool sync)
+/*
+ * Work for one thread: a reply, a failure, or a call routed back to it.
+ * Returns the thread to wake with fb_unlock_wake() (internal.h).
+ */
+struct fb_thread *fb_thread_queue_locked(struct fb_thread *thread,
+					 struct fb_work *work)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	list_add_tail(&work->entry, &thread->todo);
-	fb_wake_thread(thread, sync);
+	return thread;
 }
 
-/* Work for the context: wake exactly one idle thread, or the pollers. */
-void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
+void fb_thread_enqueue_locked(struct fb_thread *thread, struct fb_work *work,
+			      bool sync)
+{
+	fb_wake_thread(fb_thread_queue_locked(thread, work), sync);
+}
+
+/*
+ * Work for the context: takes exactly one idle thread off the waiting list
+ * and returns it, for fb_unlock_wake() (internal.h), or NULL; wakes the
+ * pollers.
+ */
+struct fb_thread *fb_ctx_queue_locked(struct fb_ctx *ctx, struct fb_work *work)
 {
 	struct fb_thread *idle;
 
@@ -110,10 +124,8 @@ void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
 	list_add_tail(&work->entry, &ctx->todo);
 	idle = list_first_entry_or_null(&ctx->waiting, struct fb_thread,
 					waiting_entry);
-	if (idle) {
+	if (idle)
 		list_del_init(&idle->waiting_entry);
-		fb_wake_thread(idle, sync);
-	}
 	/*
 	 * Only when someone polls: an empty wait queue would still cost an
 	 * irq-saving lock round trip on every call.  No barrier needed: a
@@ -122,6 +134,16 @@ void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
 	 */
 	if (waitqueue_active(&ctx->poll_wait))
 		wake_up_interruptible(&ctx->poll_wait);
+	return idle;
+}
+
+/* The same, waking the idle thread at once (the lock still held). */
+void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
+{
+	struct fb_thread *idle = fb_ctx_queue_locked(ctx, work);
+
+	if (idle)
+		fb_wake_thread(idle, sync);
 }
 
 /*

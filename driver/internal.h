@@ -18,7 +18,10 @@
  *
  * Two leaf locks nest inside them: the page-lru spinlock inside
  * fb_alloc.lock (order in alloc.c), and fb_failure_lock inside
- * fb_device.lock (debugfs.c).
+ * fb_device.lock (debugfs.c).  The wait queues' own locks (fb_thread.wait,
+ * fb_ctx.poll_wait) are taken by wake-ups under fb_device.lock; the hot
+ * paths wake the one thread they chose just after dropping it instead
+ * (fb_unlock_wake), so the woken thread does not find it held.
  *
  * Helpers that need fb_device.lock end in _locked and assert it with
  * lockdep_assert_held().  Memory that must outlive an unlock (a node a
@@ -47,6 +50,7 @@
 #include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/rbtree.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
@@ -241,6 +245,36 @@ void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work,
 			   bool sync);
 void fb_thread_enqueue_locked(struct fb_thread *thread,
 			      struct fb_work *work, bool sync);
+struct fb_thread *fb_ctx_queue_locked(struct fb_ctx *ctx,
+				      struct fb_work *work);
+struct fb_thread *fb_thread_queue_locked(struct fb_thread *thread,
+					 struct fb_work *work);
+void fb_wake_thread(struct fb_thread *thread, bool sync);
+
+/*
+ * Unlocks the device, then wakes the thread a *_queue_locked() call chose,
+ * if any: the woken thread's first step is to take the device lock, so it
+ * should not find the waker still holding it.  The thread may be freed
+ * once the lock is dropped (its context released, FB_IOC_THREAD_EXIT);
+ * its memory goes after an RCU grace period (kfree_rcu), so the wake-up
+ * runs in an RCU read-side section, and a wake-up of a queue nobody waits
+ * on any more is a no-op.  A sleeper put itself on thread->wait before it
+ * dropped the lock in which it found no work, so it cannot miss this.
+ * A macro so that sparse sees the unlock in the caller (the lock functions
+ * of PREEMPT_RT carry no context annotation); its arguments are evaluated
+ * before the unlock, while what they read is still protected.
+ */
+#define fb_unlock_wake(dev, to, sync)				\
+do {								\
+	struct fb_thread *__wake = (to);			\
+	bool __sync = (sync);					\
+								\
+	rcu_read_lock();					\
+	spin_unlock(&(dev)->lock);				\
+	if (__wake)						\
+		fb_wake_thread(__wake, __sync);			\
+	rcu_read_unlock();					\
+} while (0)
 bool fb_thread_wants_ctx_work(struct fb_thread *thread);
 
 /* node.c */

@@ -400,19 +400,18 @@ static int fb_put_ret(struct fb_write_read *wr, const struct fb_ret *ret)
 	return 0;
 }
 
-/* Sleeps until work may be there; called and returns with no lock held. */
-static int fb_wait_for_work(struct fb_thread *thread)
+/*
+ * Sleeps until work may be there.  Called with the device lock held, right
+ * where the caller found nothing to take, and returns with it held again,
+ * so a wait costs one lock round trip on each side of the sleep.
+ */
+static int fb_wait_locked(struct fb_thread *thread)
 {
 	struct fb_ctx *ctx = thread->ctx;
-	struct list_head *list;
 	DEFINE_WAIT(wait);
 	bool ctx_work;
 
-	spin_lock(&ctx->dev->lock);
-	if (fb_pick_work_locked(thread, NULL, &list)) {
-		spin_unlock(&ctx->dev->lock);
-		return 0;
-	}
+	lockdep_assert_held(&ctx->dev->lock);
 	ctx_work = fb_thread_wants_ctx_work(thread);
 	if (ctx_work)
 		list_add(&thread->waiting_entry, &ctx->waiting);
@@ -426,7 +425,6 @@ static int fb_wait_for_work(struct fb_thread *thread)
 	list_del_init(&thread->waiting_entry);
 	if (thread->kicked) {
 		thread->kicked = false;
-		spin_unlock(&ctx->dev->lock);
 		return -EAGAIN;
 	}
 	if (signal_pending(current)) {
@@ -439,10 +437,8 @@ static int fb_wait_for_work(struct fb_thread *thread)
 			list_del_init(&idle->waiting_entry);
 			wake_up_interruptible(&idle->wait);
 		}
-		spin_unlock(&ctx->dev->lock);
 		return -EINTR;
 	}
-	spin_unlock(&ctx->dev->lock);
 	return 0;
 }
 
@@ -538,7 +534,7 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 	struct fb_node *batch = NULL;
 	struct fb_taken tk;
 	struct fb_ret ret;
-	bool stop = false;
+	bool stop = false, more = false;
 	int err = 0;
 
 	if (wr->read_size - wr->read_consumed < FB_READ_MIN)
@@ -550,19 +546,25 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 	}
 	while (!stop && wr->read_size - wr->read_consumed >= FB_READ_MIN) {
 		spin_lock(&dev->lock);
-		tk.work = fb_pick_work_locked(thread, batch, &tk.list);
-		if (!tk.work) {
+		/* after a oneway message, only more of the same node's */
+		if (more && list_empty(&batch->async_todo)) {
 			spin_unlock(&dev->lock);
-			if (wr->read_consumed != start)
-				break;
+			break;
+		}
+		tk.work = fb_pick_work_locked(thread, batch, &tk.list);
+		while (!tk.work && wr->read_consumed == start) {
 			if (nonblock) {
 				err = -EAGAIN;
 				break;
 			}
-			err = fb_wait_for_work(thread);
+			err = fb_wait_locked(thread);
 			if (err)
 				break;
-			continue;
+			tk.work = fb_pick_work_locked(thread, batch, &tk.list);
+		}
+		if (!tk.work) {
+			spin_unlock(&dev->lock);
+			break;
 		}
 		stop = fb_take_work_locked(thread, &tk, &batch, &ret);
 		spin_unlock(&dev->lock);
@@ -570,12 +572,7 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		err = fb_deliver(thread, wr, &tk, &ret, &batch);
 		if (err)
 			break;
-		/* after a oneway message, only more of the same node's */
-		if (ret.cmd == FB_RET_TRANSACTION && batch && !stop) {
-			spin_lock(&dev->lock);
-			stop = list_empty(&batch->async_todo);
-			spin_unlock(&dev->lock);
-		}
+		more = ret.cmd == FB_RET_TRANSACTION && batch && !stop;
 	}
 	if (batch) {
 		spin_lock(&dev->lock);

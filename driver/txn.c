@@ -417,9 +417,13 @@ static int fb_send_target_locked(struct fb_thread *thread, struct fb_txn *tr,
 	return 0;
 }
 
-/* Queues the finished message: the only step visible to others. */
+/*
+ * Queues the finished message: the only step visible to others.  *wake is
+ * the thread to wake once the lock is dropped (fb_unlock_wake()), or NULL.
+ */
 static int fb_send_commit_locked(struct fb_thread *thread,
-				 struct fb_transaction *t)
+				 struct fb_transaction *t,
+				 struct fb_thread **wake)
 {
 	struct fb_ctx *target = t->to_ctx;
 	struct fb_node *node = t->node;
@@ -436,7 +440,7 @@ static int fb_send_commit_locked(struct fb_thread *thread,
 	if (t->is_reply) {
 		to = t->call->from;
 		fb_stat_inc(FB_STAT_REPLIES);
-		fb_thread_enqueue_locked(to, &t->work, true);
+		*wake = fb_thread_queue_locked(to, &t->work);
 		return 0;
 	}
 
@@ -449,7 +453,7 @@ static int fb_send_commit_locked(struct fb_thread *thread,
 			list_add_tail(&t->work.entry, &node->async_todo);
 		} else {
 			node->async_out = 1;
-			fb_ctx_enqueue_locked(target, &t->work, false);
+			*wake = fb_ctx_queue_locked(target, &t->work);
 		}
 		return 0;
 	}
@@ -461,9 +465,9 @@ static int fb_send_commit_locked(struct fb_thread *thread,
 	t->from_parent = thread->stack;
 	thread->stack = t;
 	if (to)
-		fb_thread_enqueue_locked(to, &t->work, true);
+		*wake = fb_thread_queue_locked(to, &t->work);
 	else
-		fb_ctx_enqueue_locked(target, &t->work, true);
+		*wake = fb_ctx_queue_locked(target, &t->work);
 	return 0;
 }
 
@@ -515,7 +519,8 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	struct fb_xlate x = { .from = thread->ctx };
 	size_t offsets_size = (size_t)tr.offsets_count * sizeof(u64);
 	struct fb_restore_prio restore = { .raised = false };
-	bool recorded = false;
+	struct fb_thread *wake = NULL;
+	bool recorded = false, sync;
 	struct fb_buffer *buf = NULL;
 	struct fb_transaction *t;
 	int ret;
@@ -581,14 +586,19 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 
 	spin_lock(&dev->lock);
 	t->buffer = buf;
-	ret = fb_send_commit_locked(thread, t);
+	ret = fb_send_commit_locked(thread, t, &wake);
 	if (!ret) {
 		buf->fds = x.fds;
 		buf->nr_fds = x.nr_fds;
 		x.fds = NULL;
 		fb_xlate_finish_locked(&x, true);
 		fb_ctx_senders_done_locked(x.to);
-		spin_unlock(&dev->lock);
+		/*
+		 * A call or reply wakes its handler synchronously: we sleep.
+		 * t may be freed by its receiver once the lock is dropped.
+		 */
+		sync = !(t->flags & FB_TXN_ONEWAY);
+		fb_unlock_wake(dev, wake, sync);
 		kvfree(x.exported);
 		kfree(x.spare_node);
 		kfree(x.spare_handle);
@@ -642,6 +652,7 @@ out_failed:
 int fb_free_buffer(struct fb_ctx *ctx, u64 offset)
 {
 	struct fb_device *dev = ctx->dev;
+	struct fb_thread *wake = NULL;
 	struct fb_transaction *next;
 	struct fb_buffer *buf;
 	struct fb_node *node;
@@ -669,14 +680,14 @@ int fb_free_buffer(struct fb_ctx *ctx, u64 offset)
 		if (next) {
 			list_del_init(&next->work.entry);
 			node->async_out = 1;
-			fb_ctx_enqueue_locked(ctx, &next->work, false);
+			wake = fb_ctx_queue_locked(ctx, &next->work);
 		}
 	}
 	if (node) {
 		node->buf_refs--;
 		fb_node_check_locked(node);
 	}
-	spin_unlock(&dev->lock);
+	fb_unlock_wake(dev, wake, false);
 
 	fb_buffer_drop_fds(buf);
 	fb_alloc_free(&ctx->alloc, buf);
