@@ -68,7 +68,8 @@
  * and therefore only ever trylocks: with fb_lru_lock held it tries
  * alloc->lock of the page's owner, drops fb_lru_lock, then tries the mmap
  * lock (read) of the owner's mm to zap the page, skipping the page when
- * either is busy.  Allocating a page under alloc->lock may enter reclaim
+ * either is busy.  Allocating a page or a slot struct under alloc->lock may
+ * enter reclaim
  * and so our shrinker: it fails to trylock our own lock and moves on.
  *
  * A context's fb_alloc lives inside memory that is freed soon after
@@ -179,6 +180,40 @@ static struct fb_buffer *fb_next_slot(struct fb_alloc *alloc,
 	return list_next_entry(buf, entry);
 }
 
+/*
+ * Slot structures: a message splits a free slot and its free merges two, so
+ * a flow of messages would allocate and free one struct per message.  A
+ * few spares kept per context make that no slab work in the steady state
+ * (a burst of thousands of queued messages would otherwise fill and drain
+ * whole slab pages).
+ */
+#define FB_SPARE_SLOTS		64
+
+static struct fb_buffer *fb_slot_get(struct fb_alloc *alloc)
+{
+	struct fb_buffer *buf;
+
+	lockdep_assert_held(&alloc->lock);
+	buf = list_first_entry_or_null(&alloc->spare, struct fb_buffer, entry);
+	if (!buf)
+		return kzalloc(sizeof(*buf), GFP_KERNEL);
+	list_del(&buf->entry);
+	alloc->nr_spare--;
+	memset(buf, 0, sizeof(*buf));
+	return buf;
+}
+
+static void fb_slot_put(struct fb_alloc *alloc, struct fb_buffer *buf)
+{
+	lockdep_assert_held(&alloc->lock);
+	if (alloc->nr_spare >= FB_SPARE_SLOTS) {
+		kfree(buf);
+		return;
+	}
+	list_add(&buf->entry, &alloc->spare);
+	alloc->nr_spare++;
+}
+
 /* ---- pages -------------------------------------------------------------- */
 
 static bool fb_page_cached(struct fb_page *p)
@@ -253,6 +288,7 @@ void fb_alloc_init(struct fb_alloc *alloc)
 	memset(alloc, 0, sizeof(*alloc));
 	mutex_init(&alloc->lock);
 	INIT_LIST_HEAD(&alloc->buffers);
+	INIT_LIST_HEAD(&alloc->spare);
 	alloc->free_tree = RB_ROOT;
 	alloc->allocated_tree = RB_ROOT;
 }
@@ -334,6 +370,11 @@ void fb_alloc_release(struct fb_alloc *alloc)
 		list_del(&buf->entry);
 		kfree(buf);
 	}
+	list_for_each_entry_safe(buf, tmp, &alloc->spare, entry) {
+		list_del(&buf->entry);
+		kfree(buf);
+	}
+	alloc->nr_spare = 0;
 	alloc->free_tree = RB_ROOT;
 	alloc->allocated_tree = RB_ROOT;
 	alloc->size = 0;
@@ -443,7 +484,7 @@ out:
 struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 			       size_t offsets_size, bool oneway)
 {
-	struct fb_buffer *buf, *rest;
+	struct fb_buffer *buf, *rest = NULL;
 	size_t size;
 	int ret;
 
@@ -453,11 +494,6 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 	size = ALIGN(data_size, FB_SLOT_ALIGN) +
 	       ALIGN(offsets_size, FB_SLOT_ALIGN);
 	size = max(size, FB_SLOT_ALIGN);
-
-	/* the tail of the slot we cut from, if any is left */
-	rest = kzalloc(sizeof(*rest), GFP_KERNEL);
-	if (!rest)
-		return ERR_PTR(-ENOMEM);
 
 	mutex_lock(&alloc->lock);
 	if (!alloc->mapped) {
@@ -477,6 +513,14 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 		ret = -ENOSPC;
 		goto err;
 	}
+	/* the tail of the slot we cut from, if any is left */
+	if (buf->size > size) {
+		rest = fb_slot_get(alloc);
+		if (!rest) {
+			ret = -ENOMEM;
+			goto err;
+		}
+	}
 	ret = fb_pages_use(alloc, buf->offset, buf->offset + size);
 	if (ret) {
 		fb_pages_unuse(alloc, buf->offset, buf->offset + size, buf);
@@ -484,13 +528,12 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 	}
 
 	rb_erase(&buf->rb_node, &alloc->free_tree);
-	if (buf->size > size) {
+	if (rest) {
 		rest->free = 1;
 		rest->offset = buf->offset + size;
 		rest->size = buf->size - size;
 		list_add(&rest->entry, &buf->entry);
 		fb_free_tree_insert(alloc, rest);
-		rest = NULL;
 	}
 	buf->size = size;
 	buf->free = 0;
@@ -500,12 +543,12 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 		alloc->free_oneway_space -= size;
 	fb_allocated_tree_insert(alloc, buf);
 	mutex_unlock(&alloc->lock);
-	kfree(rest);
 	return buf;
 
 err:
+	if (rest)
+		fb_slot_put(alloc, rest);
 	mutex_unlock(&alloc->lock);
-	kfree(rest);
 	return ERR_PTR(ret);
 }
 
@@ -537,14 +580,14 @@ void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf)
 		rb_erase(&next->rb_node, &alloc->free_tree);
 		list_del(&next->entry);
 		buf->size += next->size;
-		kfree(next);
+		fb_slot_put(alloc, next);
 	}
 	prev = fb_prev_slot(alloc, buf);
 	if (prev && prev->free) {
 		rb_erase(&prev->rb_node, &alloc->free_tree);
 		list_del(&buf->entry);
 		prev->size += buf->size;
-		kfree(buf);
+		fb_slot_put(alloc, buf);
 		buf = prev;
 	}
 	fb_free_tree_insert(alloc, buf);

@@ -60,6 +60,8 @@ struct fb_alloc {
 	struct rb_root allocated_tree;
 	size_t free_oneway_space;	/* left of the oneway share */
 	size_t pages_resident;		/* pages with a struct page */
+	struct list_head spare;		/* unused fb_buffer structs, by entry */
+	u32 nr_spare;
 	bool mapped;			/* slots may be handed out */
 	bool mapped_once;		/* a second mmap is refused */
 };

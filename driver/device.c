@@ -140,8 +140,13 @@ bool fb_is_fastbinder_file(struct file *file)
 
 static void fb_device_destroy(struct fb_device *dev)
 {
+	struct fb_transaction *t, *tmp;
+
 	misc_deregister(&dev->misc);
 	list_del(&dev->entry);
+	/* every context is gone: nothing else reaches the spares */
+	list_for_each_entry_safe(t, tmp, &dev->spare_txns, work.entry)
+		kfree(t);
 	kfree(dev);
 }
 
@@ -162,6 +167,7 @@ static int fb_device_create(const char *name)
 	strscpy(dev->name, name, sizeof(dev->name));
 	spin_lock_init(&dev->lock);
 	INIT_LIST_HEAD(&dev->contexts);
+	INIT_LIST_HEAD(&dev->spare_txns);
 	dev->misc.minor = MISC_DYNAMIC_MINOR;
 	dev->misc.name = dev->name;
 	dev->misc.fops = &fb_fops;

@@ -10,8 +10,9 @@
  *     every context's threads, nodes and handles trees, the todo lists of
  *     contexts, threads and nodes, transaction stacks, the fields of
  *     fb_node, fb_handle, fb_thread and fb_transaction, the context manager, and
- *     the transaction-layer fields of fb_buffer (txn, target_node).  It is
- *     held only for bookkeeping: no allocation, no user copy, no sleep.
+ *     the transaction-layer fields of fb_buffer (txn, target_node), and the
+ *     device's spare transactions.  It is held only for bookkeeping: no
+ *     allocation, no user copy, no sleep.
  *
  *   fb_alloc.lock (mutex, one per context): the slots and pages of that
  *     context's buffer (see alloc.c).  Taken with no fb_device.lock held.
@@ -41,7 +42,9 @@
  *              buffer or temporary user refers to it (fb_node_check).
  *   fb_handle  freed when its own and its buffers' references reach zero.
  *   fb_transaction  a call lives until its caller consumed the reply or the
- *              failure; a oneway message until it is delivered.
+ *              failure; a oneway message until it is delivered.  Then it
+ *              goes back to its device's few spares (fb_device.spare_txns)
+ *              or to the slab.
  */
 #ifndef _FB_INTERNAL_H
 #define _FB_INTERNAL_H
@@ -72,6 +75,8 @@ struct fb_device {
 	struct fb_node *ctx_mgr;	/* handle 0, or NULL */
 	struct list_head contexts;	/* fb_ctx.dev_entry, for debugfs */
 	struct list_head entry;		/* fb_devices */
+	struct list_head spare_txns;	/* unused fb_transactions, under lock */
+	u32 nr_spare_txns;
 	char name[32];
 };
 

@@ -27,16 +27,35 @@
 
 static atomic64_t fb_txn_ids = ATOMIC64_INIT(0);
 
-/* Device lock held, unless t was never visible to anyone else. */
+/*
+ * Spare transactions per device, so a flow of messages costs no slab work
+ * (a burst of thousands of queued messages would otherwise fill and drain
+ * whole slab pages); taken and returned under fb_device.lock.
+ */
+#define FB_SPARE_TXNS		128
+
+/*
+ * Device lock held, unless t was never visible to anyone else.  A
+ * transaction that got a target (to_ctx) is only ever freed with the lock
+ * held, and goes back to the device's spares.
+ */
 void fb_txn_free(struct fb_transaction *t)
 {
+	struct fb_device *dev = t->to_ctx ? t->to_ctx->dev : NULL;
+
 	if (t->buffer)
 		t->buffer->txn = NULL;
 	if (t->to_ctx)
 		fb_ctx_put(t->to_ctx);
 	put_pid(t->sender_pid);
-	kfree(t);
 	fb_stat_dec(FB_STAT_LIVE_TRANSACTIONS);
+	if (dev && dev->nr_spare_txns < FB_SPARE_TXNS) {
+		lockdep_assert_held(&dev->lock);
+		list_add(&t->work.entry, &dev->spare_txns);
+		dev->nr_spare_txns++;
+		return;
+	}
+	kfree(t);
 }
 
 /* Tell a waiting caller its call ended without a reply. */
@@ -336,12 +355,30 @@ static void fb_xlate_finish_locked(struct fb_xlate *x, bool commit)
 	x->nr_exported = 0;
 }
 
-static struct fb_transaction *fb_txn_new(const struct fb_txn *tr, bool reply)
+/*
+ * A new transaction, from the device's spares or the slab.  Called and
+ * returns with the device lock held, which it drops to allocate.
+ */
+static struct fb_transaction *fb_txn_new_locked(struct fb_device *dev,
+						const struct fb_txn *tr,
+						bool reply)
 {
-	struct fb_transaction *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	struct fb_transaction *t;
 
-	if (!t)
-		return NULL;
+	lockdep_assert_held(&dev->lock);
+	t = list_first_entry_or_null(&dev->spare_txns, struct fb_transaction,
+				     work.entry);
+	if (t) {
+		list_del(&t->work.entry);
+		dev->nr_spare_txns--;
+	} else {
+		spin_unlock(&dev->lock);
+		t = kmalloc(sizeof(*t), GFP_KERNEL);
+		spin_lock(&dev->lock);
+		if (!t)
+			return NULL;
+	}
+	memset(t, 0, sizeof(*t));
 	t->work.type = FB_WORK_TXN;
 	INIT_LIST_HEAD(&t->work.entry);
 	t->code = tr->code;
@@ -532,21 +569,23 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		ret = -EMSGSIZE;
 	else
 		ret = 0;
-	t = ret ? NULL : fb_txn_new(&tr, reply);
-	if (t && tr.offsets_count) {
+	if (!ret && tr.offsets_count) {
 		x.exported = kvmalloc_array(tr.offsets_count,
 					    sizeof(*x.exported), GFP_KERNEL);
-		if (!x.exported) {
-			fb_txn_free(t);
-			t = NULL;
-		}
+		if (!x.exported)
+			ret = -ENOMEM;
 	}
-	if (!t) {
-		ret = ret ?: -ENOMEM;
+	if (ret)
 		return reply ? fb_reply_fail_early(thread, tr.code, ret) : ret;
-	}
 
 	spin_lock(&dev->lock);
+	t = fb_txn_new_locked(dev, &tr, reply);
+	if (!t) {
+		spin_unlock(&dev->lock);
+		kvfree(x.exported);
+		return reply ? fb_reply_fail_early(thread, tr.code, -ENOMEM) :
+			       -ENOMEM;
+	}
 	ret = fb_send_target_locked(thread, &tr, t, reply);
 	if (reply && t->call) {
 		/* the replier gets its own priority back once done */
