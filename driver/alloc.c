@@ -552,16 +552,14 @@ err:
 	return ERR_PTR(ret);
 }
 
-void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf)
+void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf)
 {
 	size_t start = buf->offset, end = buf->offset + buf->size;
 	struct fb_buffer *prev, *next;
 
-	mutex_lock(&alloc->lock);
-	if (WARN_ON(buf->free)) {
-		mutex_unlock(&alloc->lock);
+	lockdep_assert_held(&alloc->lock);
+	if (WARN_ON(buf->free))
 		return;
-	}
 	rb_erase(&buf->rb_node, &alloc->allocated_tree);
 	if (buf->oneway)
 		alloc->free_oneway_space += buf->size;
@@ -592,6 +590,12 @@ void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf)
 	}
 	fb_free_tree_insert(alloc, buf);
 	fb_pages_unuse(alloc, start, end, buf);
+}
+
+void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf)
+{
+	mutex_lock(&alloc->lock);
+	fb_alloc_free_locked(alloc, buf);
 	mutex_unlock(&alloc->lock);
 }
 

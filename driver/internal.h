@@ -324,7 +324,9 @@ void fb_fds_install(struct fb_buffer *buf, int *fdnums);
 
 /* txn.c */
 int fb_send(struct fb_thread *thread, const struct fb_txn *tr, bool reply);
-int fb_free_buffer(struct fb_ctx *ctx, u64 offset);
+#define FB_FREE_BATCH	32	/* FREE_BUFFER commands handled together */
+int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
+		    u32 *freed);
 void fb_txn_fail_locked(struct fb_transaction *call, int error);
 void fb_txn_discard_locked(struct fb_transaction *txn);
 void fb_thread_unwind_locked(struct fb_thread *thread);

@@ -67,10 +67,6 @@ static int fb_write_one(struct fb_thread *thread, u32 cmd,
 		if (copy_from_user(&tr, payload, sizeof(tr)))
 			return -EFAULT;
 		return fb_send(thread, &tr, cmd == FB_CMD_REPLY);
-	case FB_CMD_FREE_BUFFER:
-		if (copy_from_user(&offset, payload, sizeof(offset)))
-			return -EFAULT;
-		return fb_free_buffer(thread->ctx, offset);
 	case FB_CMD_ACQUIRE:
 	case FB_CMD_RELEASE:
 		if (copy_from_user(&handle, payload, sizeof(handle)))
@@ -100,6 +96,41 @@ static int fb_write_one(struct fb_thread *thread, u32 cmd,
 	}
 }
 
+/*
+ * A run of FB_CMD_FREE_BUFFER commands at write_consumed (the first one
+ * checked by the caller): their offsets are read ahead and the buffers
+ * freed together (fb_free_buffers), as if one command after the other.
+ * The read-ahead stops at anything else, including a fault, which the
+ * command loop then reports in its turn.
+ */
+static int fb_write_frees(struct fb_thread *thread, struct fb_write_read *wr)
+{
+	const size_t step = sizeof(u32) + _IOC_SIZE(FB_CMD_FREE_BUFFER);
+	u64 offsets[FB_FREE_BATCH];
+	u64 pos = wr->write_consumed;
+	u32 n = 0, freed, cmd;
+	u8 __user *p;
+	int ret;
+
+	while (n < FB_FREE_BATCH && wr->write_size - pos >= step) {
+		p = u64_to_user_ptr(wr->write_buffer + pos);
+		if (n && (get_user(cmd, (u32 __user *)p) ||
+			  cmd != FB_CMD_FREE_BUFFER))
+			break;
+		if (copy_from_user(&offsets[n], p + sizeof(u32),
+				   sizeof(offsets[n]))) {
+			if (!n)
+				return -EFAULT;
+			break;
+		}
+		n++;
+		pos += step;
+	}
+	ret = fb_free_buffers(thread->ctx, offsets, n, &freed);
+	wr->write_consumed += freed * step;
+	return ret;
+}
+
 /* Runs commands until the stream ends or one fails. */
 static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
 {
@@ -116,6 +147,12 @@ static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
 			return -EFAULT;
 		if (left - sizeof(cmd) < _IOC_SIZE(cmd))
 			return -EINVAL;
+		if (cmd == FB_CMD_FREE_BUFFER) {
+			ret = fb_write_frees(thread, wr);
+			if (ret)
+				return ret;
+			continue;
+		}
 		ret = fb_write_one(thread, cmd, p + sizeof(cmd));
 		if (ret)
 			return ret;
@@ -474,8 +511,10 @@ static void fb_maybe_spawn(struct fb_thread *thread, struct fb_write_read *wr)
 /*
  * Hands a taken work item to user space: reserves descriptors for the
  * files it carries, copies the return out, then commits (installs the
- * files, lets user space free the buffer, adjusts the priority).  On any
- * failure the work goes back where it was.
+ * files, adjusts the priority).  On any failure the work goes back where
+ * it was.  The caller lets go of the work (fb_finish_work_locked) under
+ * its next hold of the device lock, and then lets user space free the
+ * buffer (fb_own_buffers).
  */
 static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
 		      struct fb_taken *tk, const struct fb_ret *ret,
@@ -498,12 +537,8 @@ static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
 		spin_unlock(&ctx->dev->lock);
 		return err;
 	}
-	if (tk->buffer) {
+	if (tk->buffer)
 		fb_fds_install(tk->buffer, fdnums);
-		mutex_lock(&ctx->alloc.lock);
-		tk->buffer->user_owned = 1;
-		mutex_unlock(&ctx->alloc.lock);
-	}
 	if (tk->raise) {
 		if (ret->cmd == FB_RET_TRANSACTION &&
 		    ret->u.msg.flags & FB_TXN_ONEWAY &&
@@ -513,28 +548,50 @@ static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
 		}
 		fb_prio_set_current(&tk->prio);
 	}
-	/*
-	 * A death notice stays with its link until FB_CMD_DEATH_DONE, which
-	 * another thread may already have sent: do not touch it.
-	 */
-	if (ret->cmd == FB_RET_DEAD)
-		return 0;
-	spin_lock(&ctx->dev->lock);
-	fb_finish_work_locked(tk->work);
-	spin_unlock(&ctx->dev->lock);
 	return 0;
 }
 
+/* Buffers delivered by one read, handed to user space together. */
+#define FB_READ_BATCH	32
+
+/*
+ * Delivered buffers become user space's to free, once the transactions they
+ * came with are finished: nothing points at them any more when a free from
+ * another thread may take them.
+ */
+static void fb_own_buffers(struct fb_ctx *ctx, struct fb_buffer **bufs,
+			   u32 *nr)
+{
+	u32 i;
+
+	if (!*nr)
+		return;
+	mutex_lock(&ctx->alloc.lock);
+	for (i = 0; i < *nr; i++)
+		bufs[i]->user_owned = 1;
+	mutex_unlock(&ctx->alloc.lock);
+	*nr = 0;
+}
+
+/*
+ * Fills the read stream.  Each pass of the loop holds the device lock once:
+ * it finishes the work delivered by the previous pass, picks and takes the
+ * next (or sleeps right there when there is none), and drops the lock to
+ * copy the return out.
+ */
 static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		   bool nonblock)
 {
 	struct fb_ctx *ctx = thread->ctx;
 	struct fb_device *dev = ctx->dev;
 	u64 start = wr->read_consumed;
+	struct fb_buffer *owned[FB_READ_BATCH];
+	struct fb_work *done = NULL;
 	struct fb_node *batch = NULL;
+	bool stop = false, more = false;
 	struct fb_taken tk;
 	struct fb_ret ret;
-	bool stop = false, more = false;
+	u32 nr_owned = 0;
 	int err = 0;
 
 	if (wr->read_size - wr->read_consumed < FB_READ_MIN)
@@ -544,13 +601,17 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		fb_prio_set_current(&thread->oneway_saved);
 		thread->oneway_prio_set = false;
 	}
-	while (!stop && wr->read_size - wr->read_consumed >= FB_READ_MIN) {
+	for (;;) {
 		spin_lock(&dev->lock);
-		/* after a oneway message, only more of the same node's */
-		if (more && list_empty(&batch->async_todo)) {
-			spin_unlock(&dev->lock);
-			break;
+		if (done) {
+			fb_finish_work_locked(done);
+			done = NULL;
 		}
+		if (stop || wr->read_size - wr->read_consumed < FB_READ_MIN)
+			break;
+		/* after a oneway message, only more of the same node's */
+		if (more && list_empty(&batch->async_todo))
+			break;
 		tk.work = fb_pick_work_locked(thread, batch, &tk.list);
 		while (!tk.work && wr->read_consumed == start) {
 			if (nonblock) {
@@ -562,24 +623,35 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 				break;
 			tk.work = fb_pick_work_locked(thread, batch, &tk.list);
 		}
-		if (!tk.work) {
-			spin_unlock(&dev->lock);
+		if (!tk.work)
 			break;
-		}
 		stop = fb_take_work_locked(thread, &tk, &batch, &ret);
 		spin_unlock(&dev->lock);
 
+		/* every owned buffer's work was finished above */
+		if (nr_owned == FB_READ_BATCH)
+			fb_own_buffers(ctx, owned, &nr_owned);
 		err = fb_deliver(thread, wr, &tk, &ret, &batch);
-		if (err)
+		if (err) {
+			spin_lock(&dev->lock);
 			break;
+		}
+		/*
+		 * A death notice stays with its link until FB_CMD_DEATH_DONE,
+		 * which another thread may already have sent: do not touch it.
+		 */
+		if (ret.cmd != FB_RET_DEAD)
+			done = tk.work;
+		if (tk.buffer)
+			owned[nr_owned++] = tk.buffer;
 		more = ret.cmd == FB_RET_TRANSACTION && batch && !stop;
 	}
 	if (batch) {
-		spin_lock(&dev->lock);
 		batch->tmp_refs--;
 		fb_node_check_locked(batch);
-		spin_unlock(&dev->lock);
 	}
+	spin_unlock(&dev->lock);
+	fb_own_buffers(ctx, owned, &nr_owned);
 	if (wr->read_consumed != start)
 		fb_maybe_spawn(thread, wr);
 	return wr->read_consumed != start ? 0 : err;

@@ -687,24 +687,20 @@ out_failed:
 	return ret == -ECONNRESET ? 0 : ret;
 }
 
-/* FB_CMD_FREE_BUFFER */
-int fb_free_buffer(struct fb_ctx *ctx, u64 offset)
+/*
+ * The transaction-layer part of freeing a buffer: unlinks it from its call,
+ * lets its node's next oneway message go, drops the node's reference.  The
+ * first thread to wake is left in *wake for fb_unlock_wake(); any further
+ * one (a run of frees that releases messages of several nodes) is woken at
+ * once.
+ */
+static void fb_free_buffer_locked(struct fb_ctx *ctx, struct fb_buffer *buf,
+				  struct fb_thread **wake)
 {
-	struct fb_device *dev = ctx->dev;
-	struct fb_thread *wake = NULL;
 	struct fb_transaction *next;
-	struct fb_buffer *buf;
 	struct fb_node *node;
 
-	mutex_lock(&ctx->alloc.lock);
-	buf = fb_alloc_take_user(&ctx->alloc, offset);
-	mutex_unlock(&ctx->alloc.lock);
-	if (!buf)
-		return -EINVAL;
-
-	fb_buffer_drop_refs(ctx, buf, buf->data_size,
-			    buf->offsets_size / sizeof(u64));
-	spin_lock(&dev->lock);
+	lockdep_assert_held(&ctx->dev->lock);
 	if (buf->txn) {
 		buf->txn->buffer = NULL;
 		buf->txn = NULL;
@@ -719,17 +715,62 @@ int fb_free_buffer(struct fb_ctx *ctx, u64 offset)
 		if (next) {
 			list_del_init(&next->work.entry);
 			node->async_out = 1;
-			wake = fb_ctx_queue_locked(ctx, &next->work);
+			if (*wake)
+				fb_ctx_enqueue_locked(ctx, &next->work, false);
+			else
+				*wake = fb_ctx_queue_locked(ctx, &next->work);
 		}
 	}
 	if (node) {
 		node->buf_refs--;
 		fb_node_check_locked(node);
 	}
+}
+
+/*
+ * FB_CMD_FREE_BUFFER, for a run of n (at most FB_FREE_BATCH) consecutive
+ * commands: frees the buffers in order, each lock taken once for the run,
+ * and stops at the first offset that names no delivered buffer (-EINVAL).
+ * Returns 0 or that error; *freed says how many were freed.
+ */
+int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
+		    u32 *freed)
+{
+	struct fb_buffer *bufs[FB_FREE_BATCH];
+	struct fb_device *dev = ctx->dev;
+	struct fb_thread *wake = NULL;
+	int ret = 0;
+	u32 i, nr;
+
+	n = min_t(u32, n, FB_FREE_BATCH);
+	mutex_lock(&ctx->alloc.lock);
+	for (nr = 0; nr < n; nr++) {
+		bufs[nr] = fb_alloc_take_user(&ctx->alloc, offsets[nr]);
+		if (!bufs[nr]) {
+			ret = -EINVAL;
+			break;
+		}
+	}
+	mutex_unlock(&ctx->alloc.lock);
+	*freed = nr;
+	if (!nr)
+		return ret;
+
+	for (i = 0; i < nr; i++)
+		fb_buffer_drop_refs(ctx, bufs[i], bufs[i]->data_size,
+				    bufs[i]->offsets_size / sizeof(u64));
+	spin_lock(&dev->lock);
+	for (i = 0; i < nr; i++)
+		fb_free_buffer_locked(ctx, bufs[i], &wake);
 	fb_unlock_wake(dev, wake, false);
 
-	fb_buffer_drop_fds(buf);
-	fb_alloc_free(&ctx->alloc, buf);
-	fb_stat_dec(FB_STAT_LIVE_BUFFERS);
-	return 0;
+	for (i = 0; i < nr; i++)
+		fb_buffer_drop_fds(bufs[i]);
+	mutex_lock(&ctx->alloc.lock);
+	for (i = 0; i < nr; i++)
+		fb_alloc_free_locked(&ctx->alloc, bufs[i]);
+	mutex_unlock(&ctx->alloc.lock);
+	for (i = 0; i < nr; i++)
+		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+	return ret;
 }
