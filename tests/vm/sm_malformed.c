@@ -85,7 +85,7 @@ int main(void)
 	longname[sizeof(longname) - 1] = '\0';
 	if (pipe(pfd))
 		die("pipe");
-	fds_before = smt_count_fds(mgr);
+	fds_before = smt_count_fds(smt_manager_process(mgr));
 
 	for (i = 0; i < ROUNDS; i++) {
 		struct bl_parcel p = BL_PARCEL_INIT;
@@ -188,7 +188,7 @@ int main(void)
 	if (!ret)
 		bl_handle_release(ctx, h);
 	/* the descriptors it was sent were closed, none kept */
-	fds_after = smt_count_fds(mgr);
+	fds_after = smt_count_fds(smt_manager_process(mgr));
 	CHECK(fds_before > 0 && fds_after == fds_before,
 	      "manager descriptors before %d, after %d", fds_before,
 	      fds_after);

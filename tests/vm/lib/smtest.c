@@ -149,3 +149,11 @@ int smt_count_fds(pid_t pid)
 	closedir(d);
 	return n;
 }
+
+pid_t smt_manager_process(pid_t started)
+{
+	const char *env = getenv("SMT_MANAGER_PID");
+	long pid = env ? strtol(env, NULL, 10) : 0;
+
+	return pid > 0 ? (pid_t)pid : started;
+}

@@ -36,4 +36,11 @@ pid_t smt_service_start(const char *name, uid_t uid, int *add_ret);
 /* The number of open descriptors of pid (from /proc/PID/fd). */
 int smt_count_fds(pid_t pid);
 
+/*
+ * The process that really is the manager smt_manager_start() returned:
+ * itself, or $SMT_MANAGER_PID when a wrapper stands in for a manager that
+ * already runs (valgrind_user.sh: the manager runs under memcheck).
+ */
+pid_t smt_manager_process(pid_t started);
+
 #endif /* SMTEST_H */
