@@ -48,13 +48,13 @@ module-debug: debug-kernel
 	@tools/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug-selftest FASTBINDER_SELFTEST=y $(KBUILD_ARGS)
 
 check-debug: module-debug
-	@$(MAKE) --no-print-directory $(VM_BINS) $(VM_TESTS) $(DEBUG_VM_TESTS)
+	@$(MAKE) --no-print-directory $(VM_BINS) $(VM_TESTS) $(DEBUG_VM_TESTS) $(VM_RUN_DEPS)
 	@start=$$(date +%s); \
 	tools/check.sh --vm -- -k debug -K $(DEBUG_IMAGE) -M 2048 \
 		-m $(DEBUG_MODULE) $(if $(NO_SELFTEST),,-S $(DEBUG_SELFTEST_MODULE)) \
 		$(addprefix -b ,$(VM_BINS)) \
 		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS) $(DEBUG_VM_TESTS) $(DEBUG_VM_SH_TESTS)) \
-		-T $(DEBUG_VM_TIMEOUT) -- \
+		$(VM_RUN_ARGS) -T $(DEBUG_VM_TIMEOUT) -- \
 		FB_TESTS="'$(TESTS)'" FB_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
 		FB_SCALE=$(DEBUG_SCALE) FB_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) \
 		FB_SOAK_SLAB_KB=$(DEBUG_SOAK_SLAB_KB) sh /fb/suite.sh; \

@@ -205,15 +205,8 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *m_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
-	struct fbp_w w;
+	struct fbp *t = fbp_thread(arg, true);
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, arg);
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
-	fbp_wr(t, &w, NULL, false);
 	for (;;) {
 		struct fbp_ret r;
 		int ret = fbp_next(t, &r);
@@ -279,15 +272,8 @@ static int vs_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *vs_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
-	struct fbp_w w;
+	struct fbp *t = fbp_thread(arg, true);
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, arg);
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
-	fbp_wr(t, &w, NULL, false);
 	for (;;) {
 		struct fbp_ret r;
 		int ret = fbp_next(t, &r);

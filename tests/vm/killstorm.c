@@ -220,11 +220,8 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *s_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
+	struct fbp *t = fbp_thread(arg, false);
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, arg);
 	enter_looper(t);
 	fbp_serve(t, s_handle, NULL);
 	return NULL;
@@ -283,11 +280,8 @@ static int c_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *c_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
+	struct fbp *t = fbp_thread(arg, false);
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, arg);
 	enter_looper(t);
 	fbp_serve(t, c_handle, NULL);
 	return NULL;

@@ -82,11 +82,8 @@ struct caller {
 static void *caller(void *arg)
 {
 	struct caller *cl = arg;
-	struct fbp *t = malloc(sizeof(*t));
+	struct fbp *t = fbp_thread(cl->ctx, false);
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, cl->ctx);
 	cl->ret = fbp_call(t, cl->handle, C_HANG, "hang", 4, NULL, 0, &cl->r, NULL, NULL);
 	free(t);
 	return NULL;

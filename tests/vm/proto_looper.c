@@ -112,14 +112,11 @@ static int s_handle(struct fbp *t, const struct fbp_ret *r)
 /* cppcheck-suppress constParameter ; a pthread start routine */
 static void *s_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
+	struct fbp *t = fbp_thread(sctx, false);
 	struct fbp_ret batch[64];
 	struct fbp_w w;
 	int i, n, ret;
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, sctx);
 	fbp_w_reset(&w);
 	fbp_w_cmd(&w, arg ? FB_CMD_REGISTER_LOOPER : FB_CMD_ENTER_LOOPER, NULL, 0);
 	ret = fbp_wr(t, &w, NULL, false);
@@ -171,11 +168,8 @@ struct blocker {
 static void *blocker(void *arg)
 {
 	struct blocker *b = arg;
-	struct fbp *t = malloc(sizeof(*t));
+	struct fbp *t = fbp_thread(b->ctx, false);
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, b->ctx);
 	b->ret = fbp_call(t, 0, C_BLOCK, NULL, 0, NULL, 0, &b->r, NULL, NULL);
 	if (!b->ret && b->r.cmd == FB_RET_REPLY) {
 		memcpy(&b->reached, fbp_data(t, &b->r.msg), sizeof(b->reached));

@@ -287,12 +287,9 @@ static void *w_client(void *arg)
 	static __thread unsigned char buf[sizeof(struct hdr) + 16 + MAXPAT];
 	__u32 tid = (uintptr_t)arg, rnd = 0x9e3779b9u * (me * NT + tid + 1), seq[NW] = { 0 };
 	__u32 callseq = 0;
-	struct fbp *t = malloc(sizeof(*t));
+	struct fbp *t = fbp_thread(&wctx, false);
 	unsigned long calls = 0, ones = 0, objs = 0, busy = 0;
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, &wctx);
 	while (fbp_now_ms() < deadline && !fb_failures) {
 		__u32 op = xrand(&rnd) % 4, peer = xrand(&rnd) % NW, q = xrand(&rnd) % NW;
 		struct hdr h = { .magic = MAGIC, .from_w = me, .from_t = tid,

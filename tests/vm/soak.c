@@ -118,15 +118,8 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *s_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
-	struct fbp_w w;
+	struct fbp *t = fbp_thread(arg, true);
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, arg);
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
-	fbp_wr(t, &w, NULL, false);
 	fbp_serve(t, s_handle, NULL);
 	return NULL;
 }
@@ -280,11 +273,8 @@ static void *c_thread(void *arg)
 	static __thread unsigned char buf[MAXMSG];
 	unsigned long i, idx = (uintptr_t)arg;
 	struct fbr_rng rng;
-	struct fbp *t = malloc(sizeof(*t));
+	struct fbp *t = fbp_thread(&cl.ctx, false);
 
-	if (!t)
-		die("malloc");
-	fbp_attach(t, &cl.ctx);
 	fbr_rng_seed(&rng, fbr_mix(fbr_env_ull("FB_SOAK_SEED", 42), idx));
 	for (i = 0; i < cl.per_thread; i++) {
 		if (i == cl.phase_at) {

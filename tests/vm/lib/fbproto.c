@@ -36,6 +36,25 @@ void fbp_attach(struct fbp *t, const struct fbp *ctx)
 	t->map_size = ctx->map_size;
 }
 
+struct fbp *fbp_thread(const struct fbp *ctx, bool enter)
+{
+	struct fbp *t = malloc(sizeof(*t));
+	struct fbp_w w;
+	int ret;
+
+	if (!t)
+		die("malloc");
+	fbp_attach(t, ctx);
+	if (enter) {
+		fbp_w_reset(&w);
+		fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+		ret = fbp_wr(t, &w, NULL, false);
+		if (ret)
+			die("ENTER_LOOPER: %s", strerror(-ret));
+	}
+	return t;
+}
+
 void fbp_close(struct fbp *p)
 {
 	if (p->map)

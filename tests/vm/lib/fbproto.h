@@ -62,6 +62,11 @@ struct fbp_w {
 void fbp_open(struct fbp *p, size_t map_size);
 /* The same context seen from another thread of the process. */
 void fbp_attach(struct fbp *t, const struct fbp *ctx);
+/*
+ * The same, allocated, for a new thread (free() it), and with enter the
+ * thread told the driver it is a looper (ENTER_LOOPER).  Dies on failure.
+ */
+struct fbp *fbp_thread(const struct fbp *ctx, bool enter);
 void fbp_close(struct fbp *p);
 /* FB_IOC_SET_CONTEXT_MGR with this cookie; 0 or -errno. */
 int fbp_set_mgr(int fd, __u64 cookie);
