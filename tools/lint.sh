@@ -12,6 +12,10 @@
 #   sparse      the module built with W=1 -Werror C=2 CHECK=sparse against
 #               KERNEL's headers and every other Debian kernel whose headers
 #               are installed, each in its own copy (build/lint/sparse-<K>).
+#   exports     every symbol the module built by the sparse step imports is
+#               in that kernel's Module.symvers (exported to modules), and
+#               the driver names no way around that (kallsyms_lookup_name,
+#               kprobes).
 #   cppcheck    over the user space that exists: libbinderlite/,
 #               servicemanager/, examples/, bench/, tools/, tests/.
 #
@@ -85,7 +89,7 @@ run_checkpatch() {
 
 run_sparse() {
 	local k kver kdir out n=0 total=0 rc
-	local kernels=("$KERNEL")
+	kernels=("$KERNEL")	# (global: run_exports checks the same builds)
 
 	for k in 6.1 6.12 6.1-rt; do
 		[ "$k" = "$KERNEL" ] && continue
@@ -110,6 +114,36 @@ run_sparse() {
 		fi
 		[ -n "$out" ] && echo "$out"
 		echo "lint: sparse on $k ($kver): $n findings"
+		total=$((total + n))
+	done
+	findings=$((findings + total))
+}
+
+# ---- exports ---------------------------------------------------------------
+
+# Only what the kernel exports: the out-of-tree binder builds that reached
+# unexported symbols broke on every release.  modpost already refuses an
+# undefined symbol; this also names each one and catches the workarounds.
+run_exports() {
+	local k kver ko sym n total=0 out
+
+	out=$(grep -n -E '\<(kallsyms_lookup_name|kallsyms_on_each_symbol|register_k(ret)?probe)\>' \
+		driver/*.[ch] driver/*/*.[ch] 2>/dev/null)
+	if [ -n "$out" ]; then
+		echo "$out"
+		total=$(grep -c . <<<"$out")
+	fi
+	for k in "${kernels[@]}"; do
+		kver=$(tools/kver.sh "$k") || continue
+		ko=$lintdir/sparse-$k/driver/fastbinder.ko
+		[ -f "$ko" ] || { echo "lint: exports: no $ko"; total=$((total + 1)); continue; }
+		n=0
+		for sym in $(nm -u "$ko" | awk '{ print $2 }'); do
+			grep -q -P "^0x[0-9a-f]+\t$sym\t" "/usr/src/linux-headers-$kver/Module.symvers" && continue
+			echo "lint: $k: $sym is not exported by $kver"
+			n=$((n + 1))
+		done
+		echo "lint: exports on $k: $(nm -u "$ko" | wc -l) imported symbols, $n not exported"
 		total=$((total + n))
 	done
 	findings=$((findings + total))
@@ -148,6 +182,7 @@ run_cppcheck() {
 
 run_checkpatch
 run_sparse
+run_exports
 run_cppcheck
 echo "lint: $findings findings"
 [ "$findings" = 0 ]
