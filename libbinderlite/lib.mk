@@ -4,11 +4,12 @@
 #
 # Self-contained: paths are relative to the repository top, so the
 # top-level Makefile can `include libbinderlite/lib.mk`, and it also works
-# alone:   make -f libbinderlite/lib.mk [bl-all|bl-check|bl-install|bl-clean]
+# alone:   make -f libbinderlite/lib.mk [bl-all|bl-check|bl-clean]
+# (installing is the top-level "make install": mk/install.mk)
 #
-# Defines: BL_SRCS BL_OBJS BL_A BL_SO BL_PC BL_CFLAGS BL_TESTS, and the phony
-# targets bl-all (both libraries + .pc), bl-check (host tests under
-# valgrind), bl-test (host tests without valgrind), bl-install, bl-clean.
+# Defines: BL_SRCS BL_OBJS BL_A BL_SO BL_CFLAGS BL_TESTS, and the phony
+# targets bl-all (both libraries), bl-check (host tests under valgrind),
+# bl-test (host tests without valgrind), bl-clean.
 # Every variable and target is prefixed, so nothing collides with the
 # including makefile; when included, the including makefile's default goal
 # is kept.
@@ -34,7 +35,6 @@ BL_A		:= $(BL_BUILDDIR)/libbinderlite.a
 BL_SO		:= $(BL_BUILDDIR)/libbinderlite.so.$(BL_SOVERSION)
 BL_SO_LINK	:= $(BL_BUILDDIR)/libbinderlite.so
 BL_MAP		:= libbinderlite/libbinderlite.map
-BL_PC		:= $(BL_BUILDDIR)/binderlite.pc
 
 BL_CFLAGS	:= -std=c11 -Wall -Wextra -Werror -O2 -fPIC -g -pthread \
 		   -I uapi -I libbinderlite/include $(BL_EXTRA_CFLAGS)
@@ -42,15 +42,9 @@ BL_LDFLAGS	:= -shared -Wl,-soname,libbinderlite.so.$(BL_SOVERSION) \
 		   -Wl,--version-script=$(BL_MAP) -Wl,-z,defs -Wl,-z,relro \
 		   -Wl,-z,now
 
-# install locations (bl-install)
-PREFIX		?= /usr/local
-BL_LIBDIR	?= $(PREFIX)/lib
-BL_INCLUDEDIR	?= $(PREFIX)/include
-DESTDIR		?=
+.PHONY: bl-all bl-check bl-test bl-clean
 
-.PHONY: bl-all bl-check bl-test bl-install bl-clean
-
-bl-all: $(BL_A) $(BL_SO) $(BL_SO_LINK) $(BL_PC)
+bl-all: $(BL_A) $(BL_SO) $(BL_SO_LINK)
 
 $(BL_BUILDDIR)/%.o: libbinderlite/%.c $(BL_HDRS)
 	@mkdir -p $(@D)
@@ -67,12 +61,6 @@ $(BL_SO): $(BL_OBJS) $(BL_MAP)
 
 $(BL_SO_LINK): $(BL_SO)
 	ln -sf $(notdir $<) $@
-
-$(BL_PC): libbinderlite/binderlite.pc.in
-	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(BL_LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(BL_INCLUDEDIR)|' -e 's|@VERSION@|$(BL_VERSION)|' \
-	    $< > $@
 
 # ---- host tests (libcheck), linked against the static library ----------
 
@@ -97,19 +85,6 @@ bl-test: $(BL_TESTS)
 bl-check: $(BL_TESTS)
 	@set -e; for t in $(BL_TESTS); do \
 	    echo "  VALGRIND $$t"; CK_FORK=no $(BL_VALGRIND) $$t; done
-
-bl-install: bl-all
-	install -d $(DESTDIR)$(BL_LIBDIR)/pkgconfig \
-	    $(DESTDIR)$(BL_INCLUDEDIR)/linux
-	install -m 644 $(BL_A) $(DESTDIR)$(BL_LIBDIR)/
-	install -m 755 $(BL_SO) $(DESTDIR)$(BL_LIBDIR)/
-	ln -sf libbinderlite.so.$(BL_SOVERSION) \
-	    $(DESTDIR)$(BL_LIBDIR)/libbinderlite.so
-	install -m 644 libbinderlite/include/binderlite.h \
-	    $(DESTDIR)$(BL_INCLUDEDIR)/
-	install -m 644 uapi/linux/fastbinder.h \
-	    $(DESTDIR)$(BL_INCLUDEDIR)/linux/
-	install -m 644 $(BL_PC) $(DESTDIR)$(BL_LIBDIR)/pkgconfig/
 
 bl-clean:
 	rm -rf $(BL_BUILDDIR) $(BL_TESTS)
