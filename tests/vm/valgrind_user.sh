@@ -37,6 +37,9 @@
 # at a time and 50 times slower; the static lib_pool checks them, here it
 # must only run to its end.
 # ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
+# memcheck runs everything 20-50x slower: 33 s on a quiet host, 47 s on a
+# busy one, 73 s on the debug kernel
+# fb-timeout: 240
 . fbtest.sh
 
 VGBIN=/fb/vg

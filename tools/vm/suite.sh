@@ -8,8 +8,9 @@
 #    driver's self-tests and fails the insmod if one fails);
 # 2. insmod /fb/fastbinder.ko (a failure fails the run: nothing to test);
 # 3. every test in /fb/tests (static binaries, *.sh run with sh), each with a
-#    timeout of FB_TEST_TIMEOUT seconds (60); FB_TESTS limits the run to the
-#    names it lists;
+#    timeout of FB_TEST_TIMEOUT seconds (60), or more where a shell test
+#    says so in a line "# fb-timeout: N" (valgrind_user); FB_TESTS limits
+#    the run to the names it lists;
 # 4. rmmod fastbinder (a module that will not unload is a failure);
 # 5. dmesg-clean: no kernel warning, bug, oops or sanitizer report appeared.
 #
@@ -69,14 +70,18 @@ for t in /fb/tests/*; do
 	echo "=== RUN $name"
 	# Each test gets a fresh, empty working directory.
 	dir=$(mktemp -d /tmp/test.XXXXXX)
+	tt=$T
 	case "$t" in
-	*.sh) (cd "$dir" && exec timeout "$T" sh "$t") ;;
-	*) (cd "$dir" && exec timeout "$T" "$t") ;;
+	*.sh)
+		n=$(sed -n 's/^# fb-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n1)
+		[ -n "$n" ] && [ "$n" -gt "$T" ] && tt=$n
+		(cd "$dir" && exec timeout "$tt" sh "$t") ;;
+	*) (cd "$dir" && exec timeout "$tt" "$t") ;;
 	esac
 	rc=$?
 	rm -rf "$dir"
 	if [ $rc -eq 0 ]; then ok "$name"
-	elif [ $rc -eq 143 ] || [ $rc -eq 124 ]; then bad "$name" "timeout after ${T}s"
+	elif [ $rc -eq 143 ] || [ $rc -eq 124 ]; then bad "$name" "timeout after ${tt}s"
 	elif [ $rc -gt 128 ]; then bad "$name" "killed by signal $((rc - 128))"
 	else bad "$name" "exit $rc"; fi
 done
