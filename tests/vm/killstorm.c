@@ -508,8 +508,9 @@ static void run_round(struct fbr_rng *rng)
 	}
 	CHECK(fbp_wait_live_zero(5000) == 0, "round %d: live counts not zero (seed %llu)",
 	      round_no, (unsigned long long)seed);
-	printf("# round %d: killed %d of %d (%s%s), survivors done in %lld ms\n", round_no, nk, n,
-	       killed[0] ? "M " : "", killed[1] ? "S" : "", fbp_now_ms() - t0);
+	printf("# round %d: killed %d of %d (%s%s%d client(s)), survivors done in %lld ms\n",
+	       round_no, nk, n, killed[0] ? "M, " : "", killed[1] ? "S, " : "",
+	       nk - killed[0] - killed[1], fbp_now_ms() - t0);
 }
 
 int main(void)
