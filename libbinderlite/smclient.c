@@ -30,7 +30,12 @@ static bool name_ok(const char *name)
 	return n > 0;
 }
 
-/* A call to the manager; its status folded into the return value. */
+/*
+ * A call to the manager; its status folded into the return value.  The
+ * driver's -ENOENT for handle 0 (no manager) and -EOWNERDEAD (it died
+ * during the call) become -EHOSTDOWN, so that -ENOENT keeps meaning "no
+ * such name", which only the manager says.
+ */
 static int sm_call(struct bl_context *ctx, uint32_t code,
 		   const struct bl_parcel *req, struct bl_reply *reply)
 {
@@ -38,7 +43,7 @@ static int sm_call(struct bl_context *ctx, uint32_t code,
 			  BL_NO_TIMEOUT);
 
 	if (ret)
-		return ret == -EOWNERDEAD ? -ENOENT : ret;
+		return ret == -ENOENT || ret == -EOWNERDEAD ? -EHOSTDOWN : ret;
 	if (reply->status) {
 		ret = reply->status < 0 ? reply->status : -EPROTO;
 		bl_reply_fini(reply);
@@ -104,14 +109,15 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	/*
 	 * The manager answers at once (its handler must never block), so
-	 * waiting is asking again, backing off up to 50 ms between tries.
+	 * waiting is asking again, backing off up to 50 ms between tries; for
+	 * the manager too, when none runs yet.
 	 */
 	for (;;) {
 		struct timespec ts;
 		long elapsed;
 		int ret = bl_sm_check(ctx, name, handle);
 
-		if (ret != -ENOENT)
+		if (ret != -ENOENT && ret != -EHOSTDOWN)
 			return ret;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		elapsed = (now.tv_sec - start.tv_sec) * 1000 +

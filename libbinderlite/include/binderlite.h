@@ -691,27 +691,29 @@ enum bl_sm_code {
 /*
  * Registers obj under name.  -EEXIST: a live service holds the name;
  * -EPERM: the policy forbids this uid the name; -EINVAL: a bad name;
- * -ENOENT: no service manager runs.
+ * -EHOSTDOWN: no service manager runs (or it died during the call).
  */
 int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj);
 
 /*
  * Looks name up without waiting.  On success *handle is acquired for the
- * caller: bl_handle_release() it when done.  -ENOENT: no such service (or
- * no service manager); -ENXIO: it is an object of the calling process.
+ * caller: bl_handle_release() it when done.  -ENOENT: no such service;
+ * -EHOSTDOWN: no service manager runs; -ENXIO: it is an object of the
+ * calling process.
  */
 int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle);
 
 /*
  * As bl_sm_check(), but waits up to timeout_ms (BL_NO_TIMEOUT: forever)
- * for the name to appear: -ETIMEDOUT when it did not.
+ * for the name to appear, and for a service manager to start if none runs:
+ * -ETIMEDOUT when it did not.
  */
 int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 	      uint32_t *handle);
 
 /*
  * The registered names, sorted: *names is an array of *count strings,
- * freed with bl_sm_list_free().
+ * freed with bl_sm_list_free().  -EHOSTDOWN: no service manager runs.
  */
 int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count);
 void bl_sm_list_free(char **names, size_t count);

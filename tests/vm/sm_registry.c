@@ -168,8 +168,12 @@ int main(void)
 
 	/* SIGTERM: a clean exit, and handle 0 is gone */
 	CHECK(smt_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
-	CHECK(bl_sm_check(ctx, "alpha", &h2) == -ENOENT,
-	      "no manager: lookups fail with ENOENT");
+	CHECK(bl_sm_check(ctx, "alpha", &h2) == -EHOSTDOWN,
+	      "no manager: lookups fail with EHOSTDOWN");
+	CHECK(list_names(ctx, names, sizeof(names)) == -EHOSTDOWN,
+	      "no manager: list fails with EHOSTDOWN");
+	CHECK(bl_sm_get(ctx, "alpha", 200, &h2) == -ETIMEDOUT,
+	      "no manager: a bounded wait times out");
 
 	blt_kill(b);
 	blt_kill(late);

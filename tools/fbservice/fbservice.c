@@ -473,8 +473,8 @@ static int print_items(struct bl_reader *r, int indent)
 /* ---- the commands --------------------------------------------------------- */
 
 /*
- * After a lookup said -ENOENT: is there a service manager at all?  (The
- * library's lookups answer -ENOENT for both.)  One list request, bounded.
+ * After a wait timed out: is there a service manager at all?  (bl_sm_get()
+ * also waits for one to start.)  One list request, bounded.
  */
 static bool manager_answers(struct bl_context *ctx)
 {
@@ -495,9 +495,9 @@ static int no_manager(void)
 }
 
 /* A lookup's failure, as a message and an exit status. */
-static int lookup_failed(struct bl_context *ctx, const char *name, int ret)
+static int lookup_failed(const char *name, int ret)
 {
-	if (ret == -ENOENT && !manager_answers(ctx))
+	if (ret == -EHOSTDOWN)
 		return no_manager();
 	if (ret == -ENOENT) {
 		err("%s: not found", name);
@@ -520,7 +520,7 @@ static int cmd_list(struct bl_context *ctx)
 	size_t count;
 	int ret = bl_sm_list(ctx, &names, &count);
 
-	if (ret == -ENOENT)
+	if (ret == -EHOSTDOWN)
 		return no_manager();
 	if (ret) {
 		err("list: %s", strerror(-ret));
@@ -537,12 +537,12 @@ static int cmd_check(struct bl_context *ctx, const char *name)
 	uint32_t h;
 	int ret = bl_sm_check(ctx, name, &h);
 
-	if (ret == -ENOENT && manager_answers(ctx)) {
+	if (ret == -ENOENT) {
 		printf("%s: not found\n", name);
 		return EXIT_FAILED;
 	}
 	if (ret)
-		return lookup_failed(ctx, name, ret);
+		return lookup_failed(name, ret);
 	bl_handle_release(ctx, h);
 	printf("%s: found\n", name);
 	return EXIT_OK;
@@ -560,7 +560,7 @@ static int cmd_wait(struct bl_context *ctx, const char *name, int timeout_ms)
 		return EXIT_FAILED;
 	}
 	if (ret)
-		return lookup_failed(ctx, name, ret);
+		return lookup_failed(name, ret);
 	bl_handle_release(ctx, h);
 	printf("%s: found\n", name);
 	return EXIT_OK;
@@ -575,7 +575,7 @@ static int cmd_call(struct bl_context *ctx, const char *name, uint32_t code,
 
 	ret = bl_sm_check(ctx, name, &h);
 	if (ret)
-		return lookup_failed(ctx, name, ret);
+		return lookup_failed(name, ret);
 	ret = bl_call(ctx, h, code, req, &reply, timeout_ms);
 	bl_handle_release(ctx, h);
 	if (ret) {

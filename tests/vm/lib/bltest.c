@@ -94,7 +94,7 @@ pid_t blt_manager_start(void)
 	size_t n;
 	int ret;
 
-	while ((ret = bl_sm_list(ctx, &names, &n)) == -ENOENT &&
+	while ((ret = bl_sm_list(ctx, &names, &n)) == -EHOSTDOWN &&
 	       blt_now_ms() < until)
 		usleep(2000);
 	if (ret)

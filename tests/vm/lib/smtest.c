@@ -39,7 +39,7 @@ pid_t smt_manager_start(const char *const *args)
 	}
 	ctx = blt_open();
 	until = blt_now_ms() + 5000;
-	while ((ret = bl_sm_list(ctx, &names, &count)) == -ENOENT &&
+	while ((ret = bl_sm_list(ctx, &names, &count)) == -EHOSTDOWN &&
 	       blt_now_ms() < until) {
 		if (waitpid(pid, NULL, WNOHANG) == pid)
 			die("fb-servicemanager exited at start");
