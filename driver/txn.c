@@ -767,10 +767,10 @@ int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
 	for (i = 0; i < nr; i++)
 		fb_buffer_drop_fds(bufs[i]);
 	mutex_lock(&ctx->alloc.lock);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		fb_alloc_free_locked(&ctx->alloc, bufs[i]);
-	mutex_unlock(&ctx->alloc.lock);
-	for (i = 0; i < nr; i++)
 		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+	}
+	mutex_unlock(&ctx->alloc.lock);
 	return ret;
 }
