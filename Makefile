@@ -133,6 +133,10 @@ $(BUILD)/tests/vm/%: tests/vm/%.c $(VM_LIB_OBJS) $(VM_TEST_DEPS) $(wildcard test
 	@mkdir -p $(@D)
 	$(CC) $(VM_CFLAGS) -o $@ $< $(VM_LIB_OBJS) $(VM_TEST_LIBS)
 
+$(BUILD)/tests/vm-bin/fb-nobody: tests/vm/nobody/fb-nobody.c $(BUILD)/tests/vm-lib/fbtest.o tests/vm/lib/fbtest.h
+	@mkdir -p $(@D)
+	$(CC) $(VM_CFLAGS) -o $@ $< $(BUILD)/tests/vm-lib/fbtest.o
+
 # Keep the helper objects (make would delete them as intermediates).
 .SECONDARY: $(VM_LIB_OBJS)
 
@@ -165,7 +169,7 @@ VM_RUN		= tools/vm/run.sh -k $(KERNEL)
 VM_SUITE_ARGS	= -m $(MODULE) $(if $(NO_SELFTEST),,-S $(SELFTEST_MODULE)) \
 		  $(addprefix -b ,$(VM_BINS)) $(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS)) \
 		  $(VM_RUN_ARGS) -T $(VM_TIMEOUT) -- \
-		  FB_TESTS="'$(TESTS)'" FB_TEST_TIMEOUT=$(VM_TEST_TIMEOUT) sh /fb/suite.sh
+		  FB_TESTS="'$(TESTS)'" FB_ROOT_TESTS="'$(VM_ROOT_TESTS)'" FB_TEST_TIMEOUT=$(VM_TEST_TIMEOUT) sh /fb/suite.sh
 VM_PREREQS	:= module $(if $(NO_SELFTEST),,module-selftest) $(VM_BINS) $(VM_TESTS) \
 		   $(VM_RUN_DEPS)
 

@@ -10,7 +10,10 @@
 # 3. every test in /fb/tests (static binaries, *.sh run with sh), each with a
 #    timeout of FB_TEST_TIMEOUT seconds (60), or more where a shell test
 #    says so in a line "# fb-timeout: N" (valgrind_user); FB_TESTS limits
-#    the run to the names it lists;
+#    the run to the names it lists.  A program runs as uid 65534 through
+#    fb-nobody unless FB_ROOT_TESTS names it, and then must leave every
+#    live count of debugfs at 0 (it cannot read them itself); a shell test
+#    starts as root;
 # 4. rmmod fastbinder (a module that will not unload is a failure);
 # 5. dmesg-clean: no kernel warning, bug, oops or sanitizer report appeared.
 #
@@ -57,9 +60,24 @@ if ! insmod /fb/fastbinder.ko; then
 fi
 ok insmod
 
-selected() {
-	[ -z "$FB_TESTS" ] && return 0
-	for s in $FB_TESTS; do [ "$s" = "$1" ] && return 0; done
+# in_list NAME LIST...: NAME is one of LIST
+in_list() {
+	n=$1
+	shift
+	for s in "$@"; do [ "$s" = "$n" ] && return 0; done
+	return 1
+}
+selected() { [ -z "$FB_TESTS" ] || in_list "$1" $FB_TESTS; }
+
+# live_zero: every live_* counter of debugfs stats reads 0 within 5 s
+live_zero() {
+	i=0
+	while [ $i -lt 50 ]; do
+		grep -q '^live_[a-z_]* [1-9]' /sys/kernel/debug/fastbinder/stats || return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep '^live_[a-z_]* [1-9]' /sys/kernel/debug/fastbinder/stats
 	return 1
 }
 
@@ -71,16 +89,23 @@ for t in /fb/tests/*; do
 	# Each test gets a fresh, empty working directory.
 	dir=$(mktemp -d /tmp/test.XXXXXX)
 	tt=$T
+	runas=fb-nobody
+	in_list "$name" $FB_ROOT_TESTS && runas=
+	[ -n "$runas" ] && chown 65534:65534 "$dir"
 	case "$t" in
 	*.sh)
 		n=$(sed -n 's/^# fb-timeout: \([0-9][0-9]*\)$/\1/p' "$t" | head -n1)
 		[ -n "$n" ] && [ "$n" -gt "$T" ] && tt=$n
 		(cd "$dir" && exec timeout "$tt" sh "$t") ;;
-	*) (cd "$dir" && exec timeout "$tt" "$t") ;;
+	*)	[ -n "$runas" ] && echo "# as uid 65534"
+		(cd "$dir" && exec timeout "$tt" $runas "$t") ;;
 	esac
 	rc=$?
 	rm -rf "$dir"
-	if [ $rc -eq 0 ]; then ok "$name"
+	# what the unprivileged test could not read: nothing it made survives it
+	if [ $rc -eq 0 ] && [ -n "$runas" ] && ! live_zero; then
+		bad "$name" "live counts not zero after it exited"
+	elif [ $rc -eq 0 ]; then ok "$name"
 	elif [ $rc -eq 143 ] || [ $rc -eq 124 ]; then bad "$name" "timeout after ${tt}s"
 	elif [ $rc -gt 128 ]; then bad "$name" "killed by signal $((rc - 128))"
 	else bad "$name" "exit $rc"; fi

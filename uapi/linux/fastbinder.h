@@ -16,7 +16,7 @@
 #include <linux/ioctl.h>
 
 /* Bumped on every incompatible change; FB_IOC_VERSION reports it. */
-#define FB_ABI_VERSION		1
+#define FB_ABI_VERSION		2
 
 /* Handle 0 always names the context manager (the service manager). */
 #define FB_CONTEXT_MGR_HANDLE	0

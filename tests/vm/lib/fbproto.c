@@ -614,6 +614,14 @@ int fbp_wait_live_zero(int timeout_ms)
 	char *s, *line, *save;
 	int nonzero;
 
+	/*
+	 * debugfs is root's: a test running as the unprivileged user leaves
+	 * this check to the suite, which runs it as root once the test exited.
+	 */
+	if (geteuid() != 0) {
+		printf("# live counts: checked by the suite after the test (not root here)\n");
+		return 0;
+	}
 	for (;;) {
 		s = fbp_slurp(FBP_DEBUGFS "/stats");
 		if (!s) {

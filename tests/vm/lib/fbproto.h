@@ -165,6 +165,8 @@ int fbp_stat(const char *name, long long *value);
 /*
  * Wait up to timeout_ms for every live_* counter in stats to read 0.
  * Returns 0 when they do; else prints the nonzero ones and returns -1.
+ * Not root (debugfs is root's): returns 0 at once, because the suite
+ * checks the same counts as root after every unprivileged test.
  */
 int fbp_wait_live_zero(int timeout_ms);
 /* Whole debugfs file into a malloc()ed string (NUL-terminated), NULL on error. */

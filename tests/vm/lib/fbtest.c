@@ -5,10 +5,14 @@
 #include "fbtest.h"
 
 #include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,4 +123,34 @@ int fb_wait(pid_t pid)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return -1;
+}
+
+void fb_become_nobody(void)
+{
+	const struct rlimit zero = { 0, 0 };
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (setrlimit(RLIMIT_RTPRIO, &zero) || setrlimit(RLIMIT_NICE, &zero))
+		die("setrlimit");
+	if (setgroups(0, NULL))
+		die("setgroups");
+	if (setgid(FB_NOBODY_UID))
+		die("setgid");
+	if (setuid(FB_NOBODY_UID))
+		die("setuid");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("PR_SET_NO_NEW_PRIVS");
+	if (getuid() != FB_NOBODY_UID || geteuid() != FB_NOBODY_UID ||
+	    getgid() != FB_NOBODY_UID || getegid() != FB_NOBODY_UID)
+		die("still privileged ids");
+	/* the proof: no way up by ourselves */
+	errno = 0;
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0 || errno != EPERM)
+		die("SCHED_FIFO did not fail with EPERM");
+	errno = 0;
+	/* setpriority(2) says EACCES for a lower nice without privilege */
+	if (setpriority(PRIO_PROCESS, 0, -1) == 0 ||
+	    (errno != EACCES && errno != EPERM))
+		die("nice -1 did not fail with EACCES");
+	errno = 0;
 }

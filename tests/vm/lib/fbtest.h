@@ -69,4 +69,14 @@ int fb_wait(pid_t pid);
 #define fb_wait_ok(pid) \
 	CHECK(fb_wait(pid) == 0, "child %d did not exit with 0", (int)(pid))
 
+/*
+ * The adversary of docs/security.md: become uid/gid 65534 with no
+ * supplementary groups, no capabilities, RLIMIT_RTPRIO and RLIMIT_NICE 0
+ * and no_new_privs, then prove it (SCHED_FIFO and a negative nice must
+ * fail with EPERM).  Dies if any step fails.  A root parent that reads
+ * debugfs forks first and calls this in the child.
+ */
+#define FB_NOBODY_UID 65534
+void fb_become_nobody(void);
+
 #endif /* FBTEST_H */
