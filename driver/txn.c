@@ -51,6 +51,8 @@ void fb_txn_free(struct fb_transaction *t)
 	fb_stat_dec(FB_STAT_LIVE_TRANSACTIONS);
 	if (dev && dev->nr_spare_txns < FB_SPARE_TXNS) {
 		lockdep_assert_held(&dev->lock);
+		/* a stale link to a spare must lead nowhere, not to old threads */
+		memset(t, 0, sizeof(*t));
 		list_add(&t->work.entry, &dev->spare_txns);
 		dev->nr_spare_txns++;
 		return;
@@ -102,12 +104,16 @@ void fb_txn_discard_locked(struct fb_transaction *t)
 
 /*
  * The thread is going away: calls it handles fail to their callers, and
- * replies to calls it awaits will be dropped.
+ * replies to calls it awaits will be dropped.  Both links of a call it
+ * awaits go: the call it handled below it is failed and freed here, and a
+ * nested call routed from the awaited call's handler must not walk into
+ * it (fb_route_locked).
  */
 void fb_thread_unwind_locked(struct fb_thread *thread)
 {
 	struct fb_transaction *t = thread->stack, *next;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	while (t) {
 		next = fb_stack_next(thread, t);
 		if (t->to_thread == thread) {
@@ -116,6 +122,7 @@ void fb_thread_unwind_locked(struct fb_thread *thread)
 			fb_txn_fail_locked(t, -EOWNERDEAD);
 		} else {
 			t->from = NULL;
+			t->from_parent = NULL;
 		}
 		t = next;
 	}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+/*
+ * attack_nested_unwind: a nested call must never be routed through a
+ * transaction that is gone (docs/security.md, G1).
+ *
+ * X calls Y (call C).  Y, handling C, calls Z (call D) without waiting
+ * for the answer, and exits: C fails back to X, and D goes on with no
+ * caller.  Z, still handling D, then calls into X's process.  The driver
+ * used to leave D's link to C (from_parent) in place while C was failed
+ * and freed, so this call walked into the freed C, found X's first
+ * thread there, and was queued to that thread instead of to X's process,
+ * where a second thread serves.  Now it must reach X's serving thread and
+ * get its reply.  Two rounds: in the first X's first thread stays (and
+ * never reads again, so a misrouted call hangs); in the second it leaves
+ * with FB_IOC_THREAD_EXIT first, which made the misrouting a
+ * use-after-free of its record (KASAN sees it under make check-debug).
+ *
+ * A oneway message W, queued to X before C fails and read after, makes
+ * sure the freed C stays among the driver's spare transactions (the next
+ * send takes the most recently freed one) so the stale link is really
+ * there to follow.
+ *
+ * The manager (a name registry) runs as root; X, Y and Z are the
+ * unprivileged attackers.  Root parent: it checks the live counts after.
+ */
+#include "fbproto.h"
+
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MB		(1024 * 1024)
+#define MGR_COOKIE	0x3e6ULL
+
+enum { R_REG = 1, R_GET, R_QUIT };		/* the registry's codes */
+enum { SLOT_Y, SLOT_Z, SLOT_X, SLOTS_PER_ROUND };
+#define NR_SLOTS	(2 * SLOTS_PER_ROUND)
+
+/* each round has its own slots: the last round's owners are dead */
+static __u32 slot_base;
+enum { C_CALL = 10, C_NOTE, C_BACK };		/* the attackers' codes */
+
+struct reg_req {
+	__u32 slot;
+	__u32 pad;
+	struct fb_object obj;			/* R_REG: the object */
+};
+
+/* ---- the registry (root, handle 0) ---------------------------------- */
+
+static int registry(struct fbp *p, void *arg)
+{
+	__u32 handles[NR_SLOTS] = { 0 };
+	struct fbp_ret r;
+	(void)arg;
+
+	while (fbp_next(p, &r) == 0) {
+		const struct fb_txn_msg *m = &r.msg;
+		struct reg_req req;
+		__u64 off = offsetof(struct reg_req, obj);
+
+		if (r.cmd != FB_RET_TRANSACTION)
+			continue;
+		memset(&req, 0, sizeof(req));
+		if (m->data_size >= sizeof(req.slot))
+			memcpy(&req, fbp_data(p, m),
+			       m->data_size < sizeof(req) ? m->data_size : sizeof(req));
+		if (m->code == R_QUIT) {
+			fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+			return 0;
+		}
+		if (req.slot >= NR_SLOTS) {
+			fbp_reply(p, m, 1, NULL, 0, NULL, 0);
+			continue;
+		}
+		if (m->code == R_REG && m->offsets_count == 1) {
+			handles[req.slot] = fbp_obj(p, m, 0)->handle;
+			/* keep it past the buffer's free */
+			fbp_acquire(p, handles[req.slot]);
+			fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		} else if (m->code == R_GET && handles[req.slot]) {
+			memset(&req.obj, 0, sizeof(req.obj));
+			req.obj.type = FB_OBJ_HANDLE;
+			req.obj.handle = handles[req.slot];
+			fbp_reply(p, m, 0, &req, sizeof(req), &off, 1);
+		} else {
+			fbp_reply(p, m, 1, NULL, 0, NULL, 0);
+		}
+	}
+	return 1;
+}
+
+static void reg_put(struct fbp *p, __u32 slot, __u64 cookie)
+{
+	struct reg_req req = { .slot = slot_base + slot };
+	__u64 off = offsetof(struct reg_req, obj);
+	struct fbp_ret rep;
+
+	req.obj.type = FB_OBJ_LOCAL;
+	req.obj.cookie = cookie;
+	if (fbp_call(p, 0, R_REG, &req, sizeof(req), &off, 1, &rep, NULL, NULL) ||
+	    rep.cmd != FB_RET_REPLY || rep.msg.code != 0)
+		die("register slot %u", slot);
+	fbp_free(p, rep.msg.data);
+}
+
+/* The handle for a slot, waiting until its owner registered it. */
+static __u32 reg_get(struct fbp *p, __u32 slot)
+{
+	struct reg_req req = { .slot = slot_base + slot };
+	struct fbp_ret rep;
+	__u32 h = 0;
+	int tries;
+
+	for (tries = 0; tries < 500 && !h; tries++) {
+		if (fbp_call(p, 0, R_GET, &req, sizeof(req), NULL, 0, &rep, NULL, NULL) ||
+		    rep.cmd != FB_RET_REPLY)
+			die("look up slot %u", slot);
+		if (rep.msg.code == 0 && rep.msg.offsets_count == 1) {
+			h = fbp_obj(p, &rep.msg, 0)->handle;
+			fbp_acquire(p, h);
+		}
+		fbp_free(p, rep.msg.data);
+		if (!h)
+			usleep(10000);
+	}
+	if (!h)
+		die("slot %u never registered", slot);
+	return h;
+}
+
+/* ---- steps between processes, over pipes ---------------------------- */
+
+struct chan {
+	int fd[2];
+};
+
+static void chan_init(struct chan *c)
+{
+	if (pipe(c->fd))
+		die("pipe");
+}
+
+static void chan_post(struct chan *c)
+{
+	if (write(c->fd[1], "x", 1) != 1)
+		die("pipe write");
+}
+
+static void chan_wait(struct chan *c)
+{
+	char x;
+
+	if (read(c->fd[0], &x, 1) != 1)
+		die("pipe read");
+}
+
+static struct chan z_got_d, y_may_exit, x_got_failed, x_got_note, z_done;
+
+/* ---- Y: takes C, calls Z without waiting, exits ---------------------- */
+
+static int y_main(void *arg)
+{
+	struct fbp p;
+	struct fbp_ret r;
+	struct fbp_w w;
+	__u32 hz;
+	(void)arg;
+
+	fb_become_nobody();
+	fbp_open(&p, MB);
+	reg_put(&p, SLOT_Y, 0x7);
+	hz = reg_get(&p, SLOT_Z);
+	if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION || r.msg.code != C_CALL)
+		die("Y: no call C");
+	/* D: a call made while handling C, its answer never read */
+	fbp_w_reset(&w);
+	fbp_w_send(&w, hz, C_CALL, 0, NULL, 0, NULL, 0);
+	if (fbp_wr(&p, &w, NULL, false))
+		die("Y: send D");
+	chan_wait(&y_may_exit);
+	_exit(0);	/* C fails back to X; D loses its caller */
+}
+
+/* ---- Z: handles D, then calls back into X ---------------------------- */
+
+static int z_main(void *arg)
+{
+	struct fbp p;
+	struct fbp_ret r, rep;
+	__u32 hx;
+	int ret;
+	(void)arg;
+
+	fb_become_nobody();
+	fbp_open(&p, MB);
+	reg_put(&p, SLOT_Z, 0x2);
+	hx = reg_get(&p, SLOT_X);
+	if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION || r.msg.code != C_CALL)
+		die("Z: no call D");
+	/* W: queued to X now, read by X after C failed */
+	if (fbp_oneway(&p, hx, C_NOTE, NULL, 0, NULL, 0))
+		die("Z: oneway W");
+	chan_post(&z_got_d);
+	chan_wait(&x_got_note);
+
+	/* still handling D, whose caller is gone: call X */
+	alarm(10);
+	ret = fbp_call(&p, hx, C_BACK, NULL, 0, NULL, 0, &rep, NULL, NULL);
+	alarm(0);
+	CHECK(ret == 0 && rep.cmd == FB_RET_REPLY && rep.msg.code == 42,
+	      "Z: the call into X: %s, %s code %u (want a reply 42 from X's server)",
+	      strerror(-ret), fbp_ret_name(rep.cmd), rep.msg.code);
+	if (ret == 0 && rep.cmd == FB_RET_REPLY)
+		fbp_free(&p, rep.msg.data);
+	/* D's caller is gone: the reply is dropped and succeeds */
+	CHECK(fbp_reply(&p, &r.msg, 0, NULL, 0, NULL, 0) == 0, "Z: reply to D");
+	chan_post(&z_done);
+	fbp_close(&p);
+	return fbp_child_status();
+}
+
+/* ---- X: its first thread calls Y and leaves, a second one serves ------ */
+
+struct x_state {
+	struct fbp *ctx;
+	pthread_barrier_t failed;
+	int served;
+};
+
+static void *x_server(void *arg)
+{
+	struct x_state *xs = arg;
+	struct fbp *t;
+	struct fbp_ret r;
+
+	pthread_barrier_wait(&xs->failed);
+	t = fbp_thread(xs->ctx, true);
+	while (xs->served < 2 && fbp_next(t, &r) == 0) {
+		if (r.cmd != FB_RET_TRANSACTION)
+			continue;
+		if (r.msg.code == C_NOTE) {
+			fbp_free(t, r.msg.data);
+			xs->served++;
+			chan_post(&x_got_note);
+		} else if (r.msg.code == C_BACK) {
+			CHECK(fbp_reply(t, &r.msg, 42, NULL, 0, NULL, 0) == 0, "X: reply to Z");
+			xs->served++;
+		}
+	}
+	free(t);
+	return NULL;
+}
+
+static int x_main(void *arg)
+{
+	struct x_state xs = { 0 };
+	struct fbp p;
+	struct fbp_ret rep;
+	pthread_t server;
+	__u32 hy;
+	int ret;
+
+	fb_become_nobody();
+	fbp_open(&p, MB);
+	xs.ctx = &p;
+	pthread_barrier_init(&xs.failed, NULL, 2);
+	if (pthread_create(&server, NULL, x_server, &xs))
+		die("pthread_create");
+	reg_put(&p, SLOT_X, 0x3);
+	hy = reg_get(&p, SLOT_Y);
+
+	ret = fbp_call(&p, hy, C_CALL, NULL, 0, NULL, 0, &rep, NULL, NULL);
+	CHECK(ret == 0 && rep.cmd == FB_RET_FAILED && rep.err.error == -EOWNERDEAD,
+	      "X: C ended with %s %d, want FB_RET_FAILED -EOWNERDEAD",
+	      fbp_ret_name(rep.cmd), rep.err.error);
+	/* round 2: the thread that made C is gone before anyone calls back */
+	if (*(int *)arg)
+		CHECK(ioctl(p.fd, FB_IOC_THREAD_EXIT) == 0, "X: THREAD_EXIT: %s",
+		      strerror(errno));
+	chan_post(&x_got_failed);
+	pthread_barrier_wait(&xs.failed);
+	pthread_join(server, NULL);
+	CHECK(xs.served == 2, "X: served %d of W and Z's call", xs.served);
+	chan_wait(&z_done);
+	fbp_close(&p);
+	return fbp_child_status();
+}
+
+static void attack_round(int leave)
+{
+	pid_t x, y, z;
+
+	printf("# round %d: X's first thread %s\n", leave + 1,
+	       leave ? "leaves with FB_IOC_THREAD_EXIT" : "stays, never reading");
+	slot_base = leave * SLOTS_PER_ROUND;
+	z = fb_fork(z_main, NULL);
+	y = fb_fork(y_main, NULL);
+	x = fb_fork(x_main, &leave);
+
+	/* Z holds D; then Y leaves, failing C back to X */
+	chan_wait(&z_got_d);
+	printf("# Z handles D; Y exits\n");
+	chan_post(&y_may_exit);
+	CHECK(fb_wait(y) == 0, "Y exited badly");
+	chan_wait(&x_got_failed);
+	printf("# X got C's failure; Z calls back into X\n");
+
+	CHECK(fb_wait(z) == 0, "Z failed (its call into X was lost or misrouted)");
+	CHECK(fb_wait(x) == 0, "X failed");
+}
+
+int main(void)
+{
+	struct fbp root;
+	struct fbp_ret rep;
+	pid_t mgr;
+
+	chan_init(&z_got_d);
+	chan_init(&y_may_exit);
+	chan_init(&x_got_failed);
+	chan_init(&x_got_note);
+	chan_init(&z_done);
+	mgr = fbp_spawn_manager(MB, MGR_COOKIE, registry, NULL);
+	attack_round(0);
+	attack_round(1);
+
+	fbp_open(&root, 0);
+	CHECK(fbp_call(&root, 0, R_QUIT, NULL, 0, NULL, 0, &rep, NULL, NULL) == 0,
+	      "stop the registry");
+	fbp_close(&root);
+	CHECK(fb_wait(mgr) == 0, "registry failed");
+	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	return fb_done();
+}
