@@ -701,6 +701,26 @@ int fb_alloc_write(struct fb_alloc *alloc, struct fb_buffer *buf,
 	return 0;
 }
 
+int fb_alloc_clear(struct fb_alloc *alloc, struct fb_buffer *buf,
+		   size_t offset, size_t len)
+{
+	size_t pos, in_page, n;
+	int ret;
+
+	ret = fb_check_range(buf, offset, len);
+	if (ret)
+		return ret;
+	pos = buf->offset + offset;
+	while (len) {
+		in_page = offset_in_page(pos);
+		n = min_t(size_t, len, PAGE_SIZE - in_page);
+		memzero_page(alloc->pages[pos >> PAGE_SHIFT].page, in_page, n);
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /* ---- the shrinker ------------------------------------------------------- */
 
 static unsigned long fb_shrink_count(struct shrinker *s,

@@ -115,6 +115,9 @@ int fb_alloc_read(struct fb_alloc *alloc, struct fb_buffer *buf,
 		  size_t offset, void *to, size_t len);
 int fb_alloc_write(struct fb_alloc *alloc, struct fb_buffer *buf,
 		   size_t offset, const void *from, size_t len);
+/* Zeroes len bytes of the slot from offset. */
+int fb_alloc_clear(struct fb_alloc *alloc, struct fb_buffer *buf,
+		   size_t offset, size_t len);
 
 /* Module-wide: the page lru and its shrinker. */
 int fb_alloc_global_init(void);

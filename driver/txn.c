@@ -151,6 +151,7 @@ struct fb_xlate {
 	size_t data_size;
 	u32 count;			/* objects translated so far */
 	struct fb_node **exported;	/* sender's nodes sent as LOCAL */
+	u64 *offsets;			/* the sender's, read once */
 	u32 nr_exported;
 	struct fb_buffer_fd *fds;	/* files sent, until commit */
 	u32 nr_fds;
@@ -263,28 +264,46 @@ static int fb_xlate_fd(struct fb_xlate *x, u64 off, struct fb_object *obj,
 	return 0;
 }
 
-/* Checks and translates every object of the message in place. */
-static int fb_xlate_all(struct fb_xlate *x, u32 count)
+/* HANDLE and FD objects use 32 bits of the union: the rest must be 0. */
+static bool fb_obj_upper_clear(const struct fb_object *obj)
+{
+	struct fb_object o = { .handle = obj->handle };
+
+	return o.cookie == obj->cookie;
+}
+
+/*
+ * Copies the payload into the slot around its objects, and each object
+ * only once it is checked and translated: the receiver can read its
+ * mapping at any time, and must never see what the sender wrote in an
+ * object (a cookie is often a heap address).  The offsets, checked in
+ * order, are in the slot already (fb_send).
+ */
+static int fb_copy_payload(struct fb_xlate *x, const u8 __user *data,
+			   const u64 *offsets, u32 count)
 {
 	struct fb_alloc *alloc = &x->to->alloc;
 	struct fb_device *dev = x->from->dev;
-	u64 off, min_off = 0;
+	u64 off, pos = 0;
 	struct fb_object obj;
 	int ret;
 
 	while (x->count < count) {
-		ret = fb_read_offset(alloc, x->buf, x->data_size, x->count,
-				     &off);
-		if (ret)
-			return ret;
-		if (!IS_ALIGNED(off, sizeof(u64)) || off < min_off ||
+		off = offsets[x->count];
+		if (!IS_ALIGNED(off, sizeof(u64)) || off < pos ||
 		    off > x->data_size ||
 		    x->data_size - off < sizeof(obj))
 			return -EINVAL;
-		ret = fb_alloc_read(alloc, x->buf, off, &obj, sizeof(obj));
+		ret = fb_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
+					      off - pos);
 		if (ret)
 			return ret;
+		if (copy_from_user(&obj, data + off, sizeof(obj)))
+			return -EFAULT;
 		if (obj.type == FB_OBJ_LOCAL && !fb_prio_flags_valid(obj.flags))
+			return -EINVAL;
+		if ((obj.type == FB_OBJ_HANDLE || obj.type == FB_OBJ_FD) &&
+		    !fb_obj_upper_clear(&obj))
 			return -EINVAL;
 		if (obj.type == FB_OBJ_FD)
 			ret = fb_xlate_fd(x, off, &obj, count);
@@ -302,10 +321,16 @@ static int fb_xlate_all(struct fb_xlate *x, u32 count)
 		ret = fb_alloc_write(alloc, x->buf, off, &obj, sizeof(obj));
 		if (ret)
 			return ret;
-		min_off = off + sizeof(obj);
+		pos = off + sizeof(obj);
 		x->count++;
 	}
-	return 0;
+	ret = fb_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
+				      x->data_size - pos);
+	if (ret)
+		return ret;
+	/* the padding must not show what the slot held before */
+	return fb_alloc_clear(alloc, x->buf, x->data_size,
+			      ALIGN(x->data_size, sizeof(u64)) - x->data_size);
 }
 
 /*
@@ -578,9 +603,12 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		ret = 0;
 	if (!ret && tr.offsets_count) {
 		x.exported = kvmalloc_array(tr.offsets_count,
-					    sizeof(*x.exported), GFP_KERNEL);
+					    sizeof(*x.exported) +
+					    sizeof(*x.offsets), GFP_KERNEL);
 		if (!x.exported)
 			ret = -ENOMEM;
+		else
+			x.offsets = (u64 *)(x.exported + tr.offsets_count);
 	}
 	if (ret)
 		return reply ? fb_reply_fail_early(thread, tr.code, ret) : ret;
@@ -618,15 +646,23 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	buf->offsets_size = offsets_size;
 	x.buf = buf;
 	x.data_size = tr.data_size;
-	ret = fb_alloc_copy_from_user(&x.to->alloc, buf, 0,
-				      u64_to_user_ptr(tr.data), tr.data_size);
+	/* read once: what is checked is what the receiver gets */
+	if (copy_from_user(x.offsets, u64_to_user_ptr(tr.offsets),
+			   offsets_size))
+		ret = -EFAULT;
 	if (!ret)
-		ret = fb_alloc_copy_from_user(&x.to->alloc, buf,
-					      ALIGN(tr.data_size, sizeof(u64)),
-					      u64_to_user_ptr(tr.offsets),
-					      offsets_size);
+		ret = fb_alloc_write(&x.to->alloc, buf,
+				     ALIGN(tr.data_size, sizeof(u64)),
+				     x.offsets, offsets_size);
+	if (!ret)	/* the rest of a minimum-size slot */
+		ret = fb_alloc_clear(&x.to->alloc, buf,
+				     ALIGN(tr.data_size, sizeof(u64)) +
+				     offsets_size, buf->size -
+				     ALIGN(tr.data_size, sizeof(u64)) -
+				     offsets_size);
 	if (!ret)
-		ret = fb_xlate_all(&x, tr.offsets_count);
+		ret = fb_copy_payload(&x, u64_to_user_ptr(tr.data), x.offsets,
+				      tr.offsets_count);
 	if (ret)
 		goto out_undo;
 
@@ -658,6 +694,8 @@ out_undo:
 	fb_buffer_put_fds(x.fds, x.nr_fds);
 	if (buf) {
 		fb_buffer_drop_refs(x.to, buf, tr.data_size, x.count);
+		/* a failed send leaves nothing for the receiver to read */
+		fb_alloc_clear(&x.to->alloc, buf, 0, buf->size);
 		fb_alloc_free(&x.to->alloc, buf);
 		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 	}
@@ -675,6 +713,13 @@ out_undo:
 	spin_unlock(&dev->lock);
 out_failed:
 	spin_lock(&dev->lock);
+	/*
+	 * A caller that died while the reply was on its way (its buffer gone:
+	 * EOWNERDEAD, ESRCH) wants no answer: the reply is dropped, and
+	 * succeeds, as when it was gone before (docs/abi.md).
+	 */
+	if (reply && t->call && !t->call->from)
+		ret = -ECONNRESET;
 	if (reply && t->call) {
 		/* the call is over either way */
 		if (t->call->from && ret != -ECONNRESET)

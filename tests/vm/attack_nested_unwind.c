@@ -20,7 +20,7 @@
  * send takes the most recently freed one) so the stale link is really
  * there to follow.
  *
- * The manager (a name registry) runs as root; X, Y and Z are the
+ * The manager (fbp_registry) runs as root; X, Y and Z are the
  * unprivileged attackers.  Root parent: it checks the live counts after.
  */
 #include "fbproto.h"
@@ -34,101 +34,20 @@
 #define MB		(1024 * 1024)
 #define MGR_COOKIE	0x3e6ULL
 
-enum { R_REG = 1, R_GET, R_QUIT };		/* the registry's codes */
 enum { SLOT_Y, SLOT_Z, SLOT_X, SLOTS_PER_ROUND };
-#define NR_SLOTS	(2 * SLOTS_PER_ROUND)
 
-/* each round has its own slots: the last round's owners are dead */
+/* each round has its own registry slots: the last round's owners are dead */
 static __u32 slot_base;
 enum { C_CALL = 10, C_NOTE, C_BACK };		/* the attackers' codes */
 
-struct reg_req {
-	__u32 slot;
-	__u32 pad;
-	struct fb_object obj;			/* R_REG: the object */
-};
-
-/* ---- the registry (root, handle 0) ---------------------------------- */
-
-static int registry(struct fbp *p, void *arg)
-{
-	__u32 handles[NR_SLOTS] = { 0 };
-	struct fbp_ret r;
-	(void)arg;
-
-	while (fbp_next(p, &r) == 0) {
-		const struct fb_txn_msg *m = &r.msg;
-		struct reg_req req;
-		__u64 off = offsetof(struct reg_req, obj);
-
-		if (r.cmd != FB_RET_TRANSACTION)
-			continue;
-		memset(&req, 0, sizeof(req));
-		if (m->data_size >= sizeof(req.slot))
-			memcpy(&req, fbp_data(p, m),
-			       m->data_size < sizeof(req) ? m->data_size : sizeof(req));
-		if (m->code == R_QUIT) {
-			fbp_reply(p, m, 0, NULL, 0, NULL, 0);
-			return 0;
-		}
-		if (req.slot >= NR_SLOTS) {
-			fbp_reply(p, m, 1, NULL, 0, NULL, 0);
-			continue;
-		}
-		if (m->code == R_REG && m->offsets_count == 1) {
-			handles[req.slot] = fbp_obj(p, m, 0)->handle;
-			/* keep it past the buffer's free */
-			fbp_acquire(p, handles[req.slot]);
-			fbp_reply(p, m, 0, NULL, 0, NULL, 0);
-		} else if (m->code == R_GET && handles[req.slot]) {
-			memset(&req.obj, 0, sizeof(req.obj));
-			req.obj.type = FB_OBJ_HANDLE;
-			req.obj.handle = handles[req.slot];
-			fbp_reply(p, m, 0, &req, sizeof(req), &off, 1);
-		} else {
-			fbp_reply(p, m, 1, NULL, 0, NULL, 0);
-		}
-	}
-	return 1;
-}
-
 static void reg_put(struct fbp *p, __u32 slot, __u64 cookie)
 {
-	struct reg_req req = { .slot = slot_base + slot };
-	__u64 off = offsetof(struct reg_req, obj);
-	struct fbp_ret rep;
-
-	req.obj.type = FB_OBJ_LOCAL;
-	req.obj.cookie = cookie;
-	if (fbp_call(p, 0, R_REG, &req, sizeof(req), &off, 1, &rep, NULL, NULL) ||
-	    rep.cmd != FB_RET_REPLY || rep.msg.code != 0)
-		die("register slot %u", slot);
-	fbp_free(p, rep.msg.data);
+	fbp_reg_put(p, slot_base + slot, cookie);
 }
 
-/* The handle for a slot, waiting until its owner registered it. */
 static __u32 reg_get(struct fbp *p, __u32 slot)
 {
-	struct reg_req req = { .slot = slot_base + slot };
-	struct fbp_ret rep;
-	__u32 h = 0;
-	int tries;
-
-	for (tries = 0; tries < 500 && !h; tries++) {
-		if (fbp_call(p, 0, R_GET, &req, sizeof(req), NULL, 0, &rep, NULL, NULL) ||
-		    rep.cmd != FB_RET_REPLY)
-			die("look up slot %u", slot);
-		if (rep.msg.code == 0 && rep.msg.offsets_count == 1) {
-			h = fbp_obj(p, &rep.msg, 0)->handle;
-			fbp_acquire(p, h);
-		}
-		fbp_free(p, rep.msg.data);
-		if (!h)
-			usleep(10000);
-	}
-	if (!h)
-		die("slot %u never registered", slot);
-	return h;
+	return fbp_reg_get(p, slot_base + slot);
 }
 
 /* ---- steps between processes, over pipes ---------------------------- */
@@ -314,8 +233,6 @@ static void attack_round(int leave)
 
 int main(void)
 {
-	struct fbp root;
-	struct fbp_ret rep;
 	pid_t mgr;
 
 	chan_init(&z_got_d);
@@ -323,14 +240,11 @@ int main(void)
 	chan_init(&x_got_failed);
 	chan_init(&x_got_note);
 	chan_init(&z_done);
-	mgr = fbp_spawn_manager(MB, MGR_COOKIE, registry, NULL);
+	mgr = fbp_spawn_manager(MB, MGR_COOKIE, fbp_registry, NULL);
 	attack_round(0);
 	attack_round(1);
 
-	fbp_open(&root, 0);
-	CHECK(fbp_call(&root, 0, R_QUIT, NULL, 0, NULL, 0, &rep, NULL, NULL) == 0,
-	      "stop the registry");
-	fbp_close(&root);
+	fbp_reg_quit();
 	CHECK(fb_wait(mgr) == 0, "registry failed");
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fb_done();

@@ -11,11 +11,11 @@ VM_BINS		+= tests/vm/lib/fbtest.sh $(BUILD)/tests/vm-bin/fb-nobody
 # Shell tests always start as root (they start the service manager as the
 # system would) and drop privileges for their clients themselves.
 # Root: a root service manager for unprivileged attackers
-# (attack_nested_unwind), module parameters and debugfs contents (debug_param devices
+# (attack_nested_unwind attack_peek_objects), module parameters and debugfs contents (debug_param devices
 # proto_debugfs proto_limits), event counters or live counts read in the
 # middle of a run (proto_abandon proto_death_more proto_kill soak killstorm
 # fuzz_ioctl), setting real-time priorities for inheritance (proto_prio
 # proto_prio_chain), and clients of several uids (sm_policy).
-VM_ROOT_TESTS	:= attack_nested_unwind debug_param devices fuzz_ioctl killstorm proto_abandon \
+VM_ROOT_TESTS	:= attack_nested_unwind attack_peek_objects debug_param devices fuzz_ioctl killstorm proto_abandon \
 		   proto_death_more proto_debugfs proto_kill proto_limits \
 		   proto_prio proto_prio_chain sm_policy soak

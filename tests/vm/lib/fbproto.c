@@ -472,6 +472,106 @@ int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg)
 	}
 }
 
+/* ---- a registry as manager ---- */
+
+enum { FBP_REG_PUT = 0x7e90, FBP_REG_GET, FBP_REG_QUIT };
+
+struct fbp_reg_req {
+	__u32 slot;
+	__u32 pad;
+	struct fb_object obj;			/* PUT: the object */
+};
+
+int fbp_registry(struct fbp *p, void *arg)
+{
+	__u32 handles[FBP_REG_SLOTS] = { 0 };
+	__u64 off = offsetof(struct fbp_reg_req, obj);
+	struct fbp_reg_req req;
+	struct fbp_ret r;
+	(void)arg;
+
+	while (fbp_next(p, &r) == 0) {
+		const struct fb_txn_msg *m = &r.msg;
+
+		if (r.cmd != FB_RET_TRANSACTION)
+			continue;
+		if (m->code == FBP_REG_QUIT) {
+			fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+			return 0;
+		}
+		memset(&req, 0, sizeof(req));
+		memcpy(&req, fbp_data(p, m),
+		       m->data_size < sizeof(req) ? m->data_size : sizeof(req));
+		if (req.slot >= FBP_REG_SLOTS) {
+			fbp_reply(p, m, 1, NULL, 0, NULL, 0);
+		} else if (m->code == FBP_REG_PUT && m->offsets_count == 1) {
+			if (handles[req.slot])
+				fbp_release(p, handles[req.slot]);
+			handles[req.slot] = fbp_obj(p, m, 0)->handle;
+			/* keep it past the buffer's free */
+			fbp_acquire(p, handles[req.slot]);
+			fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		} else if (m->code == FBP_REG_GET && handles[req.slot]) {
+			memset(&req.obj, 0, sizeof(req.obj));
+			req.obj.type = FB_OBJ_HANDLE;
+			req.obj.handle = handles[req.slot];
+			fbp_reply(p, m, 0, &req, sizeof(req), &off, 1);
+		} else {
+			fbp_reply(p, m, 1, NULL, 0, NULL, 0);
+		}
+	}
+	return 1;
+}
+
+void fbp_reg_put(struct fbp *p, __u32 slot, __u64 cookie)
+{
+	struct fbp_reg_req req = { .slot = slot };
+	__u64 off = offsetof(struct fbp_reg_req, obj);
+	struct fbp_ret rep;
+
+	req.obj.type = FB_OBJ_LOCAL;
+	req.obj.cookie = cookie;
+	if (fbp_call(p, 0, FBP_REG_PUT, &req, sizeof(req), &off, 1, &rep, NULL, NULL) ||
+	    rep.cmd != FB_RET_REPLY || rep.msg.code != 0)
+		die("registry: put slot %u", slot);
+	fbp_free(p, rep.msg.data);
+}
+
+__u32 fbp_reg_get(struct fbp *p, __u32 slot)
+{
+	struct fbp_reg_req req = { .slot = slot };
+	struct fbp_ret rep;
+	__u32 h = 0;
+	int tries;
+
+	for (tries = 0; tries < 500 && !h; tries++) {
+		if (fbp_call(p, 0, FBP_REG_GET, &req, sizeof(req), NULL, 0, &rep, NULL, NULL) ||
+		    rep.cmd != FB_RET_REPLY)
+			die("registry: get slot %u", slot);
+		if (rep.msg.code == 0 && rep.msg.offsets_count == 1) {
+			h = fbp_obj(p, &rep.msg, 0)->handle;
+			fbp_acquire(p, h);
+		}
+		fbp_free(p, rep.msg.data);
+		if (!h)
+			usleep(10000);
+	}
+	if (!h)
+		die("registry: slot %u never filled", slot);
+	return h;
+}
+
+void fbp_reg_quit(void)
+{
+	struct fbp_ret rep;
+	struct fbp p;
+
+	fbp_open(&p, 0);
+	if (fbp_call(&p, 0, FBP_REG_QUIT, NULL, 0, NULL, 0, &rep, NULL, NULL))
+		die("registry: quit");
+	fbp_close(&p);
+}
+
 pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 			int (*body)(struct fbp *p, void *arg), void *arg)
 {
