@@ -194,9 +194,10 @@ static int fb_state_show(struct seq_file *m, void *unused)
 	unsigned int n, i;
 
 	list_for_each_entry(dev, &fb_devices, entry) {
+		/* the manager's node may be freed once the lock is dropped */
+		spin_lock(&dev->lock);
 		seq_printf(m, "device %s context-manager node %llu\n",
 			   dev->name, dev->ctx_mgr ? dev->ctx_mgr->debug_id : 0);
-		spin_lock(&dev->lock);
 		n = 0;
 		list_for_each_entry(ctx, &dev->contexts, dev_entry) {
 			fb_show_ctx_locked(m, ctx);
