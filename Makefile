@@ -128,6 +128,9 @@ all: module userspace $(if $(wildcard $(HOST_KDIR)/Makefile),module-host)
 
 module module-selftest: | deps-build
 module-host: | deps-host
+# libbinderlite/io.c compiles valgrind's client requests in only when
+# <valgrind/memcheck.h> is there (deps-build installs it): never before.
+$(BL_OBJS): | deps-build
 
 # Phony on purpose: kbuild decides what to rebuild.
 module:

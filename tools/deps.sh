@@ -5,12 +5,12 @@
 # the build and the tests need, only when something is missing.
 #
 #   GROUP    what for (each includes the groups named after "+"):
-#     build  make, make install: the compiler, kbuild's tools, the kernel
-#            headers of each -k KERNEL
+#     build  make, make install: the compiler, kbuild's tools, valgrind's
+#            header, the kernel headers of each -k KERNEL
 #     vm     + build: make demo, vm-shell, vm-run (QEMU, static busybox, the
 #            initramfs tools, xz for 6.12's modules)
-#     check  + vm: make check, check-matrix (libcheck, valgrind and the
-#            dynamic loader's symbols, man for the install test); the default
+#     check  + vm: make check, check-matrix (libcheck, the dynamic loader's
+#            symbols for valgrind, man for the install test); the default
 #     lint   + build: make lint (sparse, cppcheck, checkpatch.pl from
 #            linux-source-6.1, the headers of all three kernels)
 #     debug  + check: make check-debug (linux-source-6.1 and its build deps)
@@ -74,8 +74,12 @@ add_headers() {
 add() {
 	case "$1" in
 	build)	# gcc, make, binutils (readelf, nm), libc6-dev; kbuild copies
-		# with rsync; depmod and modinfo are kmod
-		pkgs+=(build-essential pkg-config rsync kmod)
+		# with rsync; depmod and modinfo are kmod.  valgrind for its
+		# <valgrind/memcheck.h>: libbinderlite/io.c compiles memcheck's
+		# client requests in when the header is there, and objects built
+		# before it was (make demo, then make check) would stay without
+		# them: valgrind_user fails then.
+		pkgs+=(build-essential pkg-config rsync kmod valgrind)
 		add_headers "${kernels[@]}" ;;
 	vm)	add build
 		# tools/vm/run.sh: qemu, a static busybox, cpio | gzip, xz -d
@@ -83,9 +87,9 @@ add() {
 		# and dpkg, always there)
 		pkgs+=(qemu-system-x86 busybox-static cpio gzip xz-utils) ;;
 	check)	add vm
-		# host tests: libcheck, valgrind; libc6-dbg for valgrind in the
-		# VM (-V); man for the man-page check of tests/host/install.sh
-		pkgs+=(check valgrind libc6-dbg man-db) ;;
+		# host tests: libcheck, valgrind (build); libc6-dbg for valgrind
+		# in the VM (-V); man for the man-page check of tests/host/install.sh
+		pkgs+=(check libc6-dbg man-db) ;;
 	lint)	add build
 		add_headers all
 		# tools/lint.sh: checkpatch.pl is perl, from linux-source-6.1's
