@@ -271,16 +271,18 @@ if [ -n "$(mounts_below "$root")" ]; then
 	say "something is still mounted below $root"
 	exit 1
 fi
-total="$(( ($(date +%s) - start) / 60 )) min $(( ($(date +%s) - start) % 60 )) s"
+total() { echo "$(( ($(date +%s) - start) / 60 )) min $(( ($(date +%s) - start) % 60 )) s"; }
 if [ "${status[make demo]}" = 0 ] && [ "${status[make check]}" = 0 ]; then
 	if [ -z "${FRESH_KEEP:-}" ]; then
 		safe_rm "$root"
 	else
 		say "kept the root: $root"
 	fi
+	total=$(total)
 	say "PASS: make demo and make check on a fresh Debian 12 in $total (log: $log)"
 	exit 0
 fi
+total=$(total)
 say "FAIL: make demo exit ${status[make demo]}, make check exit ${status[make check]}, in $total; root kept in $root (log: $log)"
 exit 1
 }
