@@ -155,7 +155,7 @@ since() { echo "$(($(date +%s) - $1)) s"; }
 # shellcheck disable=SC2329,SC2317  # the trap
 on_exit() {
 	local rc=$?
-	[ "$rc" = 0 ] || echo "check-fresh: FAILED (log: $log)" >&2
+	[ "$rc" = 0 ] || [ -n "${verdict:-}" ] || echo "check-fresh: FAILED (log: $log)" >&2
 }
 trap on_exit EXIT
 
@@ -256,6 +256,12 @@ run() {
 	tail -n +$((mark + 1)) "$log" | tr -d '\r' | grep -v '^$' | tail -n "${TAIL_LINES:-8}" |
 		sed 's/^/  | /'
 	status[$name]=$rc
+	if [ "$rc" != 0 ]; then
+		# what failed, from anywhere in the command's output
+		tail -n +$((mark + 1)) "$log" | tr -d '\r' |
+			grep -E '^ *FAIL |command not found|^E: |^make: \*\*\*' |
+			head -n 15 | sed 's/^/  ! /' || true
+	fi
 	if [ "$rc" = 0 ]; then
 		say "$name: ok in $(since "$t")"
 	else
@@ -282,7 +288,7 @@ if [ "${status[make demo]}" = 0 ] && [ "${status[make check]}" = 0 ]; then
 	say "PASS: make demo and make check on a fresh Debian 12 in $total (log: $log)"
 	exit 0
 fi
-total=$(total)
+total=$(total) verdict=1
 say "FAIL: make demo exit ${status[make demo]}, make check exit ${status[make check]}, in $total; root kept in $root (log: $log)"
 exit 1
 }
