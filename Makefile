@@ -6,20 +6,29 @@
 #   make demo             boot the VM and show what fastbinder does
 #   make check            host unit tests + the VM suite; last line "N passed, M failed"
 #   make KERNEL=6.12 ...  6.1 (default), 6.12, 6.1-rt: the Debian 12 kernel to use
+#   make deps             install the Debian packages demo and check need
+#                         (each target also installs what it needs itself)
 #
 # User-space parts plug in through fragments: every mk/*.mk and <dir>/*.mk
 # of a user-space directory is included (libbinderlite/lib.mk, ...).  A
 # fragment appends to USERSPACE (targets "make userspace" builds), VM_BINS
 # (static programs copied into the VM's PATH), VM_TEST_LIBS / VM_TEST_DEPS
 # (linked into / built before every VM test), HOST_TEST_LIBS (linked into
-# the host tests), CLEAN_FILES, INSTALL_BIN / INSTALL_SBIN (programs
-# "make install" puts in PREFIX/bin, PREFIX/sbin: mk/install.mk), and
-# VM_RUN_ARGS / VM_RUN_DEPS (extra tools/vm/run.sh options of the check
-# runs, and what they need built: mk/valgrind.mk).  See docs/testing.md.
+# the host tests), HOST_SH_TESTS / HOST_SH_DEPS (more host shell tests and
+# what they need built: tests/fuzz/fuzz.mk), CLEAN_FILES, INSTALL_BIN /
+# INSTALL_SBIN (programs "make install" puts in PREFIX/bin, PREFIX/sbin:
+# mk/install.mk), and VM_RUN_ARGS / VM_RUN_DEPS (extra tools/vm/run.sh
+# options of the check runs, and what they need built: mk/valgrind.mk).
+# See docs/testing.md.
 
 KERNEL		?= 6.1
 KERNELS		:= 6.1 6.12 6.1-rt
 BUILD		:= build
+# What is slow to make and keyed by what it was made from: the debug kernel
+# (mk/debug.mk) and check-fresh's Debian root (mk/fresh.mk).  make clean
+# keeps it; point it outside the clone (CI: /var/cache/fastbinder) to share
+# it between clones.  A missing cache only costs time.
+FB_CACHE_DIR	?= $(BUILD)/cache
 
 # The module is built in a copy of these (tools/build-module.sh); point them
 # at another tree, e.g. a throwaway copy under /tmp, to test that instead.
@@ -44,14 +53,33 @@ VM_TIMEOUT	?= 480
 TESTS		?=
 
 # ---- dependencies ----------------------------------------------------------
-# Installed at parse time (fast no-op when present) because fragments and
-# this file call pkg-config & co. while they are read.  SKIP_DEPS=1 skips.
-ifeq ($(SKIP_DEPS)$(filter clean distclean help,$(MAKECMDGOALS)),)
-DEPS_RC := $(shell tools/deps.sh $(KERNEL) >&2; echo $$?)
-ifneq ($(DEPS_RC),0)
-$(error tools/deps.sh failed; install the packages it lists)
-endif
-endif
+# tools/deps.sh GROUP installs the Debian packages of GROUP when some are
+# missing (one dpkg-query otherwise: a few ms).  Nothing installs packages
+# while this file is parsed: each target runs the deps-GROUP step it needs
+# as a prerequisite (make demo: vm, make check: check, make lint: lint, ...;
+# the rules that need the packages to build, such as the module's, have it
+# as an order-only prerequisite too, so make -j keeps the order), and
+# whatever needs a package (pkg-config, tools/kver.sh) is expanded only in
+# recipes, so parsing works on a machine with nothing installed.
+# "make deps" installs what make demo and make check need (KERNEL's
+# headers); "make deps-all" everything, for all kernels.  SKIP_DEPS=1 turns
+# the steps into no-ops.
+DEPS_GROUPS	:= build vm check lint debug fuzz bench fresh
+deps_step	= $(if $(SKIP_DEPS),@true,@tools/deps.sh $(1))
+
+.PHONY: deps deps-all deps-host deps-matrix $(addprefix deps-,$(DEPS_GROUPS))
+deps:
+	@tools/deps.sh -k $(KERNEL) check
+deps-all:
+	@tools/deps.sh all
+$(addprefix deps-,$(DEPS_GROUPS)):
+	$(call deps_step,-k $(KERNEL) $(@:deps-%=%))
+# the build tools without Debian's headers (the host's own kernel)
+deps-host:
+	$(call deps_step,-k none build)
+# make check-matrix: the headers of all three kernels up front
+deps-matrix:
+	$(call deps_step,-k all check)
 
 # ---- fragments ---------------------------------------------------------------
 USERSPACE	:=
@@ -60,6 +88,8 @@ VM_TEST_LIBS	:=
 VM_TEST_DEPS	:=
 HOST_TEST_LIBS	:=
 HOST_TEST_DEPS	:=
+HOST_SH_TESTS	:=
+HOST_SH_DEPS	:=
 CLEAN_FILES	:=
 INSTALL_BIN	:=
 INSTALL_SBIN	:=
@@ -70,7 +100,12 @@ FRAGMENTS := $(sort $(wildcard mk/*.mk libbinderlite/*.mk servicemanager/*.mk \
 include $(FRAGMENTS)
 .DEFAULT_GOAL := all
 
-# libbinderlite/lib.mk predates these hooks: wire it in here.
+# libbinderlite/lib.mk predates these hooks: wire it in here.  It asks
+# pkg-config for libcheck's flags while it is parsed, before deps-check can
+# have installed pkg-config and check on a fresh machine: ask when its
+# test's recipe runs instead (CHECK_CFLAGS below).
+BL_CHECK_CFLAGS	= $(CHECK_CFLAGS)
+BL_CHECK_LIBS	= $(CHECK_LIBS)
 ifdef BL_A
 USERSPACE	+= bl-all
 HOST_TEST_LIBS	+= $(BL_A)
@@ -80,18 +115,22 @@ VM_TEST_DEPS	+= $(BL_A)
 endif
 
 # ---- the module --------------------------------------------------------------
-# Resolved when used (after deps.sh ran), never hard-coded: see tools/kver.sh.
+# Resolved in recipes (after deps-build ran), never hard-coded: see
+# tools/kver.sh.
 KVER		= $(shell tools/kver.sh $(KERNEL))
 KDIR		= /usr/src/linux-headers-$(KVER)
 MODULE		:= $(BUILD)/$(KERNEL)/driver/fastbinder.ko
 SELFTEST_MODULE	:= $(BUILD)/$(KERNEL)-selftest/driver/fastbinder.ko
 HOST_KDIR	:= /lib/modules/$(shell uname -r)/build
 
-.PHONY: all module module-selftest module-host userspace deps
+.PHONY: all module module-selftest module-host userspace
 all: module userspace $(if $(wildcard $(HOST_KDIR)/Makefile),module-host)
 
-deps:
-	@tools/deps.sh $(KERNEL)
+module module-selftest: | deps-build
+module-host: | deps-host
+# libbinderlite/io.c compiles valgrind's client requests in only when
+# <valgrind/memcheck.h> is there (deps-build installs it): never before.
+$(BL_OBJS): | deps-build
 
 # Phony on purpose: kbuild decides what to rebuild.
 module:
@@ -142,12 +181,14 @@ $(BUILD)/tests/vm-bin/fb-nobody: tests/vm/nobody/fb-nobody.c $(BUILD)/tests/vm-l
 
 # ---- host tests: tests/host/test_*.c -> build/tests/host/test_* -----------------
 # and shell tests tests/host/*.sh (each one pass or one failure, no valgrind).
-HOST_SH_TESTS	:= $(wildcard tests/host/*.sh)
+HOST_SH_TESTS	:= $(wildcard tests/host/*.sh) $(HOST_SH_TESTS)
 # A fragment may give a test its own rule (lib.mk does for test_parcel).
 HOST_TESTS	:= $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(wildcard tests/host/test_*.c))
-# Recursive (=): expanded when used, after deps.sh installed check.
+# Recursive (=): expanded in the recipe, after deps-check installed check.
 CHECK_CFLAGS	= $(shell pkg-config --cflags check)
 CHECK_LIBS	= $(shell pkg-config --libs check)
+
+$(HOST_TESTS) $(BL_TESTS): | deps-check
 
 $(BUILD)/tests/host/%: tests/host/%.c $(HOST_TEST_DEPS) uapi/linux/fastbinder.h
 	@mkdir -p $(@D)
@@ -174,18 +215,18 @@ VM_PREREQS	:= module $(if $(NO_SELFTEST),,module-selftest) $(VM_BINS) $(VM_TESTS
 		   $(VM_RUN_DEPS)
 
 .PHONY: check check-host check-vm check-matrix
-check: $(VM_PREREQS) $(HOST_TESTS) abi-m32
+check: deps-check $(VM_PREREQS) $(HOST_TESTS) $(HOST_SH_DEPS) abi-m32
 	@tools/check.sh --host "$(HOST_TESTS)" --host-sh "$(HOST_SH_TESTS)" \
 		--vm -- $(VM_SUITE_ARGS)
 
-check-host: $(HOST_TESTS) abi-m32
+check-host: deps-check $(HOST_TESTS) $(HOST_SH_DEPS) abi-m32
 	@tools/check.sh --host "$(HOST_TESTS)" --host-sh "$(HOST_SH_TESTS)"
 
-check-vm: $(VM_PREREQS)
+check-vm: deps-check $(VM_PREREQS)
 	@tools/check.sh --vm -- $(VM_SUITE_ARGS)
 
 # "make check" on every kernel, each timed; fails if any fails.
-check-matrix:
+check-matrix: deps-matrix
 	@rc=0; times=; for k in $(KERNELS); do \
 		start=$$(date +%s); \
 		$(MAKE) --no-print-directory check KERNEL=$$k || rc=1; \
@@ -195,36 +236,50 @@ check-matrix:
 
 # ---- the VM by hand ----------------------------------------------------------------
 .PHONY: demo vm-shell vm-run
-demo: module $(VM_BINS)
+demo: deps-vm module $(VM_BINS)
 	@$(VM_RUN) -m $(MODULE) $(addprefix -b ,$(VM_BINS)) -T 300 sh /fb/demo.sh
 
 # Interactive shell, module loaded, tests in PATH.  Ctrl-A X quits.
-vm-shell: module $(VM_BINS) $(VM_TESTS)
+vm-shell: deps-vm module $(VM_BINS) $(VM_TESTS)
 	@$(VM_RUN) -i -l -m $(MODULE) $(addprefix -b ,$(VM_BINS)) \
 		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS)) $(addprefix -f ,$(FILES))
 
 # make vm-run CMD='./repro; dmesg | tail' FILES='build/repro'
 # CMD reaches the guest through the environment, so any quoting in it survives.
 vm-run: export CMD := $(CMD)
-vm-run: module $(VM_BINS) $(VM_TESTS)
+vm-run: deps-vm module $(VM_BINS) $(VM_TESTS)
 	@test -n "$$CMD" || { echo "usage: make vm-run CMD='command' [FILES='file...']" >&2; exit 2; }
 	@$(VM_RUN) -l -m $(MODULE) $(addprefix -b ,$(VM_BINS)) \
 		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS)) $(addprefix -f ,$(FILES)) \
 		-T $(VM_TIMEOUT) -- "$$CMD"
 
-# ---- housekeeping ---------------------------------------------------------------------
-.PHONY: clean distclean help
-# Keeps the downloaded kernels (build/kernels); distclean removes them too.
-clean:
-	rm -rf $(filter-out $(BUILD)/kernels,$(wildcard $(BUILD)/*)) $(CLEAN_FILES)
+# make bench (bench/bench.mk) boots the VM too: the vm group, plus gnuplot.
+bench: deps-bench
 
-distclean:
+# ---- housekeeping ---------------------------------------------------------------------
+.PHONY: clean distclean help build-unmounted
+# Keeps the downloaded kernels (build/kernels) and the caches (build/cache);
+# distclean removes them too.  Neither deletes through a mount point: a
+# make check-fresh run still going is refused, anything mounted below
+# build/ is unmounted first, and they stop when that fails.
+clean: build-unmounted
+	rm -rf $(filter-out $(BUILD)/kernels $(BUILD)/cache,$(wildcard $(BUILD)/*)) $(CLEAN_FILES)
+
+distclean: build-unmounted
 	rm -rf $(BUILD) $(CLEAN_FILES)
 
+build-unmounted:
+	@if [ -e $(FRESH_DIR)/.lock ] && ! flock -n $(FRESH_DIR)/.lock true; then \
+		echo "make: a make check-fresh run is using $(FRESH_DIR); not deleting" >&2; exit 1; fi
+	@tools/check-fresh.sh --umount $(BUILD)
+
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
 	@echo; echo "targets: all module userspace check check-host check-vm check-matrix"
-	@echo "         demo vm-shell vm-run clean distclean deps"
+	@echo "         check-fresh check-debug lint fuzz (FUZZ_TIME=60) bench"
+	@echo "         demo vm-shell vm-run clean distclean"
+	@echo "         deps deps-all deps-GROUP ($(DEPS_GROUPS))"
 	@echo "         install uninstall dkms-source (DESTDIR= PREFIX=/usr/local KVER=)"
 	@echo "variables: KERNEL=6.1|6.12|6.1-rt TESTS='name...' CMD='...' FILES='...'"
 	@echo "           KBUILD_ARGS='W=1' DRIVER_DIR=dir NO_SELFTEST=1 VM_TEST_TIMEOUT=60"
+	@echo "           SKIP_DEPS=1 FB_CACHE_DIR=$(FB_CACHE_DIR)"

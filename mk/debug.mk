@@ -13,8 +13,19 @@
 #   make check-debug                      the whole suite
 #   make check-debug TESTS='fuzz_ioctl'   some tests
 #   make debug-kernel                     only build (or find) the kernel
+#
+# The kernel tree is cached in FB_CACHE_DIR (default build/cache, which
+# make clean keeps; CI uses /var/cache/fastbinder, outside the clone) as
+# debug-kernel-KEY, KEY a hash of what it is built from (the linux-source-6.1
+# version, tools/debug-kernel.sh with its configuration, the compiler:
+# tools/debug-kernel-key.sh -v).  A change to any of them builds a new tree;
+# a missing one only costs the build.  The build holds debug-kernel-KEY.lock
+# (two runs never build the same tree at once); after a build, trees of
+# other keys beyond the two newest are deleted.  DEBUG_KERNEL_DIR=dir uses
+# dir instead, as it is.
 
-DEBUG_KERNEL_DIR	?= build/debug-kernel
+DEBUG_KERNEL_KEY	= $(eval DEBUG_KERNEL_KEY := $(shell tools/debug-kernel-key.sh))$(DEBUG_KERNEL_KEY)
+DEBUG_KERNEL_DIR	?= $(FB_CACHE_DIR)/debug-kernel-$(DEBUG_KERNEL_KEY)
 DEBUG_KDIR		= $(DEBUG_KERNEL_DIR)/src
 DEBUG_IMAGE		= $(DEBUG_KDIR)/arch/x86/boot/bzImage
 DEBUG_MODULE		:= $(BUILD)/debug/driver/fastbinder.ko
@@ -39,8 +50,22 @@ $(BUILD)/tests/vm-debug/%: tests/vm-debug/%.c $(DEBUG_LIB_OBJS) $(BL_A) $(wildca
 	$(CC) $(VM_CFLAGS) -o $@ $< $(VM_LIB_OBJS) $(VM_TEST_LIBS)
 
 .PHONY: debug-kernel module-debug check-debug
-debug-kernel:
-	@tools/debug-kernel.sh $(DEBUG_KERNEL_DIR) >/dev/null
+# deps-debug first: the key names linux-source-6.1's installed version.
+debug-kernel: deps-debug
+	@mkdir -p $(dir $(DEBUG_KERNEL_DIR))
+	@flock $(DEBUG_KERNEL_DIR).lock tools/debug-kernel.sh $(DEBUG_KERNEL_DIR) >/dev/null
+	@echo "  KERNEL  debug: $(DEBUG_KERNEL_DIR)"
+ifeq ($(origin DEBUG_KERNEL_DIR),file)
+	@cd $(dir $(DEBUG_KERNEL_DIR)) && \
+	keep="$(notdir $(DEBUG_KERNEL_DIR)) $$(ls -dt debug-kernel-*/src/.fb-debug-done 2>/dev/null | \
+		head -n 2 | cut -d/ -f1 | tr '\n' ' ')"; \
+	for d in debug-kernel-*/; do \
+		d=$${d%/}; \
+		case " $$keep " in *" $$d "*) continue ;; esac; \
+		[ -d "$$d" ] && flock -n $$d.lock rm -rf $$d && rm -f $$d.lock && \
+			echo "  PRUNE   $(dir $(DEBUG_KERNEL_DIR))$$d (another debug kernel)"; \
+	done; true
+endif
 
 module-debug: debug-kernel
 	@echo "  MODULE  debug ($(DEBUG_KDIR)) -> $(DEBUG_MODULE)"

@@ -109,7 +109,7 @@ install-kver:
 	@echo "$(fb_inst_kver) $(fb_inst_ko) (target $(fb_inst_target))"
 
 # KVER=ver that is not the running kernel: a build of its own.
-module-kver:
+module-kver: | deps-host
 	@kdir=/lib/modules/$(KVER)/build; \
 	[ -e "$$kdir/Makefile" ] || kdir=/usr/src/linux-headers-$(KVER); \
 	echo "  MODULE  $(KVER) -> $(fb_inst_ko)"; \

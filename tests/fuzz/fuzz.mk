@@ -2,16 +2,24 @@
 #
 # tests/fuzz/fuzz.mk - fuzz targets (libFuzzer, clang) for libbinderlite.
 #
-# Include it from the top-level Makefile, or run it alone from the repo top:
-#   make -f tests/fuzz/fuzz.mk fuzz                 # FUZZ_TIME seconds (60)
-#   make -f tests/fuzz/fuzz.mk fuzz FUZZ_TIME=600
-#   make -f tests/fuzz/fuzz.mk fuzz-regress         # replay the seed corpus
-#   make -f tests/fuzz/fuzz.mk fuzz-corpus          # regenerate the seeds
+# Included by the top-level Makefile (every tests/*/*.mk is):
+#   make fuzz                       # the parcel fuzzer, FUZZ_TIME seconds (60)
+#   make fuzz FUZZ_TIME=600
+#   make check                      # replays the seed corpus (seconds): below
+#   make fuzz-regress               # replay the seeds with the libFuzzer build
+#   make fuzz-corpus                # regenerate the seeds
+# or alone from the repo top: make -f tests/fuzz/fuzz.mk fuzz [FUZZ_TIME=..]
 # `fuzz` fails on any crash, sanitizer report (ASan, UBSan) or timeout.
 # New inputs go to build/fuzz/corpus/parcel (the committed seeds in
 # tests/fuzz/corpus/parcel stay as they are); a crashing input is saved in
 # build/fuzz/artifacts/.  Needs clang and libclang-rt-14-dev: the fuzz-deps
-# step installs the latter with apt-get when run as root.
+# step installs them (tools/deps.sh fuzz; SKIP_DEPS=1 skips it).
+#
+# make check: tests/fuzz/fuzz_parcel_seeds.sh, one host shell test (one
+# pass or one failure in the "N passed, M failed" line), runs the same
+# target once on each seed, built with gcc, ASan and UBSan and the small
+# main of replay.c instead of libFuzzer (build/fuzz/replay_parcel), so
+# make check needs no clang.
 
 ifeq ($(notdir $(firstword $(MAKEFILE_LIST))),fuzz.mk)
 .DEFAULT_GOAL := fuzz
@@ -33,22 +41,18 @@ FUZZ_SEEDS	:= tests/fuzz/corpus/parcel
 FUZZ_ENV	:= ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 		   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
-.PHONY: fuzz fuzz-parcel fuzz-build fuzz-deps fuzz-regress fuzz-corpus
+.PHONY: fuzz fuzz-parcel fuzz-build fuzz-deps fuzz-regress fuzz-corpus fuzz-replay
 
 fuzz: fuzz-parcel
 
 fuzz-build: $(FUZZ_PARCEL)
 
+# clang and libFuzzer's runtime (no kernel headers needed here)
 fuzz-deps:
-	@tests/fuzz/ensure-deps.sh
-
-$(FUZZ_DIR)/.deps-ok: tests/fuzz/ensure-deps.sh
-	@mkdir -p $(@D)
-	FUZZ_CC=$(FUZZ_CC) tests/fuzz/ensure-deps.sh
-	@touch $@
+	@$(if $(SKIP_DEPS),true,tools/deps.sh -k none fuzz)
 
 $(FUZZ_PARCEL): tests/fuzz/fuzz_parcel.c tests/fuzz/parcel_input.h \
-		$(BL_SRCS) $(BL_HDRS) $(FUZZ_DIR)/.deps-ok
+		$(BL_SRCS) $(BL_HDRS) | fuzz-deps
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_parcel.c $(BL_SRCS)
 
@@ -71,3 +75,24 @@ $(FUZZ_DIR)/gen_parcel_corpus: tests/fuzz/gen_parcel_corpus.c \
 fuzz-corpus: $(FUZZ_DIR)/gen_parcel_corpus
 	@mkdir -p $(FUZZ_SEEDS)
 	$< $(FUZZ_SEEDS)
+
+# ---- make check: the seed replay ------------------------------------------
+FUZZ_REPLAY	:= $(FUZZ_DIR)/replay_parcel
+# gcc 12 (not clang) takes the malloc'ed data fuzz_parcel.c hands to
+# bl_reader_init for maybe-uninitialized when it is 0 bytes long: a false
+# positive, not an error here.
+FUZZ_REPLAY_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wno-maybe-uninitialized -O1 -g \
+		   -fsanitize=address,undefined -fno-sanitize-recover=all \
+		   -fno-omit-frame-pointer -I uapi -I libbinderlite/include
+
+HOST_SH_TESTS	+= tests/fuzz/fuzz_parcel_seeds.sh
+HOST_SH_DEPS	+= $(FUZZ_REPLAY)
+
+$(FUZZ_REPLAY): tests/fuzz/replay.c tests/fuzz/fuzz_parcel.c tests/fuzz/parcel_input.h \
+		$(BL_SRCS) $(BL_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(FUZZ_REPLAY_CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_parcel.c \
+		$(BL_SRCS) -pthread
+
+fuzz-replay: $(FUZZ_REPLAY)
+	bash tests/fuzz/fuzz_parcel_seeds.sh

@@ -142,9 +142,17 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,run,root,fb/bin,fb/
 
 busybox=$(command -v busybox || true)
 [ -x /bin/busybox ] && busybox=/bin/busybox
-if ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked' &&
-   ! ldd "$busybox" 2>&1 | grep -q 'not a dynamic'; then
-	echo "vm: $busybox is not static (install busybox-static)" >&2
+[ -n "$busybox" ] || { echo "vm: no busybox (install busybox-static: make deps)" >&2; exit 1; }
+# Static = an ELF file without a PT_INTERP program header (no dynamic
+# loader to run it).  readelf is binutils (build-essential); no pipeline,
+# so neither pipefail nor a reader that stops early can fool the test
+# (file(1) is not on a fresh machine, and ldd exits 1 on a static binary).
+if ! phdrs=$(LC_ALL=C readelf -lW "$busybox" 2>&1); then
+	echo "vm: $busybox is not an ELF program: $phdrs" >&2
+	exit 1
+fi
+if [[ $phdrs == *INTERP* ]]; then
+	echo "vm: $busybox is not static (install busybox-static: make deps)" >&2
 	exit 1
 fi
 cp "$busybox" "$root/bin/busybox"
