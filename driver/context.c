@@ -23,7 +23,7 @@ MODULE_PARM_DESC(default_max_threads,
 
 struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 {
-	struct fb_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	struct fb_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 
 	if (!ctx)
 		return NULL;
@@ -201,7 +201,7 @@ again:
 	}
 	if (!new) {
 		spin_unlock(&ctx->dev->lock);
-		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 		if (!new)
 			return NULL;
 		goto again;

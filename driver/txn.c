@@ -236,7 +236,8 @@ static int fb_xlate_fd(struct fb_xlate *x, u64 off, struct fb_object *obj,
 	if (obj->flags & ~FB_OBJF_NO_CLOEXEC)
 		return -EINVAL;
 	if (!x->fds) {
-		x->fds = kvmalloc_array(count, sizeof(*x->fds), GFP_KERNEL);
+		x->fds = kvmalloc_array(count, sizeof(*x->fds),
+					GFP_KERNEL_ACCOUNT);
 		if (!x->fds)
 			return -ENOMEM;
 	}
@@ -373,7 +374,7 @@ static struct fb_transaction *fb_txn_new_locked(struct fb_device *dev,
 		dev->nr_spare_txns--;
 	} else {
 		spin_unlock(&dev->lock);
-		t = kmalloc(sizeof(*t), GFP_KERNEL);
+		t = kmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 		spin_lock(&dev->lock);
 		if (!t)
 			return NULL;
@@ -571,7 +572,8 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		ret = 0;
 	if (!ret && tr.offsets_count) {
 		x.exported = kvmalloc_array(tr.offsets_count,
-					    sizeof(*x.exported), GFP_KERNEL);
+					    sizeof(*x.exported),
+					    GFP_KERNEL_ACCOUNT);
 		if (!x.exported)
 			ret = -ENOMEM;
 	}
