@@ -602,7 +602,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	x.to = t->to_ctx;
 
 	buf = fb_alloc_new(&x.to->alloc, tr.data_size, offsets_size,
-			   tr.flags & FB_TXN_ONEWAY);
+			   tr.flags & FB_TXN_ONEWAY, reply);
 	if (IS_ERR(buf)) {
 		ret = PTR_ERR(buf);
 		buf = NULL;
