@@ -23,7 +23,8 @@
  * the free slots are exactly the gaps between allocated ones.
  *
  * Oneway messages may hold at most half of the mapping (free_oneway_space),
- * so a flood of them cannot starve synchronous calls.
+ * so a flood of them cannot starve synchronous calls.  (How much of that
+ * one sender may take is the transaction layer's business: txn.c.)
  *
  * Pages
  * =====
@@ -798,6 +799,7 @@ void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf)
 	buf->target_node = NULL;
 	buf->fds = NULL;
 	buf->nr_fds = 0;
+	buf->sender = NULL;
 
 	next = fb_next_slot(alloc, buf);
 	if (next && next->free) {

@@ -22,6 +22,7 @@
 struct fb_transaction;
 struct fb_node;
 struct fb_buffer_fd;
+struct fb_sender;
 struct mem_cgroup;
 
 /*
@@ -45,6 +46,7 @@ struct fb_buffer {
 	struct fb_node *target_node;	/* node it was sent to, or NULL */
 	struct fb_buffer_fd *fds;	/* files to install on delivery */
 	u32 nr_fds;
+	struct fb_sender *sender;	/* whose share it counts in, or NULL */
 };
 
 /* One page of the mapping. */

@@ -37,6 +37,7 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	ctx->handles = RB_ROOT;
 	ctx->handles_by_node = RB_ROOT;
 	ctx->deaths = RB_ROOT;
+	ctx->senders = RB_ROOT;
 	ctx->next_handle = 1;
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
@@ -350,6 +351,9 @@ void fb_ctx_release(struct fb_ctx *ctx)
 
 	/* senders copying into our buffer finish before it is freed */
 	wait_event(ctx->senders_wait, !fb_ctx_has_senders(ctx));
+	spin_lock(&dev->lock);
+	fb_ctx_drop_senders_locked(ctx);
+	spin_unlock(&dev->lock);
 	fb_ctx_drop_buffers(&ctx->alloc);
 	fb_alloc_release(&ctx->alloc);
 	fb_ctx_put(ctx);

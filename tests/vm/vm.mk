@@ -20,4 +20,4 @@ VM_ROOT_TESTS	:= debug_param devices fuzz_ioctl killstorm proto_abandon \
 		   proto_prio proto_prio_chain sm_policy soak
 # Root to read debugfs and to run the attacked service and its bystanders
 # as other users than the adversary, who is 65534 (fb_become_nobody()).
-VM_ROOT_TESTS	+= attack_buffer_pages
+VM_ROOT_TESTS	+= attack_buffer_pages attack_oneway_flood
