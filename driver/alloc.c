@@ -23,7 +23,8 @@
  * the free slots are exactly the gaps between allocated ones.
  *
  * Oneway messages may hold at most half of the mapping (free_oneway_space),
- * so a flood of them cannot starve synchronous calls.
+ * so a flood of them cannot starve synchronous calls.  (How much of that
+ * one sender may take is the transaction layer's business: txn.c.)
  *
  * Pages
  * =====
@@ -63,6 +64,23 @@
  *                            pages[] of that context, vma, mapped
  *       fb_lru_lock          spinlock, global: the lru and fb_lru_count
  *
+ * Charges
+ * =======
+ * The pages and slot structs of a buffer belong to its receiver, whoever's
+ * send made them exist: they are charged to the memory cgroup of the
+ * process that mapped the buffer, taken at mmap the way a socket keeps the
+ * cgroup it was created in, and counted against that process's user (its
+ * euid at mmap) in fb_user.pages, which module parameter max_user_pages
+ * caps, as pipe-user-pages-soft caps pipe buffers.  Both cover cached pages
+ * too: the shrinker may take those back under pressure, but it is not
+ * memory-cgroup aware and skips an mm it cannot trylock, so they are held
+ * memory until it does.  A send that would take the user past the cap
+ * first frees the receiver's own cached pages, then fails with -EDQUOT; a
+ * reply may go a quarter beyond the cap, so that others filling a user's
+ * buffers cannot keep the replies to its own calls out.  Past half the
+ * cap, freed pages are released at once instead of cached, so one
+ * context's cache cannot crowd out the user's other contexts.
+ *
  * The fault handler and vma close run with the mmap lock held and take
  * alloc->lock; fb_alloc_mmap() likewise.  The shrinker goes the other way
  * and therefore only ever trylocks: with fb_lru_lock held it tries
@@ -79,8 +97,11 @@
  * and ends by taking and dropping fb_lru_lock, after which no shrinker can
  * touch that fb_alloc again.
  */
+#include <linux/cred.h>
 #include <linux/err.h>
+#include <linux/hashtable.h>
 #include <linux/highmem.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
@@ -93,20 +114,132 @@
 
 #include "alloc.h"
 #include "compat.h"
+#include "stats.h"
 
 unsigned long fb_max_map_size = SZ_16M;
 module_param_named(max_map_size, fb_max_map_size, ulong, 0644);
 MODULE_PARM_DESC(max_map_size,
 		 "Largest receive buffer a context may map, in bytes (default 16 MiB)");
 
+unsigned long fb_max_user_pages = 16384;
+module_param_named(max_user_pages, fb_max_user_pages, ulong, 0644);
+MODULE_PARM_DESC(max_user_pages,
+		 "Buffer pages, in use or cached, the contexts of one user may hold; replies may use a quarter more (default 16384, 64 MiB of 4 KiB pages; 0: no limit)");
+
 /* Larger requests are refused before any arithmetic could overflow. */
 #define FB_ALLOC_MAX_REQUEST	(SIZE_MAX / 4)
-#define FB_SLOT_ALIGN		sizeof(u64)
+
+/*
+ * Charged to the receiver's cgroup by a sender's thread: a sender must not
+ * set off the OOM killer there, so a failed charge fails the send instead.
+ */
+#define FB_PAGE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_HIGHMEM | __GFP_ZERO | \
+			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+#define FB_SLOT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+/* An allocated slot and the free one after it, in pages of the user's cap. */
+#define FB_SLOTS_PER_PAGE	(PAGE_SIZE / (2 * sizeof(struct fb_buffer)))
 
 static DEFINE_SPINLOCK(fb_lru_lock);
 static LIST_HEAD(fb_lru);
 static unsigned long fb_lru_count;
 static struct shrinker *fb_shrinker;
+
+static DEFINE_HASHTABLE(fb_users, 6);
+static DEFINE_SPINLOCK(fb_users_lock);	/* fb_users, fb_user.refs */
+
+static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p);
+
+/* ---- users -------------------------------------------------------------- */
+
+static struct fb_user *fb_user_find_locked(kuid_t uid)
+{
+	struct fb_user *u;
+
+	lockdep_assert_held(&fb_users_lock);
+	hash_for_each_possible(fb_users, u, entry, __kuid_val(uid))
+		if (uid_eq(u->uid, uid))
+			return u;
+	return NULL;
+}
+
+static struct fb_user *fb_user_get(kuid_t uid)
+{
+	struct fb_user *u, *new = NULL;
+
+	for (;;) {
+		spin_lock(&fb_users_lock);
+		u = fb_user_find_locked(uid);
+		if (u) {
+			refcount_inc(&u->refs);
+		} else if (new) {
+			hash_add(fb_users, &new->entry, __kuid_val(uid));
+			u = new;
+			new = NULL;
+		}
+		spin_unlock(&fb_users_lock);
+		kfree(new);
+		if (u)
+			return u;
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+		if (!new)
+			return NULL;
+		new->uid = uid;
+		refcount_set(&new->refs, 1);
+		atomic_long_set(&new->pages, 0);
+	}
+}
+
+static void fb_user_put(struct fb_user *u)
+{
+	bool last;
+
+	if (!u)
+		return;
+	spin_lock(&fb_users_lock);
+	last = refcount_dec_and_test(&u->refs);
+	if (last)
+		hash_del(&u->entry);
+	spin_unlock(&fb_users_lock);
+	if (!last)
+		return;
+	WARN_ON(atomic_long_read(&u->pages));
+	kfree(u);
+}
+
+/*
+ * Charges n pages to the mapping's user; false, charging nothing, when that
+ * would take it past max_user_pages (a quarter more for a reply).
+ */
+static bool fb_user_charge(struct fb_alloc *alloc, long n, bool reply)
+{
+	unsigned long max = READ_ONCE(fb_max_user_pages), limit = max;
+	struct fb_user *u = alloc->user;
+
+	if (!u || !max)
+		return true;
+	if (reply)
+		limit += min(max / 4, ULONG_MAX - max);
+	if (atomic_long_add_return(n, &u->pages) <= limit)
+		return true;
+	atomic_long_sub(n, &u->pages);
+	return false;
+}
+
+static void fb_user_uncharge(struct fb_alloc *alloc, long n)
+{
+	if (alloc->user)
+		atomic_long_sub(n, &alloc->user->pages);
+}
+
+/* Past half its cap, a user's freed pages are released, not cached. */
+static bool fb_user_may_cache(struct fb_alloc *alloc)
+{
+	unsigned long max = READ_ONCE(fb_max_user_pages);
+
+	return !alloc->user || !max ||
+	       atomic_long_read(&alloc->user->pages) <= max / 2;
+}
 
 /* ---- slots -------------------------------------------------------------- */
 
@@ -196,7 +329,7 @@ static struct fb_buffer *fb_slot_get(struct fb_alloc *alloc)
 	lockdep_assert_held(&alloc->lock);
 	buf = list_first_entry_or_null(&alloc->spare, struct fb_buffer, entry);
 	if (!buf)
-		return kzalloc(sizeof(*buf), GFP_KERNEL);
+		return kzalloc(sizeof(*buf), FB_SLOT_GFP);
 	list_del(&buf->entry);
 	alloc->nr_spare--;
 	memset(buf, 0, sizeof(*buf));
@@ -222,11 +355,41 @@ static bool fb_page_cached(struct fb_page *p)
 }
 
 /*
+ * Frees the cached pages of alloc, to make room under its user's cap; those
+ * it cannot free now stay cached.  Bounded by the mapping's pages.
+ */
+static void fb_reclaim_own(struct fb_alloc *alloc)
+{
+	size_t i, nr_pages = alloc->size >> PAGE_SHIFT;
+	struct fb_page *p;
+
+	lockdep_assert_held(&alloc->lock);
+	for (i = 0; i < nr_pages; i++) {
+		p = &alloc->pages[i];
+		/* only alloc->lock, which we hold, takes a page off the lru */
+		if (!fb_page_cached(p))
+			continue;
+		spin_lock(&fb_lru_lock);
+		list_del_init(&p->lru);
+		fb_lru_count--;
+		spin_unlock(&fb_lru_lock);
+		if (!fb_reclaim_page(alloc, p)) {
+			spin_lock(&fb_lru_lock);
+			list_add_tail(&p->lru, &fb_lru);
+			fb_lru_count++;
+			spin_unlock(&fb_lru_lock);
+		}
+		cond_resched();
+	}
+}
+
+/*
  * Makes the pages under [start, end) of the mapping "in use".  On failure
  * the pages it changed stay resident; the caller hands them back with
  * fb_pages_unuse().
  */
-static int fb_pages_use(struct fb_alloc *alloc, size_t start, size_t end)
+static int fb_pages_use(struct fb_alloc *alloc, size_t start, size_t end,
+			bool reply)
 {
 	size_t i, last = (end - 1) >> PAGE_SHIFT;
 	struct fb_page *p;
@@ -243,12 +406,38 @@ static int fb_pages_use(struct fb_alloc *alloc, size_t start, size_t end)
 			}
 			continue;
 		}
-		p->page = alloc_page(GFP_KERNEL | __GFP_HIGHMEM | __GFP_ZERO);
-		if (!p->page)
+		if (!fb_user_charge(alloc, 1, reply)) {
+			fb_reclaim_own(alloc);
+			if (!fb_user_charge(alloc, 1, reply))
+				return -EDQUOT;
+		}
+		p->page = alloc_page(FB_PAGE_GFP);
+		if (!p->page) {
+			fb_user_uncharge(alloc, 1);
 			return -ENOMEM;
+		}
 		alloc->pages_resident++;
+		fb_stat_inc(FB_STAT_LIVE_PAGES);
 	}
 	return 0;
+}
+
+/* fb_pages_unuse() past half the user's cap: frees what it can now. */
+static void fb_pages_release(struct fb_alloc *alloc, size_t first,
+			     size_t last)
+{
+	struct fb_page *p;
+	size_t i;
+
+	for (i = first; i < last; i++) {
+		p = &alloc->pages[i];
+		if (!p->page || fb_page_cached(p) || fb_reclaim_page(alloc, p))
+			continue;
+		spin_lock(&fb_lru_lock);
+		list_add_tail(&p->lru, &fb_lru);
+		fb_lru_count++;
+		spin_unlock(&fb_lru_lock);
+	}
 }
 
 /*
@@ -270,6 +459,10 @@ static void fb_pages_unuse(struct fb_alloc *alloc, size_t start, size_t end,
 	lockdep_assert_held(&alloc->lock);
 	if (first >= last)
 		return;
+	if (!fb_user_may_cache(alloc)) {
+		fb_pages_release(alloc, first, last);
+		return;
+	}
 	spin_lock(&fb_lru_lock);
 	for (i = first; i < last; i++) {
 		p = &alloc->pages[i];
@@ -300,10 +493,11 @@ static int fb_alloc_setup(struct fb_alloc *alloc, size_t size)
 	struct fb_buffer *buf;
 
 	lockdep_assert_held(&alloc->lock);
-	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
-	alloc->pages = kvcalloc(nr_pages, sizeof(*alloc->pages), GFP_KERNEL);
+	alloc->pages = kvcalloc(nr_pages, sizeof(*alloc->pages),
+				GFP_KERNEL_ACCOUNT);
 	if (!alloc->pages) {
 		kfree(buf);
 		return -ENOMEM;
@@ -340,7 +534,7 @@ void fb_alloc_release(struct fb_alloc *alloc)
 {
 	struct fb_buffer *buf, *tmp;
 	struct mm_struct *mm;
-	size_t i;
+	size_t i, freed = 0;
 
 	mutex_lock(&alloc->lock);
 	/* the mapping holds the file, so it is gone by now */
@@ -361,8 +555,12 @@ void fb_alloc_release(struct fb_alloc *alloc)
 				__free_page(alloc->pages[i].page);
 				alloc->pages[i].page = NULL;
 				alloc->pages_resident--;
+				freed++;
 			}
 		}
+		atomic64_sub(freed, &fb_stats[FB_STAT_LIVE_PAGES]);
+		freed += DIV_ROUND_UP(alloc->nr_slots, FB_SLOTS_PER_PAGE);
+		alloc->nr_slots = 0;
 		kvfree(alloc->pages);
 		alloc->pages = NULL;
 	}
@@ -381,6 +579,7 @@ void fb_alloc_release(struct fb_alloc *alloc)
 	alloc->free_oneway_space = 0;
 	mm = alloc->mm;
 	alloc->mm = NULL;
+	fb_user_uncharge(alloc, freed);
 	mutex_unlock(&alloc->lock);
 
 	/* a shrinker that still held alloc->lock has let go of it now */
@@ -388,6 +587,10 @@ void fb_alloc_release(struct fb_alloc *alloc)
 	spin_unlock(&fb_lru_lock);
 	if (mm)
 		mmdrop(mm);
+	fb_user_put(alloc->user);
+	alloc->user = NULL;
+	mem_cgroup_put(alloc->memcg);
+	alloc->memcg = NULL;
 }
 
 /* ---- the mapping -------------------------------------------------------- */
@@ -449,6 +652,7 @@ static const struct vm_operations_struct fb_vm_ops = {
 int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
 {
 	size_t size = vma->vm_end - vma->vm_start;
+	struct fb_user *user;
 	int ret;
 
 	if (vma->vm_flags & VM_WRITE)
@@ -456,6 +660,9 @@ int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
 	if (vma->vm_pgoff || !size || !PAGE_ALIGNED(size) ||
 	    size > READ_ONCE(fb_max_map_size))
 		return -EINVAL;
+	user = fb_user_get(current_euid());
+	if (!user)
+		return -ENOMEM;
 
 	mutex_lock(&alloc->lock);
 	if (alloc->mapped_once) {
@@ -465,6 +672,9 @@ int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
 	ret = fb_alloc_setup(alloc, size);
 	if (ret)
 		goto out;
+	alloc->user = user;
+	user = NULL;
+	alloc->memcg = get_mem_cgroup_from_mm(vma->vm_mm);
 	alloc->mapped_once = true;
 	alloc->vma = vma;
 	alloc->user_base = vma->vm_start;
@@ -476,26 +686,29 @@ int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
 	vma->vm_private_data = alloc;
 out:
 	mutex_unlock(&alloc->lock);
+	fb_user_put(user);
 	return ret;
 }
 
 /* ---- slots: allocate and free ------------------------------------------- */
 
 struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
-			       size_t offsets_size, bool oneway)
+			       size_t offsets_size, bool oneway, bool reply)
 {
 	struct fb_buffer *buf, *rest = NULL;
+	struct mem_cgroup *old_memcg;
+	bool slot_page = false;
 	size_t size;
 	int ret;
 
 	if (data_size > FB_ALLOC_MAX_REQUEST ||
 	    offsets_size > FB_ALLOC_MAX_REQUEST)
 		return ERR_PTR(-EMSGSIZE);
-	size = ALIGN(data_size, FB_SLOT_ALIGN) +
-	       ALIGN(offsets_size, FB_SLOT_ALIGN);
-	size = max(size, FB_SLOT_ALIGN);
+	size = fb_alloc_slot_size(data_size, offsets_size);
 
 	mutex_lock(&alloc->lock);
+	/* what we allocate here is the receiver's: charge its cgroup */
+	old_memcg = set_active_memcg(alloc->memcg);
 	if (!alloc->mapped) {
 		ret = -ESRCH;
 		goto err;
@@ -513,6 +726,13 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 		ret = -ENOSPC;
 		goto err;
 	}
+	if (alloc->nr_slots % FB_SLOTS_PER_PAGE == 0) {
+		if (!fb_user_charge(alloc, 1, reply)) {
+			ret = -EDQUOT;
+			goto err;
+		}
+		slot_page = true;
+	}
 	/* the tail of the slot we cut from, if any is left */
 	if (buf->size > size) {
 		rest = fb_slot_get(alloc);
@@ -521,7 +741,7 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 			goto err;
 		}
 	}
-	ret = fb_pages_use(alloc, buf->offset, buf->offset + size);
+	ret = fb_pages_use(alloc, buf->offset, buf->offset + size, reply);
 	if (ret) {
 		fb_pages_unuse(alloc, buf->offset, buf->offset + size, buf);
 		goto err;
@@ -542,12 +762,17 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 	if (oneway)
 		alloc->free_oneway_space -= size;
 	fb_allocated_tree_insert(alloc, buf);
+	alloc->nr_slots++;
+	set_active_memcg(old_memcg);
 	mutex_unlock(&alloc->lock);
 	return buf;
 
 err:
 	if (rest)
 		fb_slot_put(alloc, rest);
+	if (slot_page)
+		fb_user_uncharge(alloc, 1);
+	set_active_memcg(old_memcg);
 	mutex_unlock(&alloc->lock);
 	return ERR_PTR(ret);
 }
@@ -561,6 +786,8 @@ void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf)
 	if (WARN_ON(buf->free))
 		return;
 	rb_erase(&buf->rb_node, &alloc->allocated_tree);
+	if (--alloc->nr_slots % FB_SLOTS_PER_PAGE == 0)
+		fb_user_uncharge(alloc, 1);
 	if (buf->oneway)
 		alloc->free_oneway_space += buf->size;
 	buf->free = 1;
@@ -572,6 +799,7 @@ void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf)
 	buf->target_node = NULL;
 	buf->fds = NULL;
 	buf->nr_fds = 0;
+	buf->sender = NULL;
 
 	next = fb_next_slot(alloc, buf);
 	if (next && next->free) {
@@ -759,6 +987,8 @@ static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p)
 	__free_page(p->page);
 	p->page = NULL;
 	alloc->pages_resident--;
+	fb_user_uncharge(alloc, 1);
+	fb_stat_dec(FB_STAT_LIVE_PAGES);
 	return true;
 }
 

@@ -8,15 +8,22 @@
 #ifndef _FB_ALLOC_H
 #define _FB_ALLOC_H
 
+#include <linux/align.h>
+#include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 struct fb_transaction;
 struct fb_node;
 struct fb_buffer_fd;
+struct fb_sender;
+struct mem_cgroup;
 
 /*
  * A slot in the mapping.  Slots tile the mapping in address order (the
@@ -39,6 +46,7 @@ struct fb_buffer {
 	struct fb_node *target_node;	/* node it was sent to, or NULL */
 	struct fb_buffer_fd *fds;	/* files to install on delivery */
 	u32 nr_fds;
+	struct fb_sender *sender;	/* whose share it counts in, or NULL */
 };
 
 /* One page of the mapping. */
@@ -46,6 +54,17 @@ struct fb_page {
 	struct page *page;		/* NULL until a slot needs it */
 	struct list_head lru;		/* on the global lru while unused */
 	struct fb_alloc *alloc;		/* back pointer for the shrinker */
+};
+
+/*
+ * The buffer pages of one user's contexts, against module parameter
+ * max_user_pages (alloc.c).  One per euid with a mapped context.
+ */
+struct fb_user {
+	struct hlist_node entry;	/* fb_users */
+	kuid_t uid;
+	refcount_t refs;		/* its mapped contexts */
+	atomic_long_t pages;		/* resident pages, slot bookkeeping */
 };
 
 struct fb_alloc {
@@ -60,6 +79,9 @@ struct fb_alloc {
 	struct rb_root allocated_tree;
 	size_t free_oneway_space;	/* left of the oneway share */
 	size_t pages_resident;		/* pages with a struct page */
+	size_t nr_slots;		/* allocated slots */
+	struct fb_user *user;		/* whose pages these are, from mmap */
+	struct mem_cgroup *memcg;	/* charged for them, from mmap */
 	struct list_head spare;		/* unused fb_buffer structs, by entry */
 	u32 nr_spare;
 	bool mapped;			/* slots may be handed out */
@@ -80,15 +102,25 @@ int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma);
 /* Context closing: frees every slot and page. */
 void fb_alloc_release(struct fb_alloc *alloc);
 
+/* The slot fb_alloc_new() takes for a message (data padded to 8 bytes). */
+static inline size_t fb_alloc_slot_size(size_t data_size, size_t offsets_size)
+{
+	return max_t(size_t, ALIGN(data_size, sizeof(u64)) +
+			     ALIGN(offsets_size, sizeof(u64)), sizeof(u64));
+}
+
 /*
  * Reserves a slot for data_size bytes followed by offsets_size bytes (the
- * data part is padded to 8 bytes), best fit, populating its pages.
- * Errors: -ESRCH no mapping, -EMSGSIZE larger than the mapping (or than
- * the oneway share when oneway), -ENOSPC no free slot big enough or oneway
- * share used up, -ENOMEM.
+ * data part is padded to 8 bytes), best fit, populating its pages.  New
+ * pages and slot structs are charged to the memory cgroup and the user of
+ * the mapping (not the caller's); a reply may use the user's reserve above
+ * max_user_pages.  Errors: -ESRCH no mapping, -EMSGSIZE larger than the
+ * mapping (or than the oneway share when oneway), -ENOSPC no free slot big
+ * enough or oneway share used up, -EDQUOT the mapping's user holds
+ * max_user_pages, -ENOMEM.
  */
 struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
-			       size_t offsets_size, bool oneway);
+			       size_t offsets_size, bool oneway, bool reply);
 
 /* Returns a slot; coalesces with free neighbours; pages no slot uses go on
  * the lru.
@@ -124,6 +156,7 @@ int fb_alloc_global_init(void);
 void fb_alloc_global_exit(void);
 
 extern unsigned long fb_max_map_size;	/* module parameter, bytes */
+extern unsigned long fb_max_user_pages;	/* module parameter, pages */
 
 #ifdef CONFIG_FASTBINDER_SELFTEST
 int fb_alloc_selftest(void);

@@ -23,7 +23,7 @@ MODULE_PARM_DESC(default_max_threads,
 
 struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 {
-	struct fb_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	struct fb_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 
 	if (!ctx)
 		return NULL;
@@ -37,6 +37,7 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	ctx->handles = RB_ROOT;
 	ctx->handles_by_node = RB_ROOT;
 	ctx->deaths = RB_ROOT;
+	ctx->senders = RB_ROOT;
 	ctx->next_handle = 1;
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
@@ -201,7 +202,7 @@ again:
 	}
 	if (!new) {
 		spin_unlock(&ctx->dev->lock);
-		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 		if (!new)
 			return NULL;
 		goto again;
@@ -350,6 +351,9 @@ void fb_ctx_release(struct fb_ctx *ctx)
 
 	/* senders copying into our buffer finish before it is freed */
 	wait_event(ctx->senders_wait, !fb_ctx_has_senders(ctx));
+	spin_lock(&dev->lock);
+	fb_ctx_drop_senders_locked(ctx);
+	spin_unlock(&dev->lock);
 	fb_ctx_drop_buffers(&ctx->alloc);
 	fb_alloc_release(&ctx->alloc);
 	fb_ctx_put(ctx);

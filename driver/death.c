@@ -63,7 +63,7 @@ static void fb_death_remove_locked(struct fb_death_link *d)
 
 int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 {
-	struct fb_death_link *d = kzalloc(sizeof(*d), GFP_KERNEL);
+	struct fb_death_link *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
 	struct rb_node **link, *parent;
 	struct fb_node *node;
 	int ret = 0;

@@ -19,6 +19,7 @@
 #include <linux/pid.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 
 #include "device.h"
 #include "internal.h"
@@ -34,6 +35,7 @@ const char *const fb_stat_names[FB_STAT_COUNT] = {
 	[FB_STAT_LIVE_BUFFERS] = "live_buffers",
 	[FB_STAT_LIVE_TRANSACTIONS] = "live_transactions",
 	[FB_STAT_LIVE_DEATHS] = "live_death_links",
+	[FB_STAT_LIVE_PAGES] = "live_pages",
 	[FB_STAT_CALLS] = "calls",
 	[FB_STAT_ONEWAYS] = "oneways",
 	[FB_STAT_REPLIES] = "replies",
@@ -174,9 +176,14 @@ static void fb_show_buffers(struct seq_file *m, struct fb_ctx *ctx)
 	struct rb_node *rb;
 
 	mutex_lock(&ctx->alloc.lock);
-	seq_printf(m, " context pid %d mapping %zu bytes, %zu pages resident\n",
+	seq_printf(m, " context pid %d mapping %zu bytes, %zu pages resident",
 		   pid_nr(ctx->pid), ctx->alloc.size,
 		   ctx->alloc.pages_resident);
+	if (ctx->alloc.user)
+		seq_printf(m, ", user %u holds %ld pages",
+			   from_kuid(&init_user_ns, ctx->alloc.user->uid),
+			   atomic_long_read(&ctx->alloc.user->pages));
+	seq_putc(m, '\n');
 	for (rb = rb_first(&ctx->alloc.allocated_tree); rb; rb = rb_next(rb)) {
 		buf = rb_entry(rb, struct fb_buffer, rb_node);
 		seq_printf(m, "  buffer at %zu data %zu offsets %zu%s%s\n",

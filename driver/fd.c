@@ -52,7 +52,7 @@ int fb_fds_reserve(struct fb_alloc *alloc, struct fb_buffer *buf,
 	*fdnums = NULL;
 	if (!buf->nr_fds)
 		return 0;
-	*fdnums = kmalloc_array(buf->nr_fds, sizeof(int), GFP_KERNEL);
+	*fdnums = kmalloc_array(buf->nr_fds, sizeof(int), GFP_KERNEL_ACCOUNT);
 	if (!*fdnums)
 		return -ENOMEM;
 	for (i = 0; i < buf->nr_fds; i++) {

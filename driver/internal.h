@@ -64,7 +64,7 @@
 #include "prio.h"
 
 #define FB_MAX_OBJECTS		4096	/* objects in one message */
-#define FB_MAX_QUEUED		4096	/* transactions queued to a context */
+#define FB_MAX_QUEUED		4096	/* calls and oneways queued to a context */
 #define FB_MAX_THREADS		1024	/* FB_IOC_SET_MAX_THREADS ceiling */
 
 extern unsigned int fb_max_handles;	/* module parameter */
@@ -114,6 +114,11 @@ struct fb_ctx {
 	struct list_head waiting;	/* idle threads, fb_thread.waiting_entry */
 	wait_queue_head_t poll_wait;	/* pollers of the whole context */
 	u32 nr_queued;			/* transactions on any todo list */
+	struct rb_root senders;		/* fb_sender by uid */
+	struct fb_sender *spare_sender;	/* one kept for the next, or NULL */
+	u32 senders_queued;		/* sums of their counts */
+	size_t senders_bytes;
+	size_t senders_oneway;
 	u32 active_senders;		/* copying into alloc right now */
 	wait_queue_head_t senders_wait;	/* release waits for them */
 
@@ -198,6 +203,19 @@ struct fb_death_link {
 	struct fb_handle *handle;	/* NULL for handle 0 */
 	u64 cookie;
 	enum fb_death_state state;
+};
+
+/*
+ * What one sending user's messages hold of a receiver's queue and buffer
+ * (fb_ctx.senders), for the fair-share rule of txn.c.  Freed when they hold
+ * nothing.  Each message's buffer points at its record (fb_buffer.sender).
+ */
+struct fb_sender {
+	struct rb_node rb_node;		/* receiver->senders */
+	kuid_t uid;			/* the sender's euid */
+	u32 queued;			/* messages not read yet */
+	size_t bytes;			/* slots not freed yet */
+	size_t oneway;			/* of which oneway */
 };
 
 /* A file travelling in a buffer, installed when the receiver reads it. */
@@ -327,6 +345,8 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr, bool reply);
 #define FB_FREE_BATCH	32	/* FREE_BUFFER commands handled together */
 int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
 		    u32 *freed);
+void fb_txn_count_locked(struct fb_transaction *t, int delta);
+void fb_ctx_drop_senders_locked(struct fb_ctx *ctx);
 void fb_txn_fail_locked(struct fb_transaction *call, int error);
 void fb_txn_discard_locked(struct fb_transaction *txn);
 void fb_thread_unwind_locked(struct fb_thread *thread);

@@ -28,7 +28,7 @@ static atomic64_t fb_node_ids = ATOMIC64_INIT(0);
 
 struct fb_node *fb_node_new(void)
 {
-	struct fb_node *node = kzalloc(sizeof(*node), GFP_KERNEL);
+	struct fb_node *node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 
 	if (!node)
 		return NULL;
@@ -42,7 +42,7 @@ struct fb_node *fb_node_new(void)
 
 struct fb_handle *fb_handle_new(void)
 {
-	return kzalloc(sizeof(struct fb_handle), GFP_KERNEL);
+	return kzalloc(sizeof(struct fb_handle), GFP_KERNEL_ACCOUNT);
 }
 
 struct fb_node *fb_node_lookup_locked(struct fb_ctx *ctx, u64 cookie)

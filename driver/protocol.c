@@ -285,7 +285,7 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	}
 
 	t = container_of(work, struct fb_transaction, work);
-	t->to_ctx->nr_queued--;
+	fb_txn_count_locked(t, -1);
 	tk->counted = true;
 	tk->buffer = t->buffer;
 	fb_fill_msg_locked(t, &ret->u.msg);
@@ -348,7 +348,7 @@ static void fb_untake_work_locked(struct fb_thread *thread,
 	}
 	if (tk->counted) {
 		t = container_of(tk->work, struct fb_transaction, work);
-		t->to_ctx->nr_queued++;
+		fb_txn_count_locked(t, 1);
 		if (t->flags & FB_TXN_ONEWAY &&
 		    tk->list == &t->node->async_todo)
 			t->node->async_out--;

@@ -14,6 +14,19 @@
  * (from == thread, next is from_parent).  A call made while handling
  * another goes to a thread of the target process that is already in the
  * chain, if there is one: that thread waits for a reply and so is idle.
+ *
+ * Fair share.  A receiver's queue (FB_MAX_QUEUED calls and oneway
+ * messages), its buffer and the oneway half of it are shared among the
+ * users that send to it (struct fb_sender, by euid: an unprivileged user
+ * can open any number of contexts and processes, but not get more uids).
+ * A message is accepted only if what its user holds there afterwards is no
+ * more than was free for everyone before it: alone, a user gets half of
+ * each (binder flags a oneway "spammer" at about the same point, half the
+ * oneway space, but lets it go on), and however many users flood, a
+ * newcomer still finds room.  The count is taken before the slot is (so a
+ * refused sender costs nothing), released as the message is read and as
+ * its slot is freed.  Replies are never counted nor refused for it: each
+ * answers a call the receiver made itself, so it bounds them.
  */
 #include <linux/cred.h>
 #include <linux/file.h>
@@ -60,6 +73,155 @@ void fb_txn_free(struct fb_transaction *t)
 	kfree(t);
 }
 
+static struct fb_sender *fb_sender_get_locked(struct fb_ctx *ctx, kuid_t uid,
+					      struct fb_sender **spare)
+{
+	struct rb_node **p = &ctx->senders.rb_node, *parent = NULL;
+	struct fb_sender *s;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	while (*p) {
+		parent = *p;
+		s = rb_entry(parent, struct fb_sender, rb_node);
+		if (uid_lt(uid, s->uid))
+			p = &parent->rb_left;
+		else if (uid_gt(uid, s->uid))
+			p = &parent->rb_right;
+		else
+			return s;
+	}
+	s = *spare;
+	if (!s)
+		return NULL;
+	*spare = NULL;
+	s->uid = uid;
+	rb_link_node(&s->rb_node, parent, p);
+	rb_insert_color(&s->rb_node, &ctx->senders);
+	return s;
+}
+
+/* Takes back what a message counted; the record goes when it holds nothing. */
+static void fb_share_uncharge_locked(struct fb_ctx *ctx, struct fb_sender *s,
+				     u32 queued, size_t bytes, bool oneway)
+{
+	lockdep_assert_held(&ctx->dev->lock);
+	s->queued -= queued;
+	ctx->senders_queued -= queued;
+	s->bytes -= bytes;
+	ctx->senders_bytes -= bytes;
+	if (oneway) {
+		s->oneway -= bytes;
+		ctx->senders_oneway -= bytes;
+	}
+	if (s->queued || s->bytes)
+		return;
+	rb_erase(&s->rb_node, &ctx->senders);
+	/* a call and its freeing would otherwise cost a slab round trip */
+	if (!ctx->spare_sender)
+		ctx->spare_sender = s;
+	else
+		kfree(s);
+}
+
+/*
+ * The fair-share rule (top of file) for a message of size bytes from the
+ * sending user s: -EDQUOT over its share of the queue, -ENOSPC of the
+ * buffer or of the oneway half.  A message too big for the buffer at all
+ * passes, for fb_alloc_new() to say -EMSGSIZE (or -ESRCH, unmapped).
+ */
+static int fb_share_check_locked(struct fb_ctx *ctx, struct fb_sender *s,
+				 size_t size, bool oneway)
+{
+	size_t map = READ_ONCE(ctx->alloc.size), half = map / 2;
+
+	if (s->queued >= FB_MAX_QUEUED - ctx->senders_queued)
+		return -EDQUOT;
+	if (size > map || (oneway && size > half))
+		return 0;
+	if (s->bytes + size > map - min(map, ctx->senders_bytes))
+		return -ENOSPC;
+	if (oneway && s->oneway + size > half - min(half, ctx->senders_oneway))
+		return -ENOSPC;
+	return 0;
+}
+
+/*
+ * Counts a message from the sending user uid to "to" in its fair share,
+ * leaving its record in *sender.  Drops the device lock to allocate a
+ * record when the user has none there; the caller is one of the target's
+ * active senders, so a release waits for it.
+ */
+static int fb_share_charge_locked(struct fb_ctx *to, kuid_t uid, size_t size,
+				  bool oneway, struct fb_sender **sender)
+{
+	struct fb_sender *s, *spare = NULL;
+	int ret;
+
+	for (;;) {
+		if (to->dead) {
+			kfree(spare);
+			return -EOWNERDEAD;
+		}
+		if (!spare) {
+			spare = to->spare_sender;
+			to->spare_sender = NULL;
+		}
+		s = fb_sender_get_locked(to, uid, &spare);
+		if (s)
+			break;
+		spin_unlock(&to->dev->lock);
+		spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
+		spin_lock(&to->dev->lock);
+		if (!spare)
+			return -ENOMEM;
+	}
+	if (spare && !to->spare_sender)
+		to->spare_sender = spare;
+	else
+		kfree(spare);
+	ret = fb_share_check_locked(to, s, size, oneway);
+	if (ret) {
+		fb_share_uncharge_locked(to, s, 0, 0, false);
+		return ret;
+	}
+	s->queued++;
+	to->senders_queued++;
+	s->bytes += size;
+	to->senders_bytes += size;
+	if (oneway) {
+		s->oneway += size;
+		to->senders_oneway += size;
+	}
+	*sender = s;
+	return 0;
+}
+
+/* t joins (+1) or leaves (-1) its receiver's queue: its counts follow. */
+void fb_txn_count_locked(struct fb_transaction *t, int delta)
+{
+	struct fb_sender *s = t->buffer ? t->buffer->sender : NULL;
+
+	t->to_ctx->nr_queued += delta;
+	if (s) {
+		s->queued += delta;
+		t->to_ctx->senders_queued += delta;
+	}
+}
+
+/* The context is gone and so are its buffers: forget who held them. */
+void fb_ctx_drop_senders_locked(struct fb_ctx *ctx)
+{
+	struct rb_node *rb;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	while ((rb = rb_first(&ctx->senders))) {
+		rb_erase(rb, &ctx->senders);
+		kfree(rb_entry(rb, struct fb_sender, rb_node));
+	}
+	kfree(ctx->spare_sender);
+	ctx->spare_sender = NULL;
+}
+
 /* Tell a waiting caller its call ended without a reply. */
 void fb_txn_fail_locked(struct fb_transaction *call, int error)
 {
@@ -87,7 +249,7 @@ void fb_txn_discard_locked(struct fb_transaction *t)
 		fb_txn_free(t);
 		return;
 	}
-	t->to_ctx->nr_queued--;
+	fb_txn_count_locked(t, -1);
 	if (t->buffer) {
 		t->buffer->txn = NULL;
 		t->buffer = NULL;
@@ -244,7 +406,8 @@ static int fb_xlate_fd(struct fb_xlate *x, u64 off, struct fb_object *obj,
 	if (obj->flags & ~FB_OBJF_NO_CLOEXEC)
 		return -EINVAL;
 	if (!x->fds) {
-		x->fds = kvmalloc_array(count, sizeof(*x->fds), GFP_KERNEL);
+		x->fds = kvmalloc_array(count, sizeof(*x->fds),
+					GFP_KERNEL_ACCOUNT);
 		if (!x->fds)
 			return -ENOMEM;
 	}
@@ -405,7 +568,7 @@ static struct fb_transaction *fb_txn_new_locked(struct fb_device *dev,
 		dev->nr_spare_txns--;
 	} else {
 		spin_unlock(&dev->lock);
-		t = kmalloc(sizeof(*t), GFP_KERNEL);
+		t = kmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 		spin_lock(&dev->lock);
 		if (!t)
 			return NULL;
@@ -500,10 +663,9 @@ static int fb_send_commit_locked(struct fb_thread *thread,
 
 	if (target->dead)
 		return -EOWNERDEAD;
-	if (target->nr_queued >= FB_MAX_QUEUED)
-		return -EDQUOT;
 	if (t->is_reply && !t->call->from)
 		return -ECONNRESET;
+	/* a call or oneway message was counted in its sender's share */
 	target->nr_queued++;
 
 	if (t->is_reply) {
@@ -590,6 +752,8 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	struct fb_restore_prio restore = { .raised = false };
 	struct fb_thread *wake = NULL;
 	bool recorded = false, sync;
+	bool oneway = tr.flags & FB_TXN_ONEWAY;
+	struct fb_sender *sender = NULL;
 	struct fb_buffer *buf = NULL;
 	struct fb_transaction *t;
 	int ret;
@@ -604,7 +768,8 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	if (!ret && tr.offsets_count) {
 		x.exported = kvmalloc_array(tr.offsets_count,
 					    sizeof(*x.exported) +
-					    sizeof(*x.offsets), GFP_KERNEL);
+					    sizeof(*x.offsets),
+					    GFP_KERNEL_ACCOUNT);
 		if (!x.exported)
 			ret = -ENOMEM;
 		else
@@ -627,15 +792,23 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		restore.raised = t->call->prio_raised;
 		restore.prio = t->call->saved_prio;
 	}
-	if (!ret)
-		t->to_ctx->active_senders++;
+	if (!ret) {
+		x.to = t->to_ctx;
+		x.to->active_senders++;
+		if (!reply)
+			ret = fb_share_charge_locked(x.to, t->sender_euid,
+						     fb_alloc_slot_size(tr.data_size,
+									offsets_size),
+						     oneway, &sender);
+	}
 	spin_unlock(&dev->lock);
-	if (ret)
+	if (ret && !x.to)
 		goto out_failed;
-	x.to = t->to_ctx;
+	if (ret)
+		goto out_undo;
 
-	buf = fb_alloc_new(&x.to->alloc, tr.data_size, offsets_size,
-			   tr.flags & FB_TXN_ONEWAY);
+	buf = fb_alloc_new(&x.to->alloc, tr.data_size, offsets_size, oneway,
+			   reply);
 	if (IS_ERR(buf)) {
 		ret = PTR_ERR(buf);
 		buf = NULL;
@@ -670,6 +843,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	t->buffer = buf;
 	ret = fb_send_commit_locked(thread, t, &wake);
 	if (!ret) {
+		buf->sender = sender;
 		buf->fds = x.fds;
 		buf->nr_fds = x.nr_fds;
 		x.fds = NULL;
@@ -709,6 +883,11 @@ out_undo:
 		t->node = NULL;
 		recorded = true;
 	}
+	if (sender)
+		fb_share_uncharge_locked(x.to, sender, 1,
+					 fb_alloc_slot_size(tr.data_size,
+							    offsets_size),
+					 oneway);
 	fb_ctx_senders_done_locked(x.to);
 	spin_unlock(&dev->lock);
 out_failed:
@@ -753,6 +932,11 @@ static void fb_free_buffer_locked(struct fb_ctx *ctx, struct fb_buffer *buf,
 	struct fb_node *node;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	if (buf->sender) {
+		fb_share_uncharge_locked(ctx, buf->sender, 0, buf->size,
+					 buf->oneway);
+		buf->sender = NULL;
+	}
 	if (buf->txn) {
 		buf->txn->buffer = NULL;
 		buf->txn = NULL;

@@ -190,7 +190,7 @@ static struct fb_buffer *st_alloc(struct st_run *run, const struct st_req *r,
 	long expect = st_expected_fit(run->alloc, st_slot_size(r));
 	struct fb_buffer *buf;
 
-	buf = fb_alloc_new(run->alloc, r->data, r->offsets, oneway);
+	buf = fb_alloc_new(run->alloc, r->data, r->offsets, oneway, false);
 	run->steps++;
 	if (IS_ERR(buf)) {
 		if (expect >= 0 || PTR_ERR(buf) != -ENOSPC)
@@ -296,35 +296,35 @@ static void st_edges(struct st_run *run)
 	size_t index;
 	int i;
 
-	st_expect_err(run, fb_alloc_new(a, ST_SIZE + 1, 0, false), -EMSGSIZE);
-	st_expect_err(run, fb_alloc_new(a, SIZE_MAX, 0, false), -EMSGSIZE);
-	st_expect_err(run, fb_alloc_new(a, 8, SIZE_MAX - 7, false), -EMSGSIZE);
-	st_expect_err(run, fb_alloc_new(a, ST_SIZE / 2 + 8, 0, true),
+	st_expect_err(run, fb_alloc_new(a, ST_SIZE + 1, 0, false, false), -EMSGSIZE);
+	st_expect_err(run, fb_alloc_new(a, SIZE_MAX, 0, false, false), -EMSGSIZE);
+	st_expect_err(run, fb_alloc_new(a, 8, SIZE_MAX - 7, false, false), -EMSGSIZE);
+	st_expect_err(run, fb_alloc_new(a, ST_SIZE / 2 + 8, 0, true, false),
 		      -EMSGSIZE);
 
 	/* oneway slots may hold half the mapping, no more */
 	for (i = 0; i < 3; i++) {
-		ow[i] = fb_alloc_new(a, 10000, 0, true);
+		ow[i] = fb_alloc_new(a, 10000, 0, true, false);
 		if (IS_ERR(ow[i]))
 			st_fail(run, "oneway allocation", i);
 	}
 	if (run->failed)
 		return;
-	st_expect_err(run, fb_alloc_new(a, 10000, 0, true), -ENOSPC);
-	sync = fb_alloc_new(a, 20000, 0, false);
+	st_expect_err(run, fb_alloc_new(a, 10000, 0, true, false), -ENOSPC);
+	sync = fb_alloc_new(a, 20000, 0, false, false);
 	if (IS_ERR(sync))
 		st_fail(run, "synchronous slot beside oneway ones", 20000);
 	st_check(run);
 	if (run->failed)
 		return;
 	fb_alloc_free(a, ow[1]);
-	ow[1] = fb_alloc_new(a, 10000, 0, true);
+	ow[1] = fb_alloc_new(a, 10000, 0, true, false);
 	if (IS_ERR(ow[1]))
 		st_fail(run, "oneway after a free", 10000);
 	if (run->failed)
 		return;
 	/* the rest of the mapping is too small now */
-	st_expect_err(run, fb_alloc_new(a, ST_SIZE - 20000, 0, false),
+	st_expect_err(run, fb_alloc_new(a, ST_SIZE - 20000, 0, false, false),
 		      -ENOSPC);
 	st_check(run);
 	for (i = 0; i < 3; i++)
@@ -333,14 +333,14 @@ static void st_edges(struct st_run *run)
 	st_check(run);
 
 	/* a full buffer */
-	buf = fb_alloc_new(a, ST_SIZE, 0, false);
+	buf = fb_alloc_new(a, ST_SIZE, 0, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "whole-buffer slot", ST_SIZE);
-	st_expect_err(run, fb_alloc_new(a, 0, 0, false), -ENOSPC);
+	st_expect_err(run, fb_alloc_new(a, 0, 0, false, false), -ENOSPC);
 	fb_alloc_free(a, buf);
 
 	/* a freed page stays cached and is reused, not reallocated */
-	buf = fb_alloc_new(a, PAGE_SIZE, 0, false);
+	buf = fb_alloc_new(a, PAGE_SIZE, 0, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "page slot", PAGE_SIZE);
 	index = buf->offset / PAGE_SIZE;
@@ -348,7 +348,7 @@ static void st_edges(struct st_run *run)
 	fb_alloc_free(a, buf);
 	if (!page || list_empty(&a->pages[index].lru))
 		st_fail(run, "freed page not cached", index);
-	buf = fb_alloc_new(a, PAGE_SIZE, 0, false);
+	buf = fb_alloc_new(a, PAGE_SIZE, 0, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "page slot", PAGE_SIZE);
 	if (buf->offset != index * PAGE_SIZE || a->pages[index].page != page ||
@@ -357,7 +357,7 @@ static void st_edges(struct st_run *run)
 	fb_alloc_free(a, buf);
 
 	/* fb_alloc_take_user() finds a delivered slot once */
-	buf = fb_alloc_new(a, 100, 8, false);
+	buf = fb_alloc_new(a, 100, 8, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "small slot", 100);
 	mutex_lock(&a->lock);
@@ -374,8 +374,8 @@ static void st_edges(struct st_run *run)
 	fb_alloc_free(a, buf);
 
 	/* in-kernel copies across a page boundary, and their bounds */
-	sync = fb_alloc_new(a, PAGE_SIZE - 40, 0, false);
-	buf = fb_alloc_new(a, 200, 0, false);
+	sync = fb_alloc_new(a, PAGE_SIZE - 40, 0, false, false);
+	buf = fb_alloc_new(a, 200, 0, false, false);
 	if (IS_ERR(sync) || IS_ERR(buf))
 		return (void)st_fail(run, "copy slots", 0);
 	if (buf->offset / PAGE_SIZE == (buf->offset + 199) / PAGE_SIZE)
@@ -409,7 +409,7 @@ int fb_alloc_selftest(void)
 	run.alloc = a;
 
 	/* no buffer yet */
-	st_expect_err(&run, fb_alloc_new(a, 8, 0, false), -ESRCH);
+	st_expect_err(&run, fb_alloc_new(a, 8, 0, false, false), -ESRCH);
 	ret = fb_alloc_setup_unmapped(a, ST_SIZE);
 	if (ret) {
 		kfree(a);

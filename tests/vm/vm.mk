@@ -19,3 +19,6 @@ VM_BINS		+= tests/vm/lib/fbtest.sh $(BUILD)/tests/vm-bin/fb-nobody
 VM_ROOT_TESTS	:= attack_nested_unwind attack_peek_objects debug_param devices fuzz_ioctl killstorm proto_abandon \
 		   proto_death_more proto_debugfs proto_kill proto_limits \
 		   proto_prio proto_prio_chain sm_policy soak
+# Root to read debugfs and to run the attacked service and its bystanders
+# as other users than the adversary, who is 65534 (fb_become_nobody()).
+VM_ROOT_TESTS	+= attack_buffer_pages attack_oneway_flood

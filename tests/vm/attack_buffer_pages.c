@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: MIT
+/*
+ * attack_buffer_pages: undelivered messages cannot pin more kernel memory
+ * than the receiver's user is allowed, and what they pin is charged to the
+ * receiver's memory cgroup (docs/security.md, G6).
+ *
+ * The adversary (uid 65534) is two processes: AR opens 60 contexts with
+ * 8 MiB buffers and never reads them; AS sends them 64 KiB oneway messages
+ * as fast as it can, until every send is refused.  A registry M (root, the
+ * context manager) hands AR's objects to AS.  Then:
+ *
+ *  - the sends stop at the receiving user's cap, module parameter
+ *    max_user_pages (EDQUOT): debugfs shows the user holding at most that,
+ *    and MemAvailable drops by no more than the cap and some slack, while
+ *    AR's own RSS stays small;
+ *  - the pages are charged to AR's memory cgroup, not to AS's (when the
+ *    VM has cgroup2 with the memory controller);
+ *  - a reply still reaches AS, whose user is at the cap (replies have a
+ *    reserve), and B, a client of another uid, gets M's answers within 2 s;
+ *  - once AR and AS exit, the memory comes back and the live counts return
+ *    to 0.
+ * Root (VM_ROOT_TESTS): it sets up the cgroups and reads debugfs.
+ */
+#include "fbproto.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MB		(1024 * 1024LL)
+#define N_CTX		60
+#define CTX_MAP		(8 * MB)
+#define MSG		(64 * 1024)
+#define ECHO		(16 * 1024)
+#define M_COOKIE	0xba9eULL
+#define OTHER_UID	65533
+#define DEADLINE_MS	2000
+#define PARAM		"/sys/module/fastbinder/parameters/max_user_pages"
+#define CG		"/sys/fs/cgroup"
+#define CG_RECV		CG "/fbt-recv"
+#define CG_SEND		CG "/fbt-send"
+#define SLACK		(24 * MB)
+
+enum { C_PUT = 1, C_GET, C_PING, C_STOP };
+
+/* Shared by all the processes (MAP_SHARED). */
+struct ctl {
+	volatile int go_ar, go_as, ar_ready, as_ready, flood, flood_done, stop;
+	volatile long long accepted;	/* bytes AS got into AR's buffers */
+	volatile int edquot, enospc, other, other_err, full_ctx;
+	volatile int ping_rc, ping_cmd, ping_err;
+};
+
+static struct ctl *ctl;
+static unsigned char msg[MSG];
+
+static void become_uid(uid_t uid)
+{
+	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+		die("drop to uid %u", (unsigned int)uid);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		die("PR_SET_NO_NEW_PRIVS");
+}
+
+static void wait_for(const volatile int *flag)
+{
+	while (!*flag)
+		usleep(10000);
+}
+
+/* ---- M: a registry of objects, and an echo ---- */
+
+static int m_main(struct fbp *p, void *arg)
+{
+	static __u32 hs[N_CTX];
+	unsigned int n = 0, i;
+	struct fbp_ret r;
+	__u64 off = 0;
+	int rc;
+
+	(void)arg;
+	fb_failures = 0;	/* not the parent's, from before the fork */
+	alarm(110);
+	for (;;) {
+		rc = fbp_next(p, &r);
+		if (rc) {
+			errno = -rc;
+			die("M: read");
+		}
+		if (r.cmd != FB_RET_TRANSACTION)
+			continue;
+		if (r.msg.code == C_STOP) {
+			fbp_free(p, r.msg.data);
+			break;
+		}
+		if (r.msg.code == C_PUT && n < N_CTX && r.msg.offsets_count == 1) {
+			hs[n] = fbp_obj(p, &r.msg, 0)->handle;
+			CHECK(fbp_acquire(p, hs[n]) == 0, "M: acquire");
+			CHECK(fbp_reply(p, &r.msg, n++, NULL, 0, NULL, 0) == 0, "M: reply to PUT");
+		} else if (r.msg.code == C_GET && r.msg.data_size == 4) {
+			__u32 idx;
+			struct fb_object o = { .type = FB_OBJ_HANDLE };
+
+			memcpy(&idx, fbp_data(p, &r.msg), 4);
+			o.handle = idx < n ? hs[idx] : 0;
+			CHECK(fbp_reply(p, &r.msg, 0, &o, sizeof(o), &off, 1) == 0,
+			      "M: reply to GET");
+		} else if (r.msg.code == C_PING) {
+			CHECK(fbp_reply(p, &r.msg, 0, msg, ECHO, NULL, 0) == 0, "M: reply to PING");
+		} else {
+			fbp_reply(p, &r.msg, 1, NULL, 0, NULL, 0);
+		}
+	}
+	for (i = 0; i < n; i++)
+		fbp_release(p, hs[i]);
+	return fbp_child_status();
+}
+
+/* ---- the adversary ---- */
+
+/* AR: 60 receivers that never read. */
+static int ar_main(void *arg)
+{
+	static struct fbp r[N_CTX];
+	struct fbp_ret ret;
+	int i, rc;
+
+	(void)arg;
+	fb_failures = 0;	/* not the parent's, from before the fork */
+	alarm(110);
+	fb_become_nobody();
+	wait_for(&ctl->go_ar);
+	for (i = 0; i < N_CTX; i++) {
+		struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = 0x100 + i };
+		__u64 off = 0;
+
+		fbp_open(&r[i], CTX_MAP);
+		rc = fbp_call(&r[i], 0, C_PUT, &o, sizeof(o), &off, 1, &ret, NULL, NULL);
+		if (rc || ret.cmd != FB_RET_REPLY)
+			die("AR: register context %d: %s %s", i, strerror(-rc),
+			    fbp_ret_name(ret.cmd));
+		fbp_free(&r[i], ret.msg.data);
+	}
+	ctl->ar_ready = 1;
+	wait_for(&ctl->stop);
+	for (i = 0; i < N_CTX; i++)
+		fbp_close(&r[i]);
+	return 0;
+}
+
+/* AS: 64 KiB oneway messages into every one of AR's buffers until refused. */
+static int as_main(void *arg)
+{
+	__u32 h[N_CTX];
+	struct fbp_ret ret;
+	struct fbp s;
+	int i, rc;
+
+	(void)arg;
+	fb_failures = 0;	/* not the parent's, from before the fork */
+	alarm(110);
+	fb_become_nobody();
+	wait_for(&ctl->go_as);
+	fbp_open(&s, 256 * 1024);
+	for (i = 0; i < N_CTX; i++) {
+		__u32 idx = i;
+
+		rc = fbp_call(&s, 0, C_GET, &idx, 4, NULL, 0, &ret, NULL, NULL);
+		if (rc || ret.cmd != FB_RET_REPLY || ret.msg.offsets_count != 1)
+			die("AS: get context %d: %s %s", i, strerror(-rc), fbp_ret_name(ret.cmd));
+		h[i] = fbp_obj(&s, &ret.msg, 0)->handle;
+		if (fbp_acquire(&s, h[i]))
+			die("AS: acquire");
+		fbp_free(&s, ret.msg.data);
+	}
+	ctl->as_ready = 1;
+	wait_for(&ctl->flood);
+	memset(msg, 0xa5, sizeof(msg));
+	for (i = 0; i < N_CTX; i++) {
+		for (;;) {
+			rc = fbp_oneway(&s, h[i], 1, msg, MSG, NULL, 0);
+			if (rc)
+				break;
+			ctl->accepted += MSG;
+		}
+		if (rc == -EDQUOT) {
+			if (!ctl->edquot++)
+				ctl->full_ctx = i;
+		} else if (rc == -ENOSPC) {
+			ctl->enospc++;
+		} else {
+			ctl->other++;
+			ctl->other_err = rc;
+		}
+	}
+	/* Our user is at its cap: a reply to our own call still fits. */
+	rc = fbp_call(&s, 0, C_PING, "p", 1, NULL, 0, &ret, NULL, NULL);
+	ctl->ping_rc = rc;
+	ctl->ping_cmd = rc ? 0 : (int)ret.cmd;
+	ctl->ping_err = !rc && ret.cmd == FB_RET_FAILED ? ret.err.error : 0;
+	if (!rc && ret.cmd == FB_RET_REPLY)
+		fbp_free(&s, ret.msg.data);
+	ctl->flood_done = 1;
+	wait_for(&ctl->stop);
+	for (i = 0; i < N_CTX; i++)
+		fbp_release(&s, h[i]);
+	fbp_close(&s);
+	return 0;
+}
+
+/* B: a client of another user, answered within the deadline. */
+static int b_main(void *arg)
+{
+	struct fbp b;
+	int i, rc;
+
+	(void)arg;
+	fb_failures = 0;	/* not the parent's, from before the fork */
+	alarm(60);
+	become_uid(OTHER_UID);
+	fbp_open(&b, 256 * 1024);
+	for (i = 0; i < 5; i++) {
+		long long t0 = fbp_now_ms(), ms;
+		struct fbp_ret r;
+
+		rc = fbp_call(&b, 0, C_PING, "b", 1, NULL, 0, &r, NULL, NULL);
+		ms = fbp_now_ms() - t0;
+		CHECK(rc == 0 && r.cmd == FB_RET_REPLY && r.msg.data_size == ECHO,
+		      "B: call %d to M while the adversary holds its pages: %s %s error %d", i,
+		      strerror(-rc), rc ? "" : fbp_ret_name(r.cmd), rc ? 0 : r.err.error);
+		CHECK(ms <= DEADLINE_MS, "B: call %d took %lld ms, deadline %d", i, ms,
+		      DEADLINE_MS);
+		if (!rc && r.cmd == FB_RET_REPLY)
+			fbp_free(&b, r.msg.data);
+	}
+	fbp_close(&b);
+	return fbp_child_status();
+}
+
+/* ---- measurements ---- */
+
+static long long meminfo_kb(const char *name)
+{
+	char *s = fbp_slurp("/proc/meminfo"), *p;
+	long long v = -1;
+
+	if (s && (p = strstr(s, name)))
+		sscanf(p + strlen(name), ": %lld", &v);
+	free(s);
+	return v;
+}
+
+/* MemAvailable in bytes, after letting the dust settle. */
+static long long mem_available(void)
+{
+	usleep(300000);
+	return meminfo_kb("MemAvailable") * 1024;
+}
+
+static long long read_ll(const char *path)
+{
+	char *s = fbp_slurp(path);
+	long long v = -1;
+
+	if (s)
+		v = strtoll(s, NULL, 10);
+	free(s);
+	return v;
+}
+
+static int write_str(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = write(fd, v, strlen(v));
+		close(fd);
+	}
+	return n == (ssize_t)strlen(v) ? 0 : -1;
+}
+
+static int cg_move(const char *cg, pid_t pid)
+{
+	char path[128], v[32];
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	return write_str(path, v);
+}
+
+static bool cg_mounted;
+
+/* Two memory cgroups, one per adversary process; false when unavailable. */
+static bool cg_setup(void)
+{
+	if (access(CG "/cgroup.controllers", F_OK)) {
+		if (mount("cgroup2", CG, "cgroup2", 0, NULL)) {
+			printf("# cannot mount cgroup2: %s\n", strerror(errno));
+			return false;
+		}
+		cg_mounted = true;
+	}
+	if (write_str(CG "/cgroup.subtree_control", "+memory")) {
+		printf("# cannot enable the memory controller\n");
+		return false;
+	}
+	if ((mkdir(CG_RECV, 0755) && errno != EEXIST) ||
+	    (mkdir(CG_SEND, 0755) && errno != EEXIST)) {
+		printf("# mkdir cgroup: %s\n", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static void cg_teardown(void)
+{
+	if (access(CG "/cgroup.controllers", F_OK))
+		return;
+	rmdir(CG_RECV);
+	rmdir(CG_SEND);
+	if (cg_mounted)
+		umount(CG);
+}
+
+/* What debugfs says the user holds: the largest "user <uid> holds <n> pages". */
+static long user_pages(unsigned int uid)
+{
+	char *st = fbp_slurp(FBP_DEBUGFS "/state"), *line, *save = NULL;
+	long best = -1;
+
+	if (!st)
+		return -1;
+	for (line = strtok_r(st, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *u = strstr(line, ", user ");
+		unsigned int id;
+		long n;
+
+		if (u && sscanf(u, ", user %u holds %ld pages", &id, &n) == 2 && id == uid &&
+		    n > best)
+			best = n;
+	}
+	free(st);
+	return best;
+}
+
+static long vm_rss_kb(pid_t pid)
+{
+	char path[64], *s, *p;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	s = fbp_slurp(path);
+	if (s && (p = strstr(s, "VmRSS:")))
+		sscanf(p + 6, "%ld", &v);
+	free(s);
+	return v;
+}
+
+int main(void)
+{
+	long long m0, m1, m2, r0 = -1, r1 = -1, s0 = -1, s1 = -1, cap_bytes;
+	long long pages = -1;
+	long cap, held;
+	bool cg = cg_setup();
+	pid_t mpid, ar, as, b;
+	struct fbp p;
+	int rc, st;
+
+	alarm(120);
+	ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		   0);
+	if (ctl == MAP_FAILED)
+		die("mmap");
+	memset((void *)ctl, 0, sizeof(*ctl));
+	cap = (long)read_ll(PARAM);
+	CHECK(cap > 0, "module parameter max_user_pages: %ld", cap);
+	if (cap <= 0)
+		cap = 16384;	/* the documented default, for the bound below */
+	cap_bytes = (long long)cap * getpagesize();
+
+	mpid = fbp_spawn_manager(MB, M_COOKIE, m_main, NULL);
+	ar = fb_fork(ar_main, NULL);
+	as = fb_fork(as_main, NULL);
+	if (cg) {
+		CHECK(cg_move(CG_RECV, ar) == 0 && cg_move(CG_SEND, as) == 0,
+		      "move the adversary into its cgroups");
+	}
+	ctl->go_ar = 1;
+	wait_for(&ctl->ar_ready);
+	ctl->go_as = 1;
+	wait_for(&ctl->as_ready);
+
+	m0 = mem_available();
+	if (cg) {
+		r0 = read_ll(CG_RECV "/memory.current");
+		s0 = read_ll(CG_SEND "/memory.current");
+	}
+	ctl->flood = 1;
+	wait_for(&ctl->flood_done);
+	m1 = mem_available();
+	if (cg) {
+		r1 = read_ll(CG_RECV "/memory.current");
+		s1 = read_ll(CG_SEND "/memory.current");
+	}
+	held = user_pages(FB_NOBODY_UID);
+	fbp_stat("live_pages", &pages);
+
+	printf("# max_user_pages %ld (%lld MiB); AS got %lld MiB into %d buffers of 8 MiB, refused: EDQUOT %d (first at context %d), ENOSPC %d, other %d\n",
+	       cap, cap_bytes / MB, ctl->accepted / MB, N_CTX, ctl->edquot, ctl->full_ctx,
+	       ctl->enospc, ctl->other);
+	printf("# pinned: MemAvailable -%lld MiB; debugfs: uid %d holds %ld pages, live_pages %lld; AR's RSS %ld kB\n",
+	       (m0 - m1) / MB, FB_NOBODY_UID, held, pages, vm_rss_kb(ar));
+	CHECK(ctl->other == 0, "AS: %d sends failed otherwise (last %s)", ctl->other,
+	      strerror(-ctl->other_err));
+	CHECK(ctl->edquot > 0, "AS was never refused with EDQUOT: the user has no cap");
+	CHECK(ctl->accepted <= cap_bytes,
+	      "AS got %lld MiB into uid %d's buffers, want at most max_user_pages (%lld MiB)",
+	      ctl->accepted / MB, FB_NOBODY_UID, cap_bytes / MB);
+	CHECK(held >= 0 && held <= cap, "debugfs: uid %d holds %ld pages, want at most %ld",
+	      FB_NOBODY_UID, held, cap);
+	CHECK(m0 - m1 <= cap_bytes + SLACK,
+	      "MemAvailable dropped by %lld MiB, want at most the cap (%lld MiB) + %lld MiB",
+	      (m0 - m1) / MB, cap_bytes / MB, SLACK / MB);
+	if (cg) {
+		printf("# memory.current: AR's cgroup +%lld MiB, AS's cgroup +%lld MiB\n",
+		       (r1 - r0) / MB, (s1 - s0) / MB);
+		CHECK(r1 - r0 >= ctl->accepted * 3 / 4,
+		      "AR's cgroup grew by %lld MiB for %lld MiB of messages in its buffers: not charged to the receiver",
+		      (r1 - r0) / MB, ctl->accepted / MB);
+		CHECK(s1 - s0 < 8 * MB, "AS's cgroup grew by %lld MiB: charged to the sender",
+		      (s1 - s0) / MB);
+	} else {
+		printf("# no cgroup2 memory controller here: the charge is not checked\n");
+	}
+	CHECK(ctl->ping_rc == 0 && ctl->ping_cmd == (int)FB_RET_REPLY,
+	      "AS (its user at the cap) called M: %s %s error %d, want the reply",
+	      strerror(-ctl->ping_rc), ctl->ping_rc ? "" : fbp_ret_name(ctl->ping_cmd),
+	      ctl->ping_err);
+
+	b = fb_fork(b_main, NULL);
+	st = fb_wait(b);
+	CHECK(st == 0, "B's calls failed or were late (above): status %d", st);
+
+	ctl->stop = 1;
+	st = fb_wait(ar);
+	CHECK(st == 0, "AR failed: status %d", st);
+	st = fb_wait(as);
+	CHECK(st == 0, "AS failed: status %d", st);
+	m2 = mem_available();
+	printf("# after the adversary exited: MemAvailable %+lld MiB from before the flood\n",
+	       (m2 - m0) / MB);
+	CHECK(m0 - m2 < SLACK, "MemAvailable %lld MiB below where it was before the flood",
+	      (m0 - m2) / MB);
+
+	fbp_open(&p, 0);
+	rc = fbp_oneway(&p, 0, C_STOP, NULL, 0, NULL, 0);
+	CHECK(rc == 0, "stop M: %s", strerror(-rc));
+	fbp_close(&p);
+	st = fb_wait(mpid);
+	CHECK(st == 0, "M failed: status %d", st);
+	cg_teardown();
+	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
+	return fb_done();
+}
