@@ -41,7 +41,6 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
 	init_waitqueue_head(&ctx->poll_wait);
-	init_waitqueue_head(&ctx->senders_wait);
 	ctx->max_threads = min_t(u32, fb_default_max_threads, FB_MAX_THREADS);
 
 	spin_lock(&dev->lock);
@@ -60,22 +59,15 @@ static void fb_ctx_free(struct kref *kref)
 	fb_stat_dec(FB_STAT_LIVE_CONTEXTS);
 }
 
-/* A sender finished with ctx's buffer; the last one lets release go on. */
-void fb_ctx_senders_done_locked(struct fb_ctx *ctx)
+/*
+ * A sender finished with ctx's buffer.  True when the context was released
+ * meanwhile and this was the last sender: the caller then frees the buffer
+ * (fb_ctx_free_buffer()) once it has dropped the lock.
+ */
+bool fb_ctx_senders_done_locked(struct fb_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->dev->lock);
-	if (!--ctx->active_senders && ctx->dead)
-		wake_up(&ctx->senders_wait);
-}
-
-static bool fb_ctx_has_senders(struct fb_ctx *ctx)
-{
-	bool busy;
-
-	spin_lock(&ctx->dev->lock);
-	busy = ctx->active_senders;
-	spin_unlock(&ctx->dev->lock);
-	return busy;
+	return !--ctx->active_senders && ctx->dead;
 }
 
 /* May be called with fb_device.lock held: freeing sleeps nowhere. */
@@ -316,8 +308,20 @@ static void fb_ctx_drop_buffers(struct fb_alloc *alloc)
 }
 
 /*
+ * The buffer of a released context: the files of its undelivered messages,
+ * its slots and pages.  Called once, by release or by the last sender
+ * after it.
+ */
+void fb_ctx_free_buffer(struct fb_ctx *ctx)
+{
+	fb_ctx_drop_buffers(&ctx->alloc);
+	fb_alloc_release(&ctx->alloc);
+}
+
+/*
  * The file is closed (exit, crash, kill -9 or plain close): fail every
- * call into this context, drop every reference it holds, free its buffer.
+ * call into this context, drop every reference it holds, free its buffer,
+ * now or by the last sender still copying into it, never waited for.
  */
 void fb_ctx_release(struct fb_ctx *ctx)
 {
@@ -326,6 +330,7 @@ void fb_ctx_release(struct fb_ctx *ctx)
 	struct fb_transaction *t;
 	struct fb_node *node;
 	struct rb_node *rb;
+	bool free_buffer;
 
 	spin_lock(&dev->lock);
 	ctx->dead = true;
@@ -346,11 +351,11 @@ void fb_ctx_release(struct fb_ctx *ctx)
 	fb_ctx_drop_deaths_locked(ctx);
 	fb_ctx_drop_nodes_locked(ctx);
 	fb_ctx_drop_handles_locked(ctx);
+	/* a sender's copy may wait on its own stalled page fault */
+	free_buffer = !ctx->active_senders;
 	spin_unlock(&dev->lock);
 
-	/* senders copying into our buffer finish before it is freed */
-	wait_event(ctx->senders_wait, !fb_ctx_has_senders(ctx));
-	fb_ctx_drop_buffers(&ctx->alloc);
-	fb_alloc_release(&ctx->alloc);
+	if (free_buffer)
+		fb_ctx_free_buffer(ctx);
 	fb_ctx_put(ctx);
 }

@@ -26,12 +26,17 @@
  *
  * Helpers that need fb_device.lock end in _locked and assert it with
  * lockdep_assert_held().  Memory that must outlive an unlock (a node a
- * sender is translating into, a context a sender copies into) is pinned
- * by a count taken under the lock: fb_node.tmp_refs, fb_ctx.refs.
+ * sender is translating into, a context a sender copies into, and that
+ * context's buffer) is pinned by a count taken under the lock:
+ * fb_node.tmp_refs, fb_ctx.refs, fb_ctx.active_senders.
  *
  * Lifetimes
  * =========
  *   fb_ctx     kref: the file holds one, every in-flight user another.
+ *              Its buffer goes at ->release, or, when senders are still
+ *              copying into it (active_senders), with the last of them:
+ *              release never waits for another process (its page faults
+ *              may stall).
  *   fb_thread  lives until FB_IOC_THREAD_EXIT or the context's release;
  *              a transaction points at it only while it is on its stack.
  *              An epoll set may hold an entry on its wait queue (polled
@@ -115,7 +120,6 @@ struct fb_ctx {
 	wait_queue_head_t poll_wait;	/* pollers of the whole context */
 	u32 nr_queued;			/* transactions on any todo list */
 	u32 active_senders;		/* copying into alloc right now */
-	wait_queue_head_t senders_wait;	/* release waits for them */
 
 	u32 max_threads;
 	u32 requested_threads;		/* asked for, not registered yet */
@@ -242,7 +246,8 @@ fb_stack_next(struct fb_thread *thread, struct fb_transaction *t)
 struct fb_ctx *fb_ctx_create(struct fb_device *dev);
 void fb_ctx_release(struct fb_ctx *ctx);
 void fb_ctx_put(struct fb_ctx *ctx);
-void fb_ctx_senders_done_locked(struct fb_ctx *ctx);
+bool fb_ctx_senders_done_locked(struct fb_ctx *ctx);
+void fb_ctx_free_buffer(struct fb_ctx *ctx);
 struct fb_thread *fb_thread_get(struct fb_ctx *ctx);
 int fb_thread_exit(struct fb_ctx *ctx);
 void fb_ctx_wake_idle(struct fb_ctx *ctx);

@@ -557,7 +557,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	size_t offsets_size = (size_t)tr.offsets_count * sizeof(u64);
 	struct fb_restore_prio restore = { .raised = false };
 	struct fb_thread *wake = NULL;
-	bool recorded = false, sync;
+	bool recorded = false, sync, free_buffer;
 	struct fb_buffer *buf = NULL;
 	struct fb_transaction *t;
 	int ret;
@@ -631,6 +631,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		buf->nr_fds = x.nr_fds;
 		x.fds = NULL;
 		fb_xlate_finish_locked(&x, true);
+		/* never the last after release: the commit found it alive */
 		fb_ctx_senders_done_locked(x.to);
 		/*
 		 * A call or reply wakes its handler synchronously: we sleep.
@@ -664,8 +665,11 @@ out_undo:
 		t->node = NULL;
 		recorded = true;
 	}
-	fb_ctx_senders_done_locked(x.to);
+	free_buffer = fb_ctx_senders_done_locked(x.to);
 	spin_unlock(&dev->lock);
+	/* the target was released while we copied: we free its buffer */
+	if (free_buffer)
+		fb_ctx_free_buffer(x.to);
 out_failed:
 	spin_lock(&dev->lock);
 	if (reply && t->call) {
