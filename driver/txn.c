@@ -631,7 +631,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		buf->nr_fds = x.nr_fds;
 		x.fds = NULL;
 		fb_xlate_finish_locked(&x, true);
-		/* never the last after release: the commit found it alive */
+		/* never the last after the end: the commit found it alive */
 		fb_ctx_senders_done_locked(x.to);
 		/*
 		 * A call or reply wakes its handler synchronously: we sleep.
@@ -667,7 +667,7 @@ out_undo:
 	}
 	free_buffer = fb_ctx_senders_done_locked(x.to);
 	spin_unlock(&dev->lock);
-	/* the target was released while we copied: we free its buffer */
+	/* the target ended while we copied: its buffer is ours to free */
 	if (free_buffer)
 		fb_ctx_free_buffer(x.to);
 out_failed:

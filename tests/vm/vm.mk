@@ -16,9 +16,9 @@ VM_BINS		+= tests/vm/lib/fbtest.sh $(BUILD)/tests/vm-bin/fb-nobody
 # fuzz_ioctl), setting real-time priorities for inheritance (proto_prio
 # proto_prio_chain), clients of several uids (sm_policy), and attacks
 # whose unprivileged processes a root parent starts, watches and counts
-# after (attack_stalled_sender, which also hands its sender
-# /dev/userfaultfd).
+# after (attack_orphan_ctx; attack_stalled_sender, which also hands its
+# sender /dev/userfaultfd).
 VM_ROOT_TESTS	:= debug_param devices fuzz_ioctl killstorm proto_abandon \
 		   proto_death_more proto_debugfs proto_kill proto_limits \
 		   proto_prio proto_prio_chain sm_policy soak \
-		   attack_stalled_sender
+		   attack_orphan_ctx attack_stalled_sender
