@@ -530,15 +530,51 @@ int fb_alloc_setup_unmapped(struct fb_alloc *alloc, size_t size)
 }
 #endif
 
+/*
+ * Normally the mapping is gone before the buffer: it holds the file, and an
+ * exiting owner unmaps before it closes its descriptors.  But a context ends
+ * with its owner, and an mm can outlive that (shared with another process
+ * by CLONE_VM, or held a moment by someone reading it): take the pages out
+ * of such a mapping first, so that no page of a freed buffer stays mapped.
+ * This may run in a sender's thread, which must not wait on that mm, so the
+ * mmap lock is only tried, like the shrinker does: when it is busy, the
+ * pages already mapped stay mapped (each mapping holds its own reference)
+ * until that mm unmaps them, seen by that mm's processes only.
+ */
+static void fb_alloc_unmap(struct fb_alloc *alloc)
+{
+	struct mm_struct *mm = NULL;
+	bool locked;
+
+	mutex_lock(&alloc->lock);
+	alloc->mapped = false;
+	/* an mm on its way out is torn down, with our pages, by its owner */
+	if (alloc->vma && mmget_not_zero(alloc->mm))
+		mm = alloc->mm;
+	mutex_unlock(&alloc->lock);
+	if (!mm)
+		return;
+	locked = mmap_read_trylock(mm);
+	mutex_lock(&alloc->lock);
+	if (locked && alloc->vma)
+		fb_zap_range(alloc->vma, alloc->user_base, alloc->size);
+	/* later faults find the vma is not ours any more: SIGBUS */
+	alloc->vma = NULL;
+	mutex_unlock(&alloc->lock);
+	if (locked)
+		mmap_read_unlock(mm);
+	/* the last user's teardown of that mm is not ours to run either */
+	mmput_async(mm);
+}
+
 void fb_alloc_release(struct fb_alloc *alloc)
 {
 	struct fb_buffer *buf, *tmp;
 	struct mm_struct *mm;
 	size_t i, freed = 0;
 
+	fb_alloc_unmap(alloc);
 	mutex_lock(&alloc->lock);
-	/* the mapping holds the file, so it is gone by now */
-	WARN_ON(alloc->vma);
 	alloc->vma = NULL;
 	alloc->mapped = false;
 	if (alloc->pages) {
@@ -577,6 +613,7 @@ void fb_alloc_release(struct fb_alloc *alloc)
 	alloc->allocated_tree = RB_ROOT;
 	alloc->size = 0;
 	alloc->free_oneway_space = 0;
+	alloc->mapped_once = true;	/* no new buffer after this */
 	mm = alloc->mm;
 	alloc->mm = NULL;
 	fb_user_uncharge(alloc, freed);

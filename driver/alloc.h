@@ -99,7 +99,11 @@ void fb_alloc_init(struct fb_alloc *alloc);
  */
 int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma);
 
-/* Context closing: frees every slot and page. */
+/*
+ * The context ended: unmaps pages a mapping still shows (its mm outlived
+ * the owner), frees every slot and page.  No copy into a slot may be in
+ * progress; mmap is refused from then on.
+ */
 void fb_alloc_release(struct fb_alloc *alloc);
 
 /* The slot fb_alloc_new() takes for a message (data padded to 8 bytes). */

@@ -12,6 +12,7 @@
 #define _FB_COMPAT_H
 
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -101,6 +102,19 @@ static inline void fb_shrinker_destroy(struct shrinker *s)
 	unregister_shrinker(s);
 	kfree(s);
 #endif
+}
+
+/*
+ * The wait queue woken when a process exits: the one pidfd's poll sleeps
+ * on, in struct pid (no function hands it out; pidfd_poll() reads it the
+ * same way).  Both kernels wake a thread group's pid from
+ * do_notify_parent() once the whole group is dead; 6.9 and later also wake
+ * it when its leader thread exits before the others (PIDFD_THREAD), so a
+ * waiter checks what it finds.
+ */
+static inline wait_queue_head_t *fb_pid_exit_wq(struct pid *pid)
+{
+	return &pid->wait_pidfd;
 }
 
 #endif /* _FB_COMPAT_H */

@@ -11,8 +11,12 @@
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
+#include "compat.h"
 #include "internal.h"
 #include "stats.h"
 
@@ -20,6 +24,10 @@ static unsigned int fb_default_max_threads;
 module_param_named(default_max_threads, fb_default_max_threads, uint, 0644);
 MODULE_PARM_DESC(default_max_threads,
 		 "Pool threads a context may be asked to start before it sets its own maximum (default 0)");
+
+static int fb_ctx_owner_wake(struct wait_queue_entry *wait, unsigned int mode,
+			     int sync, void *key);
+static void fb_ctx_owner_work(struct work_struct *work);
 
 struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 {
@@ -42,12 +50,15 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
 	init_waitqueue_head(&ctx->poll_wait);
-	init_waitqueue_head(&ctx->senders_wait);
 	ctx->max_threads = min_t(u32, fb_default_max_threads, FB_MAX_THREADS);
+	INIT_WORK(&ctx->owner_work, fb_ctx_owner_work);
+	init_waitqueue_func_entry(&ctx->owner_wait, fb_ctx_owner_wake);
 
 	spin_lock(&dev->lock);
 	list_add_tail(&ctx->dev_entry, &dev->contexts);
 	spin_unlock(&dev->lock);
+	/* the opener is alive: its exit cannot have been notified yet */
+	add_wait_queue(fb_pid_exit_wq(ctx->pid), &ctx->owner_wait);
 	fb_stat_inc(FB_STAT_LIVE_CONTEXTS);
 	return ctx;
 }
@@ -61,22 +72,15 @@ static void fb_ctx_free(struct kref *kref)
 	fb_stat_dec(FB_STAT_LIVE_CONTEXTS);
 }
 
-/* A sender finished with ctx's buffer; the last one lets release go on. */
-void fb_ctx_senders_done_locked(struct fb_ctx *ctx)
+/*
+ * A sender finished with ctx's buffer.  True when the context ended
+ * meanwhile and this was the last sender: the caller then frees the buffer
+ * (fb_ctx_free_buffer()) once it has dropped the lock.
+ */
+bool fb_ctx_senders_done_locked(struct fb_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->dev->lock);
-	if (!--ctx->active_senders && ctx->dead)
-		wake_up(&ctx->senders_wait);
-}
-
-static bool fb_ctx_has_senders(struct fb_ctx *ctx)
-{
-	bool busy;
-
-	spin_lock(&ctx->dev->lock);
-	busy = ctx->active_senders;
-	spin_unlock(&ctx->dev->lock);
-	return busy;
+	return !--ctx->active_senders && ctx->dead;
 }
 
 /* May be called with fb_device.lock held: freeing sleeps nowhere. */
@@ -317,18 +321,42 @@ static void fb_ctx_drop_buffers(struct fb_alloc *alloc)
 }
 
 /*
- * The file is closed (exit, crash, kill -9 or plain close): fail every
- * call into this context, drop every reference it holds, free its buffer.
+ * The buffer of an ended context: the files of its undelivered messages
+ * (a unix socket among them may hold this very file), its slots and pages.
+ * Called once, by the end or by the last sender after it.
  */
-void fb_ctx_release(struct fb_ctx *ctx)
+void fb_ctx_free_buffer(struct fb_ctx *ctx)
+{
+	/* the buffers' sender records go with them */
+	spin_lock(&ctx->dev->lock);
+	fb_ctx_drop_senders_locked(ctx);
+	spin_unlock(&ctx->dev->lock);
+	fb_ctx_drop_buffers(&ctx->alloc);
+	fb_alloc_release(&ctx->alloc);
+}
+
+/*
+ * The context ends (its owner exited, or its file was released): every call
+ * into it fails, every reference it holds goes, its nodes die and their
+ * holders are told, and its buffer is freed, now or by the last sender
+ * still copying into it, never waited for.  Only the struct is left, for
+ * whoever still holds a reference.  The first call does it all; later ones
+ * return at once.
+ */
+static void fb_ctx_end(struct fb_ctx *ctx)
 {
 	struct fb_device *dev = ctx->dev;
 	struct fb_work *work, *tmp;
 	struct fb_transaction *t;
 	struct fb_node *node;
 	struct rb_node *rb;
+	bool free_buffer;
 
 	spin_lock(&dev->lock);
+	if (ctx->dead) {
+		spin_unlock(&dev->lock);
+		return;
+	}
 	ctx->dead = true;
 	list_del_init(&ctx->dev_entry);
 	while ((rb = rb_first(&ctx->threads)))
@@ -347,14 +375,76 @@ void fb_ctx_release(struct fb_ctx *ctx)
 	fb_ctx_drop_deaths_locked(ctx);
 	fb_ctx_drop_nodes_locked(ctx);
 	fb_ctx_drop_handles_locked(ctx);
+	/* a sender's copy may wait on its own stalled page fault */
+	free_buffer = !ctx->active_senders;
 	spin_unlock(&dev->lock);
 
-	/* senders copying into our buffer finish before it is freed */
-	wait_event(ctx->senders_wait, !fb_ctx_has_senders(ctx));
-	spin_lock(&dev->lock);
-	fb_ctx_drop_senders_locked(ctx);
-	spin_unlock(&dev->lock);
-	fb_ctx_drop_buffers(&ctx->alloc);
-	fb_alloc_release(&ctx->alloc);
+	remove_wait_queue(fb_pid_exit_wq(ctx->pid), &ctx->owner_wait);
+	if (free_buffer)
+		fb_ctx_free_buffer(ctx);
+}
+
+/* True once no thread of the owning process is left to use the context. */
+static bool fb_ctx_owner_gone(struct fb_ctx *ctx)
+{
+	struct task_struct *task = get_pid_task(ctx->pid, PIDTYPE_TGID);
+	bool gone;
+
+	if (!task)
+		return true;
+	gone = !atomic_read(&task->signal->live);
+	put_task_struct(task);
+	return gone;
+}
+
+/*
+ * The owner's pid was woken (fb_pid_exit_wq()), under the tasklist and
+ * wait-queue locks: a worker checks whether the process is gone and ends
+ * the context.  The entry leaves the queue before the file's reference can
+ * go (fb_ctx_end() before the put in fb_ctx_release()), so ctx is alive.
+ */
+static int fb_ctx_owner_wake(struct wait_queue_entry *wait, unsigned int mode,
+			     int sync, void *key)
+{
+	struct fb_ctx *ctx = container_of(wait, struct fb_ctx, owner_wait);
+
+	kref_get(&ctx->refs);
+	if (!queue_work(system_wq, &ctx->owner_work))
+		fb_ctx_put(ctx);	/* already queued, with its reference */
+	return 0;
+}
+
+static void fb_ctx_owner_work(struct work_struct *work)
+{
+	struct fb_ctx *ctx = container_of(work, struct fb_ctx, owner_work);
+
+	if (fb_ctx_owner_gone(ctx))
+		fb_ctx_end(ctx);
+	fb_ctx_put(ctx);
+}
+
+/*
+ * A descriptor of the context is closed.  When its owner closes it because
+ * the owner's last thread is exiting (exit_files(); signal->live counts the
+ * threads not yet in do_exit()), the context ends here, whoever else holds
+ * the file: a forked child, a process it was passed to, a unix socket it
+ * is in flight on.  An owner that exits without a descriptor of it (it
+ * closed them, or shares its table with another process) ends it from
+ * fb_ctx_owner_work() instead.
+ */
+void fb_ctx_flush(struct fb_ctx *ctx)
+{
+	if (ctx->pid == task_tgid(current) &&
+	    !atomic_read(&current->signal->live))
+		fb_ctx_end(ctx);
+}
+
+/* The file's last reference went: end the context if its owner did not. */
+void fb_ctx_release(struct fb_ctx *ctx)
+{
+	fb_ctx_end(ctx);
+	/* a check queued before the end holds a reference of its own */
+	if (cancel_work_sync(&ctx->owner_work))
+		fb_ctx_put(ctx);
 	fb_ctx_put(ctx);
 }

@@ -28,7 +28,11 @@ static struct fb_ctx *fb_file_ctx(struct file *file)
 {
 	struct fb_ctx *ctx = file->private_data;
 
-	/* a context belongs to the process that opened it */
+	/*
+	 * A context belongs to the process that opened it.  Once that process
+	 * has exited, nobody passes this check: the descriptors others still
+	 * hold reach an ended context only through flush and release.
+	 */
 	return ctx->pid == task_tgid(current) ? ctx : NULL;
 }
 
@@ -41,6 +45,13 @@ static int fb_open(struct inode *inode, struct file *file)
 	if (!ctx)
 		return -ENOMEM;
 	file->private_data = ctx;
+	return 0;
+}
+
+/* Every close of a descriptor: the owner's at its exit ends the context. */
+static int fb_flush(struct file *file, fl_owner_t id)
+{
+	fb_ctx_flush(file->private_data);
 	return 0;
 }
 
@@ -126,6 +137,7 @@ static __poll_t fb_poll(struct file *file, struct poll_table_struct *pt)
 static const struct file_operations fb_fops = {
 	.owner = THIS_MODULE,
 	.open = fb_open,
+	.flush = fb_flush,
 	.release = fb_release,
 	.mmap = fb_mmap,
 	.poll = fb_poll,

@@ -26,13 +26,24 @@
  *
  * Helpers that need fb_device.lock end in _locked and assert it with
  * lockdep_assert_held().  Memory that must outlive an unlock (a node a
- * sender is translating into, a context a sender copies into) is pinned
- * by a count taken under the lock: fb_node.tmp_refs, fb_ctx.refs.
+ * sender is translating into, a context a sender copies into, and that
+ * context's buffer) is pinned by a count taken under the lock:
+ * fb_node.tmp_refs, fb_ctx.refs, fb_ctx.active_senders.
  *
  * Lifetimes
  * =========
  *   fb_ctx     kref: the file holds one, every in-flight user another.
- *   fb_thread  lives until FB_IOC_THREAD_EXIT or the context's release;
+ *              The context ends (fb_ctx_end(): dead, its threads, work,
+ *              nodes, handles and links gone) when its owning process
+ *              exits, whoever still holds the file: at the owner's ->flush
+ *              of it while its last thread exits, or, when the owner held
+ *              no descriptor of it then, off the wake-up of the owner's
+ *              pid (fb_pid_exit_wq()); at ->release at the latest, which
+ *              then only drops the file's reference.  Its buffer goes at
+ *              the end too, or, when senders are still copying into it
+ *              (active_senders), with the last of them: the end never
+ *              waits for another process (its page faults may stall).
+ *   fb_thread  lives until FB_IOC_THREAD_EXIT or the context's end;
  *              a transaction points at it only while it is on its stack.
  *              An epoll set may hold an entry on its wait queue (polled
  *              through the thread that added the file): it is told with
@@ -58,6 +69,7 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/fastbinder.h>
 
 #include "alloc.h"
@@ -99,7 +111,7 @@ struct fb_ctx {
 	struct kref refs;
 	struct pid *pid;		/* the owning thread group */
 	kuid_t euid;
-	bool dead;			/* file released */
+	bool dead;			/* ended, see Lifetimes */
 	struct fb_alloc alloc;
 
 	struct rb_root threads;		/* fb_thread by pid */
@@ -120,13 +132,14 @@ struct fb_ctx {
 	size_t senders_bytes;
 	size_t senders_oneway;
 	u32 active_senders;		/* copying into alloc right now */
-	wait_queue_head_t senders_wait;	/* release waits for them */
 
 	u32 max_threads;
 	u32 requested_threads;		/* asked for, not registered yet */
 	u32 started_threads;		/* registered because we asked */
 
 	struct list_head dev_entry;
+	struct wait_queue_entry owner_wait;	/* on fb_pid_exit_wq(pid) */
+	struct work_struct owner_work;	/* the end once the owner is gone */
 };
 
 #define FB_LOOPER_REGISTERED	0x1
@@ -258,9 +271,11 @@ fb_stack_next(struct fb_thread *thread, struct fb_transaction *t)
 
 /* context.c */
 struct fb_ctx *fb_ctx_create(struct fb_device *dev);
+void fb_ctx_flush(struct fb_ctx *ctx);
 void fb_ctx_release(struct fb_ctx *ctx);
 void fb_ctx_put(struct fb_ctx *ctx);
-void fb_ctx_senders_done_locked(struct fb_ctx *ctx);
+bool fb_ctx_senders_done_locked(struct fb_ctx *ctx);
+void fb_ctx_free_buffer(struct fb_ctx *ctx);
 struct fb_thread *fb_thread_get(struct fb_ctx *ctx);
 int fb_thread_exit(struct fb_ctx *ctx);
 void fb_ctx_wake_idle(struct fb_ctx *ctx);

@@ -751,7 +751,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	size_t offsets_size = (size_t)tr.offsets_count * sizeof(u64);
 	struct fb_restore_prio restore = { .raised = false };
 	struct fb_thread *wake = NULL;
-	bool recorded = false, sync;
+	bool recorded = false, sync, free_buffer;
 	bool oneway = tr.flags & FB_TXN_ONEWAY;
 	struct fb_sender *sender = NULL;
 	struct fb_buffer *buf = NULL;
@@ -848,6 +848,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		buf->nr_fds = x.nr_fds;
 		x.fds = NULL;
 		fb_xlate_finish_locked(&x, true);
+		/* never the last after the end: the commit found it alive */
 		fb_ctx_senders_done_locked(x.to);
 		/*
 		 * A call or reply wakes its handler synchronously: we sleep.
@@ -888,8 +889,11 @@ out_undo:
 					 fb_alloc_slot_size(tr.data_size,
 							    offsets_size),
 					 oneway);
-	fb_ctx_senders_done_locked(x.to);
+	free_buffer = fb_ctx_senders_done_locked(x.to);
 	spin_unlock(&dev->lock);
+	/* the target ended while we copied: its buffer is ours to free */
+	if (free_buffer)
+		fb_ctx_free_buffer(x.to);
 out_failed:
 	spin_lock(&dev->lock);
 	/*

@@ -22,3 +22,7 @@ VM_ROOT_TESTS	:= attack_nested_unwind attack_peek_objects debug_param devices fu
 # Root to read debugfs and to run the attacked service and its bystanders
 # as other users than the adversary, who is 65534 (fb_become_nobody()).
 VM_ROOT_TESTS	+= attack_buffer_pages attack_oneway_flood
+# Root parents that start, watch and count unprivileged processes
+# (attack_orphan_ctx; attack_stalled_sender, which also hands its sender
+# /dev/userfaultfd).
+VM_ROOT_TESTS	+= attack_orphan_ctx attack_stalled_sender
