@@ -470,8 +470,19 @@ int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
 	alloc->user_base = vma->vm_start;
 	alloc->mm = vma->vm_mm;
 	mmgrab(alloc->mm);
+	/*
+	 * VM_DONTCOPY keeps the mapping out of a child at fork, and VM_IO
+	 * keeps it so: madvise(MADV_DOFORK) refuses to clear VM_DONTCOPY on
+	 * a VM_IO vma (EINVAL, 6.1 and 6.12 alike), and a child never sees
+	 * the messages that land here later.  VM_IO also keeps
+	 * get_user_pages() off the pages (O_DIRECT, vmsplice,
+	 * process_vm_readv, /proc/pid/mem and ptrace peeks fail), which
+	 * suits a buffer only its owner reads; mlock() and core dumps
+	 * skipped the mapping already (VM_DONTEXPAND, VM_DONTDUMP), and
+	 * vm_insert_page() and the zap are unaffected.
+	 */
 	fb_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP |
-			VM_MIXEDMAP, VM_MAYWRITE);
+			VM_MIXEDMAP | VM_IO, VM_MAYWRITE);
 	vma->vm_ops = &fb_vm_ops;
 	vma->vm_private_data = alloc;
 out:

@@ -18,3 +18,6 @@ VM_BINS		+= tests/vm/lib/fbtest.sh $(BUILD)/tests/vm-bin/fb-nobody
 VM_ROOT_TESTS	:= debug_param devices fuzz_ioctl killstorm proto_abandon \
 		   proto_death_more proto_debugfs proto_kill proto_limits \
 		   proto_prio proto_prio_chain sm_policy soak
+# Attacks whose attacker drops to 65534 in a child while the root parent
+# serves handle 0, then checks the live counts.
+VM_ROOT_TESTS	+= attack_fork_map
