@@ -72,6 +72,15 @@
  * enter reclaim
  * and so our shrinker: it fails to trylock our own lock and moves on.
  *
+ * alloc->vma only says which vma is the live mapping, for the fault
+ * handler and close (which get the vma from the mm); it is compared, never
+ * dereferenced.  munmap() takes the vma out of the tree, then frees its
+ * page tables and the vma itself with the mmap lock only held for reading,
+ * so the shrinker, holding it for reading too, could meet a vma that is
+ * being torn down: it looks the vma up in the mm instead (vma_lookup()),
+ * which finds only vmas still in the tree, as binder does since
+ * 1da52815d5f1.
+ *
  * A context's fb_alloc lives inside memory that is freed soon after
  * fb_alloc_release().  The shrinker only reaches an fb_alloc through one
  * of its pages on the lru, and it releases alloc->lock while holding
@@ -729,21 +738,35 @@ static unsigned long fb_shrink_count(struct shrinker *s,
  */
 static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p)
 {
-	size_t index = p - alloc->pages;
-	struct mm_struct *mm = NULL;
+	unsigned long addr = alloc->user_base + (p - alloc->pages) * PAGE_SIZE;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
 
 	lockdep_assert_held(&alloc->lock);
 	if (alloc->vma) {
 		/* an exiting mm is torn down (with our pages) by its owner */
-		if (!mmget_not_zero(alloc->mm))
-			return false;
 		mm = alloc->mm;
+		if (!mmget_not_zero(mm))
+			return false;
 		if (!mmap_read_trylock(mm)) {
 			mmput_async(mm);
 			return false;
 		}
-		fb_zap_range(alloc->vma, alloc->user_base + index * PAGE_SIZE,
-			     PAGE_SIZE);
+		/*
+		 * Not found: munmap() took it out and zaps it (the page
+		 * lives on until then: the mapping holds a reference).
+		 * Another vma there cannot be while ours is not closed, but
+		 * if it were, the page would stay.
+		 */
+		vma = vma_lookup(mm, addr);
+		if (vma && (vma->vm_ops != &fb_vm_ops ||
+			    vma->vm_private_data != alloc)) {
+			mmap_read_unlock(mm);
+			mmput_async(mm);
+			return false;
+		}
+		if (vma)
+			fb_zap_range(vma, addr, PAGE_SIZE);
 		mmap_read_unlock(mm);
 		mmput_async(mm);
 	}
