@@ -8,9 +8,16 @@
  * back), and passes on only its nice value as a caller.  Changes go through
  * sched_setattr_nocheck(), which is exported on every supported kernel
  * and may sleep: callers hold no spinlock.
+ *
+ * Nothing here raises a thread beyond what its own process could set:
+ * a caller's priority is passed on only to the handler of its call, and
+ * a node's minimum is accepted only within its owner's rights
+ * (fb_prio_allowed()).
  */
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <linux/sched/prio.h>
+#include <linux/sched/signal.h>
 #include <uapi/linux/sched/types.h>
 
 #include "prio.h"
@@ -85,6 +92,26 @@ bool fb_prio_higher(const struct fb_prio *a, const struct fb_prio *b)
 bool fb_prio_equal(const struct fb_prio *a, const struct fb_prio *b)
 {
 	return a->policy == b->policy && a->level == b->level;
+}
+
+/*
+ * Whether the current process may have its threads raised to prio (a
+ * node's minimum): as sched_setattr() and setpriority() judge a raise by
+ * an unprivileged caller, within RLIMIT_RTPRIO for a real-time priority,
+ * RLIMIT_NICE for a nice value (20 - nice <= the limit), else only with
+ * CAP_SYS_NICE.  The limits are checked first, so a process within them
+ * never shows up as a capability check.
+ */
+bool fb_prio_allowed(const struct fb_prio *prio)
+{
+	if (fb_policy_is_rt(prio->policy)) {
+		if ((unsigned long)prio->level <= rlimit(RLIMIT_RTPRIO))
+			return true;
+	} else if ((unsigned long)nice_to_rlimit(prio->level) <=
+		   rlimit(RLIMIT_NICE)) {
+		return true;
+	}
+	return capable(CAP_SYS_NICE);
 }
 
 void fb_prio_set_current(const struct fb_prio *prio)

@@ -21,6 +21,7 @@ bool fb_prio_from_flags(u32 flags, struct fb_prio *prio);
 bool fb_prio_flags_valid(u32 flags);
 bool fb_prio_higher(const struct fb_prio *a, const struct fb_prio *b);
 bool fb_prio_equal(const struct fb_prio *a, const struct fb_prio *b);
+bool fb_prio_allowed(const struct fb_prio *prio);
 void fb_prio_set_current(const struct fb_prio *prio);
 
 #endif /* _FB_PRIO_H */

@@ -149,6 +149,7 @@ struct fb_xlate {
 	u32 nr_fds;
 	struct fb_node *spare_node;
 	struct fb_handle *spare_handle;
+	bool prio_denied;		/* this object's minimum: beyond rights */
 };
 
 /* Allocates the spare node and handle a translation step may consume. */
@@ -176,6 +177,9 @@ static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
 		return -EOWNERDEAD;
 	switch (obj->type) {
 	case FB_OBJ_LOCAL:
+		/* a minimum the owner may not have fails the node's creation */
+		if (x->prio_denied && !fb_node_lookup_locked(x->from, obj->cookie))
+			return -EPERM;
 		if (!x->spare_node)
 			return -EAGAIN;
 		node = fb_node_get_or_insert_locked(x->from, obj->cookie,
@@ -263,6 +267,7 @@ static int fb_xlate_all(struct fb_xlate *x, u32 count)
 	struct fb_device *dev = x->from->dev;
 	u64 off, min_off = 0;
 	struct fb_object obj;
+	struct fb_prio min;
 	int ret;
 
 	while (x->count < count) {
@@ -279,6 +284,10 @@ static int fb_xlate_all(struct fb_xlate *x, u32 count)
 			return ret;
 		if (obj.type == FB_OBJ_LOCAL && !fb_prio_flags_valid(obj.flags))
 			return -EINVAL;
+		/* judged here, unlocked: a capability check may audit */
+		x->prio_denied = obj.type == FB_OBJ_LOCAL &&
+				 fb_prio_from_flags(obj.flags, &min) &&
+				 !fb_prio_allowed(&min);
 		if (obj.type == FB_OBJ_FD)
 			ret = fb_xlate_fd(x, off, &obj, count);
 		else
