@@ -45,6 +45,7 @@ void fb_prio_of_current(struct fb_prio *prio)
 	prio->policy = current->policy;
 	prio->level = fb_policy_is_rt(current->policy) ?
 		current->rt_priority : task_nice(current);
+	prio->reset_on_fork = current->sched_reset_on_fork;
 }
 
 /* What a call made by the current thread passes on to its handler. */
@@ -81,6 +82,7 @@ bool fb_prio_from_flags(u32 flags, struct fb_prio *prio)
 		prio->policy = SCHED_NORMAL;
 		prio->level = (s8)(flags & FB_OBJF_PRIO_MASK);
 	}
+	prio->reset_on_fork = false;
 	return true;
 }
 
@@ -114,7 +116,8 @@ bool fb_prio_allowed(const struct fb_prio *prio)
 	return capable(CAP_SYS_NICE);
 }
 
-void fb_prio_set_current(const struct fb_prio *prio)
+static void fb_prio_set(struct task_struct *task, const struct fb_prio *prio,
+			bool reset_on_fork)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
@@ -125,9 +128,23 @@ void fb_prio_set_current(const struct fb_prio *prio)
 		attr.sched_priority = prio->level;
 	else
 		attr.sched_nice = prio->level;
-	/* a policy change would clear it: the thread keeps its own */
-	if (current->sched_reset_on_fork)
+	if (reset_on_fork)
 		attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
-	/* nocheck: the driver grants what the caller already had */
-	sched_setattr_nocheck(current, &attr);
+	/* nocheck: the driver grants what the caller or owner had */
+	sched_setattr_nocheck(task, &attr);
+}
+
+/*
+ * Raises the current thread.  SCHED_RESET_ON_FORK while raised: a child
+ * (process or thread) starts at the defaults, never at the raise.
+ */
+void fb_prio_raise_current(const struct fb_prio *prio)
+{
+	fb_prio_set(current, prio, true);
+}
+
+/* Gives task back its own settings, its own reset-on-fork flag included. */
+void fb_prio_restore(struct task_struct *task, const struct fb_prio *own)
+{
+	fb_prio_set(task, own, own->reset_on_fork);
 }

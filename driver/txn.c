@@ -525,7 +525,31 @@ struct fb_restore_prio {
 static void fb_restore_prio(const struct fb_restore_prio *restore)
 {
 	if (restore->raised)
-		fb_prio_set_current(&restore->prio);
+		fb_prio_restore(current, &restore->prio);
+}
+
+/*
+ * What the thread gets back once it answered (or failed) call, just popped
+ * off its stack: its settings from before the call.  A oneway message's
+ * raise taken while it handled the call ends with the call too: a read
+ * ends such a raise before it takes a call (fb_read()), so it can only sit
+ * above the call, and must not outlive it.
+ */
+static void fb_reply_restore_locked(struct fb_thread *thread,
+				    struct fb_transaction *call,
+				    struct fb_restore_prio *restore)
+{
+	lockdep_assert_held(&thread->ctx->dev->lock);
+	restore->raised = false;
+	if (thread->oneway_prio_set) {
+		restore->raised = true;
+		restore->prio = thread->oneway_saved;
+		thread->oneway_prio_set = false;
+	}
+	if (call->prio_raised) {
+		restore->raised = true;
+		restore->prio = call->saved_prio;
+	}
 }
 
 /*
@@ -542,8 +566,7 @@ static int fb_reply_fail_early(struct fb_thread *thread, u32 code, int err)
 	spin_lock(&dev->lock);
 	call = fb_reply_pop_locked(thread);
 	if (call) {
-		restore.raised = call->prio_raised;
-		restore.prio = call->saved_prio;
+		fb_reply_restore_locked(thread, call, &restore);
 		if (call->from)
 			fb_record_failure(err, "reply", thread->ctx, NULL, code);
 		fb_txn_fail_locked(call, err);
@@ -596,11 +619,9 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 			       -ENOMEM;
 	}
 	ret = fb_send_target_locked(thread, &tr, t, reply);
-	if (reply && t->call) {
-		/* the replier gets its own priority back once done */
-		restore.raised = t->call->prio_raised;
-		restore.prio = t->call->saved_prio;
-	}
+	/* the replier gets its own priority back once done */
+	if (reply && t->call)
+		fb_reply_restore_locked(thread, t->call, &restore);
 	if (!ret)
 		t->to_ctx->active_senders++;
 	spin_unlock(&dev->lock);

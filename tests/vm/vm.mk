@@ -19,6 +19,6 @@ VM_ROOT_TESTS	:= debug_param devices fuzz_ioctl killstorm proto_abandon \
 		   proto_death_more proto_debugfs proto_kill proto_limits \
 		   proto_prio proto_prio_chain sm_policy soak
 # Attacks whose attacker drops to 65534 in a child while the root parent
-# serves handle 0 or runs drop_caches (proto_mmap's shrinker race), then
-# checks the live counts.
-VM_ROOT_TESTS	+= attack_fork_map proto_mmap
+# serves handle 0, calls at SCHED_FIFO (attack_prio) or runs drop_caches
+# (proto_mmap's shrinker race), then checks the live counts.
+VM_ROOT_TESTS	+= attack_fork_map attack_prio proto_mmap
