@@ -90,6 +90,15 @@
  * enter reclaim
  * and so our shrinker: it fails to trylock our own lock and moves on.
  *
+ * alloc->vma only says which vma is the live mapping, for the fault
+ * handler and close (which get the vma from the mm); it is compared, never
+ * dereferenced.  munmap() takes the vma out of the tree, then frees its
+ * page tables and the vma itself with the mmap lock only held for reading,
+ * so the shrinker, holding it for reading too, could meet a vma that is
+ * being torn down: it looks the vma up in the mm instead (vma_lookup()),
+ * which finds only vmas still in the tree, as binder does since
+ * 1da52815d5f1.
+ *
  * A context's fb_alloc lives inside memory that is freed soon after
  * fb_alloc_release().  The shrinker only reaches an fb_alloc through one
  * of its pages on the lru, and it releases alloc->lock while holding
@@ -717,8 +726,19 @@ int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
 	alloc->user_base = vma->vm_start;
 	alloc->mm = vma->vm_mm;
 	mmgrab(alloc->mm);
+	/*
+	 * VM_DONTCOPY keeps the mapping out of a child at fork, and VM_IO
+	 * keeps it so: madvise(MADV_DOFORK) refuses to clear VM_DONTCOPY on
+	 * a VM_IO vma (EINVAL, 6.1 and 6.12 alike), and a child never sees
+	 * the messages that land here later.  VM_IO also keeps
+	 * get_user_pages() off the pages (O_DIRECT, vmsplice,
+	 * process_vm_readv, /proc/pid/mem and ptrace peeks fail), which
+	 * suits a buffer only its owner reads; mlock() and core dumps
+	 * skipped the mapping already (VM_DONTEXPAND, VM_DONTDUMP), and
+	 * vm_insert_page() and the zap are unaffected.
+	 */
 	fb_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP |
-			VM_MIXEDMAP, VM_MAYWRITE);
+			VM_MIXEDMAP | VM_IO, VM_MAYWRITE);
 	vma->vm_ops = &fb_vm_ops;
 	vma->vm_private_data = alloc;
 out:
@@ -1003,21 +1023,35 @@ static unsigned long fb_shrink_count(struct shrinker *s,
  */
 static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p)
 {
-	size_t index = p - alloc->pages;
-	struct mm_struct *mm = NULL;
+	unsigned long addr = alloc->user_base + (p - alloc->pages) * PAGE_SIZE;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
 
 	lockdep_assert_held(&alloc->lock);
 	if (alloc->vma) {
 		/* an exiting mm is torn down (with our pages) by its owner */
-		if (!mmget_not_zero(alloc->mm))
-			return false;
 		mm = alloc->mm;
+		if (!mmget_not_zero(mm))
+			return false;
 		if (!mmap_read_trylock(mm)) {
 			mmput_async(mm);
 			return false;
 		}
-		fb_zap_range(alloc->vma, alloc->user_base + index * PAGE_SIZE,
-			     PAGE_SIZE);
+		/*
+		 * Not found: munmap() took it out and zaps it (the page
+		 * lives on until then: the mapping holds a reference).
+		 * Another vma there cannot be while ours is not closed, but
+		 * if it were, the page would stay.
+		 */
+		vma = vma_lookup(mm, addr);
+		if (vma && (vma->vm_ops != &fb_vm_ops ||
+			    vma->vm_private_data != alloc)) {
+			mmap_read_unlock(mm);
+			mmput_async(mm);
+			return false;
+		}
+		if (vma)
+			fb_zap_range(vma, addr, PAGE_SIZE);
 		mmap_read_unlock(mm);
 		mmput_async(mm);
 	}

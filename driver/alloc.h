@@ -69,7 +69,7 @@ struct fb_user {
 
 struct fb_alloc {
 	struct mutex lock;		/* everything below */
-	struct vm_area_struct *vma;	/* NULL before mmap and after unmap */
+	struct vm_area_struct *vma;	/* the live mapping, compared only */
 	struct mm_struct *mm;		/* mmgrab()ed at mmap, for reclaim */
 	unsigned long user_base;	/* vma->vm_start */
 	size_t size;			/* bytes mapped, 0 before mmap */

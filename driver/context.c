@@ -233,27 +233,6 @@ static bool fb_thread_awaits_reply(struct fb_thread *thread)
 	return false;
 }
 
-static void fb_thread_free_locked(struct fb_thread *thread)
-{
-	struct fb_work *work, *tmp;
-	struct fb_transaction *t;
-
-	fb_thread_unwind_locked(thread);
-	list_for_each_entry_safe(work, tmp, &thread->todo, entry) {
-		list_del_init(&work->entry);
-		if (work->type == FB_WORK_TXN || work->type == FB_WORK_FAILED) {
-			t = container_of(work, struct fb_transaction, work);
-			fb_txn_discard_locked(t);
-		}
-	}
-	list_del_init(&thread->waiting_entry);
-	rb_erase(&thread->rb_node, &thread->ctx->threads);
-	/* epoll entries on wait detach; RCU lets them finish looking */
-	wake_up_pollfree(&thread->wait);
-	kfree_rcu(thread, rcu);
-	fb_stat_dec(FB_STAT_LIVE_THREADS);
-}
-
 /*
  * The thread's own settings, from before the driver raised it for the calls
  * it handles or a oneway message; false when it was not raised.
@@ -279,29 +258,71 @@ static bool fb_thread_own_prio_locked(struct fb_thread *thread,
 }
 
 /*
+ * The thread leaves its context: the calls it handles fail to their
+ * callers, its work is dropped.  Its raise ends with them: what it must
+ * get back is kept as if a oneway message had raised it, for
+ * fb_thread_free(), which the caller runs once it dropped the lock.
+ */
+static void fb_thread_detach_locked(struct fb_thread *thread)
+{
+	struct fb_work *work, *tmp;
+	struct fb_transaction *t;
+
+	lockdep_assert_held(&thread->ctx->dev->lock);
+	thread->oneway_prio_set =
+		fb_thread_own_prio_locked(thread, &thread->oneway_saved);
+	fb_thread_unwind_locked(thread);
+	list_for_each_entry_safe(work, tmp, &thread->todo, entry) {
+		list_del_init(&work->entry);
+		if (work->type == FB_WORK_TXN || work->type == FB_WORK_FAILED) {
+			t = container_of(work, struct fb_transaction, work);
+			fb_txn_discard_locked(t);
+		}
+	}
+	list_del_init(&thread->waiting_entry);
+	rb_erase(&thread->rb_node, &thread->ctx->threads);
+}
+
+/*
+ * A raised thread gets its own settings back: the caller may be another
+ * task (the context's release), while the thread runs on in user space.
+ * An exiting task needs nothing.  Then the record goes.
+ */
+static void fb_thread_free(struct fb_thread *thread)
+{
+	struct task_struct *task = thread->task;
+
+	if (task) {
+		if (thread->oneway_prio_set && !(task->flags & PF_EXITING))
+			fb_prio_restore(task, &thread->oneway_saved);
+		put_task_struct(task);
+	}
+	/* epoll entries on wait detach; RCU lets them finish looking */
+	wake_up_pollfree(&thread->wait);
+	kfree_rcu(thread, rcu);
+	fb_stat_dec(FB_STAT_LIVE_THREADS);
+}
+
+/*
  * FB_IOC_THREAD_EXIT: calls the thread was handling fail to their callers,
  * and it gets its own priority back as if it had replied.
  */
 int fb_thread_exit(struct fb_ctx *ctx)
 {
 	struct fb_thread *thread;
-	bool restore = false;
-	struct fb_prio own;
 	int ret = 0;
 
 	thread = fb_thread_get(ctx);
 	if (!thread)
 		return -ENOMEM;
 	spin_lock(&ctx->dev->lock);
-	if (fb_thread_awaits_reply(thread) || !list_empty(&thread->todo)) {
+	if (fb_thread_awaits_reply(thread) || !list_empty(&thread->todo))
 		ret = -EBUSY;
-	} else {
-		restore = fb_thread_own_prio_locked(thread, &own);
-		fb_thread_free_locked(thread);
-	}
+	else
+		fb_thread_detach_locked(thread);
 	spin_unlock(&ctx->dev->lock);
-	if (restore)
-		fb_prio_set_current(&own);
+	if (!ret)
+		fb_thread_free(thread);
 	return ret;
 }
 
@@ -346,9 +367,11 @@ void fb_ctx_free_buffer(struct fb_ctx *ctx)
 static void fb_ctx_end(struct fb_ctx *ctx)
 {
 	struct fb_device *dev = ctx->dev;
+	struct fb_thread *thread, *next;
 	struct fb_work *work, *tmp;
 	struct fb_transaction *t;
 	struct fb_node *node;
+	LIST_HEAD(threads);
 	struct rb_node *rb;
 	bool free_buffer;
 
@@ -359,8 +382,12 @@ static void fb_ctx_end(struct fb_ctx *ctx)
 	}
 	ctx->dead = true;
 	list_del_init(&ctx->dev_entry);
-	while ((rb = rb_first(&ctx->threads)))
-		fb_thread_free_locked(rb_entry(rb, struct fb_thread, rb_node));
+	/* out of every list now, so waiting_entry can collect them */
+	while ((rb = rb_first(&ctx->threads))) {
+		thread = rb_entry(rb, struct fb_thread, rb_node);
+		fb_thread_detach_locked(thread);
+		list_add(&thread->waiting_entry, &threads);
+	}
 	list_for_each_entry_safe(work, tmp, &ctx->todo, entry) {
 		list_del_init(&work->entry);
 		if (work->type == FB_WORK_TXN) {
@@ -378,6 +405,10 @@ static void fb_ctx_end(struct fb_ctx *ctx)
 	/* a sender's copy may wait on its own stalled page fault */
 	free_buffer = !ctx->active_senders;
 	spin_unlock(&dev->lock);
+
+	/* threads still raised (handling a call) get their own settings back */
+	list_for_each_entry_safe(thread, next, &threads, waiting_entry)
+		fb_thread_free(thread);
 
 	remove_wait_queue(fb_pid_exit_wq(ctx->pid), &ctx->owner_wait);
 	if (free_buffer)

@@ -45,6 +45,8 @@
  *              waits for another process (its page faults may stall).
  *   fb_thread  lives until FB_IOC_THREAD_EXIT or the context's end;
  *              a transaction points at it only while it is on its stack.
+ *              Once raised it holds a reference on its task, so the
+ *              release (which may run in another task) can lower it.
  *              An epoll set may hold an entry on its wait queue (polled
  *              through the thread that added the file): it is told with
  *              wake_up_pollfree() and the memory goes after an RCU grace
@@ -156,9 +158,13 @@ struct fb_thread {
 	struct fb_transaction *stack;		/* newest call it handles or awaits */
 	u32 looper;			/* FB_LOOPER_* */
 	bool kicked;			/* FB_IOC_WAKE_IDLE woke it */
-	/* owned by the thread itself, no lock: */
+	/*
+	 * Owned by the thread itself, no lock (the context's release reads
+	 * them: no ioctl of the context runs then):
+	 */
 	bool oneway_prio_set;		/* raised for a oneway message */
 	struct fb_prio oneway_saved;	/* its own, to restore */
+	struct task_struct *task;	/* counted; set when first raised */
 	struct rcu_head rcu;		/* epoll may still look at wait */
 };
 

@@ -8,9 +8,16 @@
  * back), and passes on only its nice value as a caller.  Changes go through
  * sched_setattr_nocheck(), which is exported on every supported kernel
  * and may sleep: callers hold no spinlock.
+ *
+ * Nothing here raises a thread beyond what its own process could set:
+ * a caller's priority is passed on only to the handler of its call, and
+ * a node's minimum is accepted only within its owner's rights
+ * (fb_prio_allowed()).
  */
+#include <linux/capability.h>
 #include <linux/sched.h>
 #include <linux/sched/prio.h>
+#include <linux/sched/signal.h>
 #include <uapi/linux/sched/types.h>
 
 #include "prio.h"
@@ -38,6 +45,7 @@ void fb_prio_of_current(struct fb_prio *prio)
 	prio->policy = current->policy;
 	prio->level = fb_policy_is_rt(current->policy) ?
 		current->rt_priority : task_nice(current);
+	prio->reset_on_fork = current->sched_reset_on_fork;
 }
 
 /* What a call made by the current thread passes on to its handler. */
@@ -74,6 +82,7 @@ bool fb_prio_from_flags(u32 flags, struct fb_prio *prio)
 		prio->policy = SCHED_NORMAL;
 		prio->level = (s8)(flags & FB_OBJF_PRIO_MASK);
 	}
+	prio->reset_on_fork = false;
 	return true;
 }
 
@@ -87,7 +96,28 @@ bool fb_prio_equal(const struct fb_prio *a, const struct fb_prio *b)
 	return a->policy == b->policy && a->level == b->level;
 }
 
-void fb_prio_set_current(const struct fb_prio *prio)
+/*
+ * Whether the current process may have its threads raised to prio (a
+ * node's minimum): as sched_setattr() and setpriority() judge a raise by
+ * an unprivileged caller, within RLIMIT_RTPRIO for a real-time priority,
+ * RLIMIT_NICE for a nice value (20 - nice <= the limit), else only with
+ * CAP_SYS_NICE.  The limits are checked first, so a process within them
+ * never shows up as a capability check.
+ */
+bool fb_prio_allowed(const struct fb_prio *prio)
+{
+	if (fb_policy_is_rt(prio->policy)) {
+		if ((unsigned long)prio->level <= rlimit(RLIMIT_RTPRIO))
+			return true;
+	} else if ((unsigned long)nice_to_rlimit(prio->level) <=
+		   rlimit(RLIMIT_NICE)) {
+		return true;
+	}
+	return capable(CAP_SYS_NICE);
+}
+
+static void fb_prio_set(struct task_struct *task, const struct fb_prio *prio,
+			bool reset_on_fork)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
@@ -98,9 +128,23 @@ void fb_prio_set_current(const struct fb_prio *prio)
 		attr.sched_priority = prio->level;
 	else
 		attr.sched_nice = prio->level;
-	/* a policy change would clear it: the thread keeps its own */
-	if (current->sched_reset_on_fork)
+	if (reset_on_fork)
 		attr.sched_flags |= SCHED_FLAG_RESET_ON_FORK;
-	/* nocheck: the driver grants what the caller already had */
-	sched_setattr_nocheck(current, &attr);
+	/* nocheck: the driver grants what the caller or owner had */
+	sched_setattr_nocheck(task, &attr);
+}
+
+/*
+ * Raises the current thread.  SCHED_RESET_ON_FORK while raised: a child
+ * (process or thread) starts at the defaults, never at the raise.
+ */
+void fb_prio_raise_current(const struct fb_prio *prio)
+{
+	fb_prio_set(current, prio, true);
+}
+
+/* Gives task back its own settings, its own reset-on-fork flag included. */
+void fb_prio_restore(struct task_struct *task, const struct fb_prio *own)
+{
+	fb_prio_set(task, own, own->reset_on_fork);
 }

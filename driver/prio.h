@@ -2,17 +2,21 @@
 /*
  * Priority inheritance: a thread handling a call runs at least at its
  * caller's priority and at its node's minimum, and gets its own back
- * when it replies.
+ * when it replies.  While raised it has SCHED_RESET_ON_FORK, so no child
+ * inherits the raise.
  */
 #ifndef _FB_PRIO_H
 #define _FB_PRIO_H
 
 #include <linux/types.h>
 
+struct task_struct;
+
 /* A scheduling policy and its level: rt priority, or nice otherwise. */
 struct fb_prio {
 	u32 policy;
 	s32 level;
+	bool reset_on_fork;	/* a thread's own flag, given back with it */
 };
 
 void fb_prio_of_current(struct fb_prio *prio);
@@ -21,6 +25,8 @@ bool fb_prio_from_flags(u32 flags, struct fb_prio *prio);
 bool fb_prio_flags_valid(u32 flags);
 bool fb_prio_higher(const struct fb_prio *a, const struct fb_prio *b);
 bool fb_prio_equal(const struct fb_prio *a, const struct fb_prio *b);
-void fb_prio_set_current(const struct fb_prio *prio);
+bool fb_prio_allowed(const struct fb_prio *prio);
+void fb_prio_raise_current(const struct fb_prio *prio);
+void fb_prio_restore(struct task_struct *task, const struct fb_prio *own);
 
 #endif /* _FB_PRIO_H */

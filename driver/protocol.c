@@ -9,6 +9,7 @@
  * to the head of its list: nothing queued is ever lost.
  */
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -208,14 +209,19 @@ static struct fb_work *fb_pick_work_locked(struct fb_thread *thread,
 	struct fb_ctx *ctx = thread->ctx;
 	struct fb_work *work;
 
+	/*
+	 * After a oneway message, only more of the same node's: a call taken
+	 * now would be raised on top of the message's raise, which must end
+	 * first (at the next read, or with the call the thread handles).
+	 */
+	if (batch) {
+		*list = &batch->async_todo;
+		return list_first_entry_or_null(*list, struct fb_work, entry);
+	}
 	*list = &thread->todo;
 	list_for_each_entry(work, &thread->todo, entry)
 		if (fb_work_ready(thread, work))
 			return work;
-	if (batch && !list_empty(&batch->async_todo)) {
-		*list = &batch->async_todo;
-		return list_first_entry(*list, struct fb_work, entry);
-	}
 	*list = &ctx->todo;
 	if (fb_thread_wants_ctx_work(thread) && !list_empty(*list))
 		return list_first_entry(*list, struct fb_work, entry);
@@ -540,13 +546,19 @@ static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
 	if (tk->buffer)
 		fb_fds_install(tk->buffer, fdnums);
 	if (tk->raise) {
+		/* the context's release may have to lower it, from elsewhere */
+		if (thread->task != current) {
+			if (thread->task)
+				put_task_struct(thread->task);
+			thread->task = get_task_struct(current);
+		}
 		if (ret->cmd == FB_RET_TRANSACTION &&
 		    ret->u.msg.flags & FB_TXN_ONEWAY &&
 		    !thread->oneway_prio_set) {
 			fb_prio_of_current(&thread->oneway_saved);
 			thread->oneway_prio_set = true;
 		}
-		fb_prio_set_current(&tk->prio);
+		fb_prio_raise_current(&tk->prio);
 	}
 	return 0;
 }
@@ -598,7 +610,7 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		return -EINVAL;
 	/* a oneway message's raised priority lasts until the next read */
 	if (thread->oneway_prio_set) {
-		fb_prio_set_current(&thread->oneway_saved);
+		fb_prio_restore(current, &thread->oneway_saved);
 		thread->oneway_prio_set = false;
 	}
 	for (;;) {

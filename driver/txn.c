@@ -319,6 +319,7 @@ struct fb_xlate {
 	u32 nr_fds;
 	struct fb_node *spare_node;
 	struct fb_handle *spare_handle;
+	bool prio_denied;		/* this object's minimum: beyond rights */
 };
 
 /* Allocates the spare node and handle a translation step may consume. */
@@ -346,6 +347,9 @@ static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
 		return -EOWNERDEAD;
 	switch (obj->type) {
 	case FB_OBJ_LOCAL:
+		/* a minimum the owner may not have fails the node's creation */
+		if (x->prio_denied && !fb_node_lookup_locked(x->from, obj->cookie))
+			return -EPERM;
 		if (!x->spare_node)
 			return -EAGAIN;
 		node = fb_node_get_or_insert_locked(x->from, obj->cookie,
@@ -449,6 +453,7 @@ static int fb_copy_payload(struct fb_xlate *x, const u8 __user *data,
 	struct fb_device *dev = x->from->dev;
 	u64 off, pos = 0;
 	struct fb_object obj;
+	struct fb_prio min;
 	int ret;
 
 	while (x->count < count) {
@@ -468,6 +473,10 @@ static int fb_copy_payload(struct fb_xlate *x, const u8 __user *data,
 		if ((obj.type == FB_OBJ_HANDLE || obj.type == FB_OBJ_FD) &&
 		    !fb_obj_upper_clear(&obj))
 			return -EINVAL;
+		/* judged here, unlocked: a capability check may audit */
+		x->prio_denied = obj.type == FB_OBJ_LOCAL &&
+				 fb_prio_from_flags(obj.flags, &min) &&
+				 !fb_prio_allowed(&min);
 		if (obj.type == FB_OBJ_FD)
 			ret = fb_xlate_fd(x, off, &obj, count);
 		else
@@ -710,7 +719,31 @@ struct fb_restore_prio {
 static void fb_restore_prio(const struct fb_restore_prio *restore)
 {
 	if (restore->raised)
-		fb_prio_set_current(&restore->prio);
+		fb_prio_restore(current, &restore->prio);
+}
+
+/*
+ * What the thread gets back once it answered (or failed) call, just popped
+ * off its stack: its settings from before the call.  A oneway message's
+ * raise taken while it handled the call ends with the call too: a read
+ * ends such a raise before it takes a call (fb_read()), so it can only sit
+ * above the call, and must not outlive it.
+ */
+static void fb_reply_restore_locked(struct fb_thread *thread,
+				    struct fb_transaction *call,
+				    struct fb_restore_prio *restore)
+{
+	lockdep_assert_held(&thread->ctx->dev->lock);
+	restore->raised = false;
+	if (thread->oneway_prio_set) {
+		restore->raised = true;
+		restore->prio = thread->oneway_saved;
+		thread->oneway_prio_set = false;
+	}
+	if (call->prio_raised) {
+		restore->raised = true;
+		restore->prio = call->saved_prio;
+	}
 }
 
 /*
@@ -727,8 +760,7 @@ static int fb_reply_fail_early(struct fb_thread *thread, u32 code, int err)
 	spin_lock(&dev->lock);
 	call = fb_reply_pop_locked(thread);
 	if (call) {
-		restore.raised = call->prio_raised;
-		restore.prio = call->saved_prio;
+		fb_reply_restore_locked(thread, call, &restore);
 		if (call->from)
 			fb_record_failure(err, "reply", thread->ctx, NULL, code);
 		fb_txn_fail_locked(call, err);
@@ -787,11 +819,9 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 			       -ENOMEM;
 	}
 	ret = fb_send_target_locked(thread, &tr, t, reply);
-	if (reply && t->call) {
-		/* the replier gets its own priority back once done */
-		restore.raised = t->call->prio_raised;
-		restore.prio = t->call->saved_prio;
-	}
+	/* the replier gets its own priority back once done */
+	if (reply && t->call)
+		fb_reply_restore_locked(thread, t->call, &restore);
 	if (!ret) {
 		x.to = t->to_ctx;
 		x.to->active_senders++;

@@ -487,7 +487,10 @@ int bl_object_new(struct bl_context *ctx, bl_handler_fn handler,
  * (FB_OBJF_MIN_PRIO): rt false: a nice value (-20..19); rt true: a
  * SCHED_FIFO priority (1..99).  Must be set before the object is first
  * sent (the driver reads it when the node is created): -EBUSY after.
- * -EINVAL out of range.
+ * -EINVAL out of range.  The process must be allowed to raise its own
+ * threads to it (prio <= RLIMIT_RTPRIO, 20 - nice <= RLIMIT_NICE, or
+ * CAP_SYS_NICE): otherwise the first send of the object fails with -EPERM
+ * (default limits of 0 allow no minimum without CAP_SYS_NICE).
  */
 int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio);
 

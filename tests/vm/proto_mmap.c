@@ -3,10 +3,23 @@
  * proto_mmap: the receive buffer is mapped once, read-only, within
  * max_map_size, and only its owner process may use the context.
  * mprotect() to writable is EACCES; a write to the mapping is SIGSEGV,
- * a read of a page no message occupies SIGBUS.
+ * a read of a page no message occupies SIGBUS.  Those run as uid 65534
+ * (fb_become_nobody(), in a child of the root test).
+ *
+ * Then the shrinker against munmap and exit (docs/security.md, G1): root
+ * empties the driver's page cache again and again (drop_caches) while
+ * unprivileged workers fill their buffers with replies, free them (their
+ * pages stay mapped, cached on the lru), and unmap the buffer or exit with
+ * it mapped.  Every reply must read back exactly what was sent (a page the
+ * shrinker freed but left mapped would show stale bytes), and the kernel
+ * must stay quiet (the suite fails on any oops, KASAN or lockdep report).
+ * First, once and in order: a cached page the shrinker took is unmapped
+ * (reading it raises SIGBUS).
  */
 #include "fbproto.h"
 
+#include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -270,8 +283,11 @@ static void test_other_process_eperm(void)
 	printf("# ioctls from another process refused with EPERM\n");
 }
 
-int main(void)
+static int mapping_tests(void *arg)
 {
+	(void)arg;
+	if (geteuid() == 0)
+		fb_become_nobody();
 	test_readonly_map();
 	test_writable_map_refused();
 	test_mprotect_refused();
@@ -280,5 +296,213 @@ int main(void)
 	test_write_segv();
 	test_read_sigbus();
 	test_other_process_eperm();
+	return fb_done();
+}
+
+/* ---- the shrinker against munmap and exit ---- */
+
+#define SHRINK_MS	3000
+#define SHRINK_WORKERS	3
+#define FILL_MAX	(16 * 4096)
+
+enum { C_FILL = 1 };
+
+struct fill_req {
+	__u32 size;
+	__u32 seed;
+};
+
+/* The manager answers C_FILL with size bytes of the seed's pattern. */
+static int fill_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+{
+	static unsigned char buf[FILL_MAX];
+	struct fill_req req;
+
+	(void)arg;
+	if (r->cmd != FB_RET_TRANSACTION || (r->msg.flags & FB_TXN_ONEWAY))
+		return 0;
+	memset(&req, 0, sizeof(req));
+	if (r->msg.data_size == sizeof(req))
+		memcpy(&req, fbp_data(p, &r->msg), sizeof(req));
+	if (req.size > FILL_MAX)
+		req.size = 0;
+	fbp_fill(buf, req.size, req.seed);
+	return fbp_reply(p, &r->msg, 0, buf, req.size, NULL, 0) ? -1 : 0;
+}
+
+static int fill_manager(struct fbp *p, void *arg)
+{
+	(void)arg;
+	return fbp_serve(p, fill_handler, NULL) ? 1 : 0;
+}
+
+/* Root: run the shrinker over and over until killed. */
+static int dropper(void *arg)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+	(void)arg;
+	if (fd < 0)
+		die("open drop_caches");
+	for (;;)
+		if (pwrite(fd, "2", 1, 0) != 1)
+			die("write drop_caches");
+}
+
+/*
+ * Unprivileged: a few buffers in turn, each filled with replies that are
+ * read and freed (their pages stay mapped and cached), then unmapped while
+ * the shrinker runs; the last one stays mapped when the worker exits.
+ */
+static int shrink_worker(void *arg)
+{
+	unsigned int round = (unsigned int)(uintptr_t)arg, i, k;
+	struct fill_req req;
+	struct fbp_ret reply;
+	struct fbp p;
+	long bad;
+	int ret;
+
+	fb_become_nobody();
+	for (i = 0; i < 4; i++) {
+		fbp_open(&p, MB);
+		for (k = 0; k < 6; k++) {
+			req.size = 4096 * (1 + (round * 7 + i * 5 + k * 3) % 16) - 8 * k;
+			req.seed = round << 16 | i << 8 | k;
+			ret = fbp_call(&p, 0, C_FILL, &req, sizeof(req), NULL, 0,
+				       &reply, NULL, NULL);
+			CHECK(ret == 0 && reply.cmd == FB_RET_REPLY, "fill: %s %s",
+			      strerror(-ret), fbp_ret_name(reply.cmd));
+			if (ret || reply.cmd != FB_RET_REPLY)
+				break;
+			CHECK(reply.msg.data_size == req.size, "fill size %llu, expected %u",
+			      (unsigned long long)reply.msg.data_size, req.size);
+			bad = fbp_verify(fbp_data(&p, &reply.msg), req.size, req.seed);
+			CHECK(bad < 0, "reply byte %ld differs from what was sent", bad);
+			CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
+		}
+		if (i == 3)
+			break;		/* exit with it mapped */
+		if (i & 1) {
+			fbp_close(&p);	/* munmap, then close */
+		} else {
+			CHECK(close(p.fd) == 0, "close");	/* close, then munmap */
+			munmap((void *)p.map, p.map_size);
+		}
+	}
+	return fbp_child_status();
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_bus(int sig)
+{
+	siglongjmp(bus_jmp, sig);
+}
+
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "2", 1) != 1)
+		die("drop_caches");
+	close(fd);
+}
+
+/* Fills 16 pages, frees them, lets root drop caches, reads one: SIGBUS. */
+static int reclaimed_worker(void *arg)
+{
+	int *sync = arg;	/* [0] to root, [1] from root */
+	struct fill_req req = { .size = FILL_MAX, .seed = 77 };
+	volatile const unsigned char *m;
+	struct fbp_ret reply;
+	struct fbp p;
+	char c = 'f';
+	int sig;
+
+	fb_become_nobody();
+	fbp_open(&p, MB);
+	if (fbp_call(&p, 0, C_FILL, &req, sizeof(req), NULL, 0, &reply, NULL, NULL) ||
+	    reply.cmd != FB_RET_REPLY || reply.msg.data != 0)
+		die("fill");
+	CHECK(fbp_verify(fbp_data(&p, &reply.msg), req.size, req.seed) < 0, "fill content");
+	CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
+	if (write(sync[0], &c, 1) != 1 || read(sync[1], &c, 1) != 1)
+		die("sync with root");
+	m = p.map;
+	signal(SIGBUS, on_bus);
+	sig = sigsetjmp(bus_jmp, 1);
+	if (!sig)
+		c = m[8 * 4096];
+	CHECK(sig == SIGBUS,
+	      "a cached page read after the shrinker ran: %s, expected SIGBUS",
+	      sig ? strsignal(sig) : "still mapped");
+	signal(SIGBUS, SIG_DFL);
+	fbp_close(&p);
+	return fbp_child_status();
+}
+
+static void test_shrink_unmaps(void)
+{
+	int to_root[2], from_root[2], sync[2];
+	pid_t mgr, w;
+	char c;
+
+	mgr = fbp_spawn_manager(MB, 0xf110, fill_manager, NULL);
+	if (pipe(to_root) || pipe(from_root))
+		die("pipe");
+	sync[0] = to_root[1];
+	sync[1] = from_root[0];
+	w = fb_fork(reclaimed_worker, sync);
+	if (read(to_root[0], &c, 1) != 1)
+		die("worker did not fill");
+	drop_caches();
+	if (write(from_root[1], &c, 1) != 1)
+		die("tell worker");
+	CHECK(fb_wait(w) == 0, "the shrinker did not unmap a cached page");
+	close(to_root[0]);
+	close(to_root[1]);
+	close(from_root[0]);
+	close(from_root[1]);
+	kill(mgr, SIGKILL);
+	fb_wait(mgr);
+	printf("# a cached page the shrinker took is unmapped (SIGBUS)\n");
+}
+
+static void test_shrink_race(void)
+{
+	unsigned int round = 0, i, runs = 0;
+	pid_t mgr, drop, w[SHRINK_WORKERS];
+	long long end;
+
+	mgr = fbp_spawn_manager(MB, 0xf111, fill_manager, NULL);
+	drop = fb_fork(dropper, NULL);
+	end = fbp_now_ms() + SHRINK_MS;
+	while (fbp_now_ms() < end) {
+		for (i = 0; i < SHRINK_WORKERS; i++)
+			w[i] = fb_fork(shrink_worker, (void *)(uintptr_t)round++);
+		for (i = 0; i < SHRINK_WORKERS; i++)
+			CHECK(fb_wait(w[i]) == 0, "shrink worker failed");
+		runs++;
+	}
+	kill(drop, SIGKILL);
+	fb_wait(drop);
+	kill(mgr, SIGKILL);
+	fb_wait(mgr);
+	printf("# %u rounds of %d workers unmapped and exited while drop_caches ran the shrinker\n",
+	       runs, SHRINK_WORKERS);
+}
+
+int main(void)
+{
+	if (geteuid() != 0) {
+		printf("# not root: the shrinker race needs drop_caches, skipped\n");
+		return mapping_tests(NULL);
+	}
+	CHECK(fb_wait(fb_fork(mapping_tests, NULL)) == 0,
+	      "the mapping checks (as uid %d) failed", FB_NOBODY_UID);
+	test_shrink_unmaps();
+	test_shrink_race();
+	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fb_done();
 }

@@ -26,3 +26,7 @@ VM_ROOT_TESTS	+= attack_buffer_pages attack_oneway_flood
 # (attack_orphan_ctx; attack_stalled_sender, which also hands its sender
 # /dev/userfaultfd).
 VM_ROOT_TESTS	+= attack_orphan_ctx attack_stalled_sender
+# Attacks whose attacker drops to 65534 in a child while the root parent
+# serves handle 0, calls at SCHED_FIFO (attack_prio) or runs drop_caches
+# (proto_mmap's shrinker race), then checks the live counts.
+VM_ROOT_TESTS	+= attack_fork_map attack_prio proto_mmap
