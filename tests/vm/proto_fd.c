@@ -72,7 +72,8 @@ int main(void)
 	int pipefd[2];
 	pid_t mgr;
 
-	mgr = fbp_spawn_manager(1 << 20, 0xfd, manager_body, NULL);
+	mgr = fbp_spawn_manager_ex(1 << 20, 0xfd, FBP_MGR_NOBODY, manager_body, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, 1 << 20);
 	if (pipe(pipefd))
 		die("pipe");

@@ -168,7 +168,9 @@ static void full_table(void)
 	printf("# a receiver with a full descriptor table\n");
 	if (pipe(ready) || pipe(pfd))
 		die("pipe");
-	r = fbp_spawn_manager(MB, R_COOKIE, full_body, (void *)(intptr_t)ready[1]);
+	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY, full_body,
+				 (void *)(intptr_t)ready[1]);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	if (read(ready[0], &c, 1) != 1)
 		die("receiver not ready");
 	fbp_open(&p, MB);
@@ -227,7 +229,8 @@ static void killed_with_oneways_queued(void)
 	pid_t r;
 
 	printf("# receiver killed with oneway messages carrying a descriptor queued\n");
-	r = fbp_spawn_manager(MB, R_COOKIE, idle_body, NULL);
+	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY, idle_body, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	start = count_fds(getpid());
 	if (pipe(pfd))
@@ -268,7 +271,8 @@ static void dies_with_call_queued(void)
 	pid_t r;
 
 	printf("# receiver dies with a call carrying a descriptor queued\n");
-	r = fbp_spawn_manager(MB, R_COOKIE, suicide_body, NULL);
+	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY, suicide_body, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	start = count_fds(getpid());
 	if (pipe(pfd))
@@ -315,7 +319,9 @@ static void killed_after_delivery(void)
 	printf("# receiver killed after delivery, before freeing the buffer\n");
 	if (pipe(ready))
 		die("pipe");
-	r = fbp_spawn_manager(MB, R_COOKIE, hold_body, (void *)(intptr_t)ready[1]);
+	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY, hold_body,
+				 (void *)(intptr_t)ready[1]);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	if (pipe(pfd))
 		die("pipe");
@@ -336,12 +342,29 @@ static void killed_after_delivery(void)
 	fbp_close(&p);
 }
 
+/*
+ * Each part in a child of its own, which starts its receiver as root (the
+ * receiver claims handle 0) and then drops to uid 65534, the receiver too.
+ */
+static int part(void *arg)
+{
+	((void (*)(void))arg)();
+	return fbp_child_status();
+}
+
+static void run_part(void (*fn)(void))
+{
+	int st = fb_wait(fb_fork(part, (void *)fn));
+
+	CHECK(st == 0, "part exited with %d", st);
+}
+
 int main(void)
 {
-	full_table();
-	killed_with_oneways_queued();
-	dies_with_call_queued();
-	killed_after_delivery();
+	run_part(full_table);
+	run_part(killed_with_oneways_queued);
+	run_part(dies_with_call_queued);
+	run_part(killed_after_delivery);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fb_done();
 }

@@ -50,6 +50,8 @@ fi
 
 L=$PWD/logs
 mkdir -p "$L"
+# the tests' clients drop to uid 65534 and still write their reports here
+chmod 1777 "$L"
 VG_OPTS="-q --vgdb=no --error-exitcode=99 --leak-check=full \
 --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
 --num-callers=24"

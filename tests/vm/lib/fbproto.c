@@ -475,6 +475,12 @@ int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg)
 pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 			int (*body)(struct fbp *p, void *arg), void *arg)
 {
+	return fbp_spawn_manager_ex(map_size, cookie, 0, body, arg);
+}
+
+pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
+			   int (*body)(struct fbp *p, void *arg), void *arg)
+{
 	int pfd[2], ret;
 	struct fbp *p;
 	char c = 0;
@@ -497,6 +503,8 @@ pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 			errno = -ret;
 			die("manager child: FB_IOC_SET_CONTEXT_MGR");
 		}
+		if (opts & FBP_MGR_NOBODY)
+			fb_become_nobody();
 		if (write(pfd[1], &c, 1) != 1)
 			die("manager child: write ready pipe");
 		close(pfd[1]);

@@ -147,9 +147,22 @@ int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg);
  * Fork a child that opens a context with map_size, claims the context
  * manager with cookie, tells the parent it is ready, and returns
  * body(p, arg) as its exit status.  Returns the child's pid once it is ready.
+ * The claim needs CAP_SYS_ADMIN (or the module's manager_uid): the caller
+ * is root.
  */
 pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 			int (*body)(struct fbp *p, void *arg), void *arg);
+
+/*
+ * The same with options: FBP_MGR_NOBODY, the child claims as root and then
+ * drops to uid 65534 (fb_become_nobody()) before body runs.  That is how a
+ * test that runs as the adversary gets a manager: it starts as root
+ * (VM_CLAIM_TESTS in tests/vm/vm.mk), starts its managers this way, and
+ * then calls fb_become_nobody() itself.
+ */
+#define FBP_MGR_NOBODY	0x1
+pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
+			   int (*body)(struct fbp *p, void *arg), void *arg);
 
 /* ---- payload patterns ---- */
 
