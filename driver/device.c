@@ -166,6 +166,7 @@ static int fb_device_create(const char *name)
 		return -ENOMEM;
 	strscpy(dev->name, name, sizeof(dev->name));
 	spin_lock_init(&dev->lock);
+	dev->ctx_mgr_uid = INVALID_UID;
 	INIT_LIST_HEAD(&dev->contexts);
 	INIT_LIST_HEAD(&dev->spare_txns);
 	dev->misc.minor = MISC_DYNAMIC_MINOR;

@@ -73,6 +73,7 @@ struct fb_device {
 	struct miscdevice misc;
 	spinlock_t lock;		/* the object graph, see above */
 	struct fb_node *ctx_mgr;	/* handle 0, or NULL */
+	kuid_t ctx_mgr_uid;		/* euid of the first claim, or invalid */
 	struct list_head contexts;	/* fb_ctx.dev_entry, for debugfs */
 	struct list_head entry;		/* fb_devices */
 	struct list_head spare_txns;	/* unused fb_transactions, under lock */
