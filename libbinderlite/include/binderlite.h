@@ -426,7 +426,10 @@ uint32_t bl_context_abi_version(const struct bl_context *ctx);
 
 /*
  * Makes obj this device's context manager, handle 0 for every process
- * (what the service manager does).  -EBUSY: another process is it.
+ * (what the service manager does).  -EBUSY: another process is it;
+ * -EPERM: the caller has neither CAP_SYS_ADMIN nor the euid of the
+ * driver's manager_uid parameter, or another euid claimed handle 0 first
+ * (the driver keeps handle 0 for that euid until the module is reloaded).
  */
 struct bl_object;
 int bl_context_become_manager(struct bl_context *ctx, struct bl_object *obj);
@@ -677,6 +680,16 @@ int bl_unlink_death(struct bl_death *death);
  * The service manager (fb-servicemanager) is handle 0: it maps names to
  * objects.  Names are 1..BL_SM_NAME_MAX bytes of [A-Za-z0-9._/-].  The
  * protocol is in docs/servicemanager.md.
+ *
+ * Who answers is checked: every reply carries the replier's euid, and a
+ * reply from another euid than the expected manager's is refused with
+ * -EACCES by every function below, before anything in it is used.  The
+ * expected euid is root (0), or the number in the environment variable
+ * FB_MANAGER_UID when the context was opened (a decimal uid; ignored in
+ * set-id programs, see secure_getenv(3)), or what bl_sm_set_manager_uid()
+ * set.  The euid is as the driver reports it, in the caller's user
+ * namespace: a manager whose uid is not mapped there reads as the
+ * overflow uid (65534) and is refused.
  * ====================================================================== */
 
 #define BL_SM_NAME_MAX		127
@@ -689,9 +702,17 @@ enum bl_sm_code {
 };
 
 /*
+ * The euid the service manager must answer with on this context, from now
+ * on (UINT32_MAX, never a real uid, is -EINVAL).
+ */
+int bl_sm_set_manager_uid(struct bl_context *ctx, uint32_t uid);
+
+/*
  * Registers obj under name.  -EEXIST: a live service holds the name;
  * -EPERM: the policy forbids this uid the name; -EINVAL: a bad name;
- * -EHOSTDOWN: no service manager runs (or it died during the call).
+ * -EHOSTDOWN: no service manager runs (or it died during the call);
+ * -EACCES: handle 0 answered with another euid than the manager's (see
+ * above), which may or may not have kept obj.
  */
 int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj);
 
@@ -699,7 +720,7 @@ int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj);
  * Looks name up without waiting.  On success *handle is acquired for the
  * caller: bl_handle_release() it when done.  -ENOENT: no such service;
  * -EHOSTDOWN: no service manager runs; -ENXIO: it is an object of the
- * calling process.
+ * calling process; -EACCES: not the expected manager answered.
  */
 int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle);
 
@@ -713,7 +734,8 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 
 /*
  * The registered names, sorted: *names is an array of *count strings,
- * freed with bl_sm_list_free().  -EHOSTDOWN: no service manager runs.
+ * freed with bl_sm_list_free().  -EHOSTDOWN: no service manager runs;
+ * -EACCES: not the expected manager answered.
  */
 int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count);
 void bl_sm_list_free(char **names, size_t count);

@@ -31,3 +31,6 @@ VM_CLAIM_TESTS	:= lib_call lib_pool proto_death proto_errors proto_fd proto_fd_m
 		   proto_idle proto_looper proto_mmap proto_nested proto_objects \
 		   proto_oneway proto_poll proto_stress proto_txn sm_malformed sm_registry
 VM_ROOT_TESTS	+= $(VM_CLAIM_TESTS)
+# The security attacks that reload the module or read debugfs: they start
+# as root and attack from children that drop privileges.
+VM_ROOT_TESTS	+= attack_ctx_mgr
