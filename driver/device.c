@@ -90,9 +90,9 @@ static long fb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FB_IOC_SET_CONTEXT_MGR:
 		if (copy_from_user(&mgr, uarg, sizeof(mgr)))
 			return -EFAULT;
-		if (mgr.flags || mgr.reserved)
+		if (mgr.flags & ~FB_OBJF_ACCEPTS_FDS || mgr.reserved)
 			return -EINVAL;
-		return fb_set_context_mgr(ctx, mgr.cookie);
+		return fb_set_context_mgr(ctx, mgr.cookie, mgr.flags);
 	case FB_IOC_THREAD_EXIT:
 		return fb_thread_exit(ctx);
 	case FB_IOC_WAKE_IDLE:

@@ -375,7 +375,7 @@ static bool fb_may_claim(kuid_t euid)
  * euid, still privileged, may claim again, so nobody else can take the
  * name service over by waiting for a restart.
  */
-int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie)
+int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie, u32 flags)
 {
 	struct fb_device *dev = ctx->dev;
 	kuid_t euid = current_euid();
@@ -395,6 +395,9 @@ int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie)
 		ret = -EBUSY;
 	} else {
 		node = fb_node_get_or_insert_locked(ctx, cookie, &spare);
+		/* like a send's, the flags count when they create the node */
+		if (!spare)
+			node->accepts_fds = flags & FB_OBJF_ACCEPTS_FDS;
 		node->is_ctx_mgr = true;
 		node->exports++;
 		dev->ctx_mgr = node;

@@ -185,8 +185,9 @@ int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	    const struct bl_parcel *request, struct bl_reply *reply,
 	    int timeout_ms)
 {
-	return bl__call(ctx, handle, code, 0, request, reply, timeout_ms,
-			NULL);
+	/* the caller chose whom to call; the reply's fds close with it */
+	return bl__call(ctx, handle, code, FB_TXN_ACCEPT_FDS, request, reply,
+			timeout_ms, NULL);
 }
 
 int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,

@@ -426,7 +426,8 @@ uint32_t bl_context_abi_version(const struct bl_context *ctx);
 
 /*
  * Makes obj this device's context manager, handle 0 for every process
- * (what the service manager does).  -EBUSY: another process is it;
+ * (what the service manager does); it accepts descriptors only if
+ * bl_object_set_accept_fds() said so.  -EBUSY: another process is it;
  * -EPERM: the caller has neither CAP_SYS_ADMIN nor the euid of the
  * driver's manager_uid parameter, or another euid claimed handle 0 first
  * (the driver keeps handle 0 for that euid until the module is reloaded).
@@ -493,6 +494,19 @@ int bl_object_new(struct bl_context *ctx, bl_handler_fn handler,
  * -EINVAL out of range.
  */
 int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio);
+
+/*
+ * Whether messages to the object may carry file descriptors
+ * (FB_OBJF_ACCEPTS_FDS; off by default): a call or oneway message with a
+ * descriptor to an object that does not accept them fails with -EPERM.
+ * Must be set before the object is first sent (or made the context
+ * manager), as the driver reads it when the node is created: -EBUSY
+ * after.  An object that accepts them still gets at most FB_MAX_FDS per
+ * message, and a message whose descriptors do not fit this process's
+ * table (RLIMIT_NOFILE) is not delivered: the caller's call fails with
+ * -EMFILE, a oneway message is dropped.
+ */
+int bl_object_set_accept_fds(struct bl_object *obj, bool accept);
 
 void *bl_object_userdata(const struct bl_object *obj);
 struct bl_context *bl_object_context(const struct bl_object *obj);
@@ -572,7 +586,13 @@ void bl_reply_fini(struct bl_reply *reply);
  *   -ETIMEDOUT   no reply in time: the call carries on in the callee, its
  *                late reply is dropped
  *   -EMSGSIZE, -ENOSPC, -EDQUOT   the message did not fit the callee
+ *                (-EMSGSIZE also: more than FB_MAX_FDS descriptors)
+ *   -EPERM       a descriptor to an object that does not accept them
+ *   -EMFILE      the callee's descriptor table could not take the
+ *                request's descriptors, or ours the reply's
  *   -EBADF, -EINVAL, ...          a bad file descriptor or object in it
+ * The reply may carry descriptors (the call is sent with
+ * FB_TXN_ACCEPT_FDS); they are closed with the reply (bl_reply_fini()).
  * One thread makes one call at a time; while it waits, calls that the
  * callee makes back into this process run on this very thread.
  */
@@ -583,7 +603,9 @@ int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 /*
  * Sends a oneway message: returns once it is in the callee's buffer.
  * Oneway messages to one object are handled in order, one at a time.
- * Errors as bl_call() (no -ETIMEDOUT).
+ * Errors as bl_call() (no -ETIMEDOUT).  One whose descriptors the callee
+ * cannot take when it reads it is dropped (the driver records it in
+ * debugfs "failed").
  */
 int bl_send_oneway(struct bl_context *ctx, uint32_t handle, uint32_t code,
 		   const struct bl_parcel *request);

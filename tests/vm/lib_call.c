@@ -167,7 +167,9 @@ static int svc_main(void *arg)
 	int ret;
 
 	(void)arg;
+	/* it takes descriptors (a pipe end in M_ECHO_ALL) */
 	ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj) ?:
+	      bl_object_set_accept_fds(obj, true) ?:
 	      bl_sm_add(ctx, SVC, obj);
 	if (ret) {
 		fprintf(stderr, "service: %s\n", strerror(-ret));

@@ -2,9 +2,10 @@
 /*
  * sm_malformed.c - fb-servicemanager answers 1,000 malformed requests with
  * error replies and keeps serving: unknown codes, missing, extra and
- * mistyped items, bad names, descriptors it must not keep, raw garbage,
- * mutated valid requests, oneway noise.  Afterwards it is alive, answers
- * valid requests, and holds no more descriptors than before.
+ * mistyped items, bad names, raw garbage, mutated valid requests, oneway
+ * noise; requests with descriptors never reach it (it takes none: the
+ * driver refuses them with EPERM).  Afterwards it is alive, answers valid
+ * requests, and holds no more descriptors than before.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -24,6 +25,7 @@ struct tally {
 	int ok_replies;		/* only mutations may succeed */
 	int wrong;		/* a malformed request that succeeded */
 	int call_failures;	/* no reply at all */
+	int refused;		/* with descriptors: EPERM, as required */
 };
 
 /* Sends p (NULL: empty) as code; records what came back. */
@@ -49,6 +51,24 @@ static void send(struct bl_context *ctx, uint32_t code,
 			fprintf(stderr, "%s: status %d\n", what, r.status);
 	}
 	bl_reply_fini(&r);
+}
+
+/* A request with descriptors: the manager takes none, the driver refuses it. */
+static void send_fds(struct bl_context *ctx, uint32_t code,
+		     const struct bl_parcel *p, struct tally *t, const char *what)
+{
+	struct bl_reply r;
+	int ret = bl_call(ctx, 0, code, p, &r, 5000);
+
+	if (ret == -EPERM) {
+		t->refused++;
+		return;
+	}
+	if (!ret)
+		bl_reply_fini(&r);
+	if (t->wrong++ < 5)
+		fprintf(stderr, "%s: %s, want EPERM\n", what,
+			ret ? strerror(-ret) : "answered");
 }
 
 /* A parcel over raw bytes: the library sends whatever data holds. */
@@ -131,13 +151,13 @@ static int client(void *arg)
 		case 8:		/* a descriptor instead of a service */
 			bl_parcel_write_string(&p, "fd.service");
 			bl_parcel_write_fd(&p, pfd[1]);
-			send(ctx, BL_SM_ADD, &p, false, &t, "fd object");
+			send_fds(ctx, BL_SM_ADD, &p, &t, "fd object");
 			break;
 		case 9:		/* descriptors riding along a lookup */
 			bl_parcel_write_string(&p, "valid");
 			bl_parcel_write_fd(&p, pfd[0]);
 			bl_parcel_write_fd(&p, pfd[1]);
-			send(ctx, BL_SM_CHECK, &p, false, &t, "fd trailing");
+			send_fds(ctx, BL_SM_CHECK, &p, &t, "fd trailing");
 			break;
 		case 10:	/* list with arguments */
 			bl_parcel_write_blob(&p, "x", 1);
@@ -174,8 +194,10 @@ static int client(void *arg)
 		}
 		bl_parcel_fini(&p);
 	}
-	printf("%d error replies, %d successes (mutations), %d wrong, %d lost\n",
-	       t.error_replies, t.ok_replies, t.wrong, t.call_failures);
+	printf("%d error replies, %d successes (mutations), %d refused (descriptors), %d wrong, %d lost\n",
+	       t.error_replies, t.ok_replies, t.refused, t.wrong, t.call_failures);
+	CHECK(t.refused == ROUNDS / 16 * 2 + (ROUNDS % 16 > 8) + (ROUNDS % 16 > 9),
+	      "every request with descriptors was refused: %d", t.refused);
 	CHECK(t.wrong == 0, "no malformed request succeeded: %d", t.wrong);
 	CHECK(t.call_failures == 0, "every request was answered: %d lost",
 	      t.call_failures);
@@ -190,7 +212,8 @@ static int client(void *arg)
 	close(pfd[0]);
 	close(pfd[1]);
 	bl_handle_release(ctx, h);
-	blt_kill(svc);
+	if (svc)	/* 0: it did not register (kill(0) is our group) */
+		blt_kill(svc);
 	bl_context_close(ctx);
 	return fb_done();
 }

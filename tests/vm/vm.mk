@@ -33,4 +33,4 @@ VM_CLAIM_TESTS	:= lib_call lib_pool proto_death proto_errors proto_fd proto_fd_m
 VM_ROOT_TESTS	+= $(VM_CLAIM_TESTS)
 # The security attacks that reload the module or read debugfs: they start
 # as root and attack from children that drop privileges.
-VM_ROOT_TESTS	+= attack_ctx_mgr
+VM_ROOT_TESTS	+= attack_ctx_mgr attack_fd_flood

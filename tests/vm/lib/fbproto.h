@@ -70,6 +70,8 @@ struct fbp *fbp_thread(const struct fbp *ctx, bool enter);
 void fbp_close(struct fbp *p);
 /* FB_IOC_SET_CONTEXT_MGR with this cookie; 0 or -errno. */
 int fbp_set_mgr(int fd, __u64 cookie);
+/* The same with flags (FB_OBJF_ACCEPTS_FDS: the manager takes descriptors). */
+int fbp_set_mgr_flags(int fd, __u64 cookie, __u32 flags);
 
 /* ---- write streams ---- */
 
@@ -139,6 +141,10 @@ typedef int (*fbp_handler_fn)(struct fbp *p, const struct fbp_ret *r, void *arg)
 int fbp_call(struct fbp *p, __u32 handle, __u32 code, const void *data,
 	     size_t size, const __u64 *offs, size_t n, struct fbp_ret *reply,
 	     fbp_handler_fn nested, void *arg);
+/* fbp_call() with the send's flags: FB_TXN_ACCEPT_FDS, for a reply with fds. */
+int fbp_call_flags(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
+		   const void *data, size_t size, const __u64 *offs, size_t n,
+		   struct fbp_ret *reply, fbp_handler_fn nested, void *arg);
 
 /* fbp_next() + handler until the handler returns nonzero.  0 or -errno. */
 int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg);
@@ -158,9 +164,11 @@ pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
  * drops to uid 65534 (fb_become_nobody()) before body runs.  That is how a
  * test that runs as the adversary gets a manager: it starts as root
  * (VM_CLAIM_TESTS in tests/vm/vm.mk), starts its managers this way, and
- * then calls fb_become_nobody() itself.
+ * then calls fb_become_nobody() itself.  FBP_MGR_FDS: the manager accepts
+ * descriptors (claimed with FB_OBJF_ACCEPTS_FDS).
  */
 #define FBP_MGR_NOBODY	0x1
+#define FBP_MGR_FDS	0x2
 pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
 			   int (*body)(struct fbp *p, void *arg), void *arg);
 
