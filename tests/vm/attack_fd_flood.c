@@ -119,11 +119,11 @@ static int call_deadline(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 	}
 }
 
-/* ---- the registrar: handle 0, hands out the victim's handle ---- */
+/* ---- the registrar: handle 0, hands out the victim's handles ---- */
 
 static int registrar_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	static __u32 victim[2];
+	static __u32 held[2];	/* the victim's two objects */
 	struct fb_object objs[2] = { { .type = FB_OBJ_HANDLE }, { .type = FB_OBJ_HANDLE } };
 	__u64 offs[2] = { 0, sizeof(objs[0]) };
 	int i;
@@ -133,8 +133,8 @@ static int registrar_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	if (r->msg.code == C_REG && r->msg.offsets_count == 2) {
 		for (i = 0; i < 2; i++) {
-			victim[i] = fbp_obj(p, &r->msg, i)->handle;
-			CHECK(fbp_acquire(p, victim[i]) == 0, "registrar: acquire");
+			held[i] = fbp_obj(p, &r->msg, i)->handle;
+			CHECK(fbp_acquire(p, held[i]) == 0, "registrar: acquire");
 		}
 		fbp_free(p, r->msg.data);
 		return 0;
@@ -143,9 +143,9 @@ static int registrar_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 		fbp_free(p, r->msg.data);
 		return 0;
 	}
-	objs[0].handle = victim[0];
-	objs[1].handle = victim[1];
-	if (r->msg.code == C_GET && victim[0])
+	objs[0].handle = held[0];
+	objs[1].handle = held[1];
+	if (r->msg.code == C_GET && held[0])
 		fbp_reply(p, &r->msg, 0, objs, sizeof(objs), offs, 2);
 	else
 		fbp_reply(p, &r->msg, 1, NULL, 0, NULL, 0);
