@@ -71,6 +71,13 @@ static struct dentry *fb_debugfs_dir;
 void fb_record_failure(int error, const char *what, struct fb_ctx *from,
 		       struct fb_node *target, u32 code)
 {
+	fb_record_failure_pid(error, what, from->pid, target, code);
+}
+
+/* The same for a sender known by its pid only (its context may be gone). */
+void fb_record_failure_pid(int error, const char *what, struct pid *from,
+			   struct fb_node *target, u32 code)
+{
 	struct fb_failure *f;
 
 	fb_stat_inc(FB_STAT_FAILED);
@@ -79,7 +86,7 @@ void fb_record_failure(int error, const char *what, struct fb_ctx *from,
 	f->time_ns = ktime_get_ns();
 	f->error = error;
 	f->what = what;
-	f->from_pid = pid_nr(from->pid);
+	f->from_pid = pid_nr(from);
 	f->to_pid = target && target->owner ? pid_nr(target->owner->pid) : 0;
 	f->node = target ? target->debug_id : 0;
 	f->code = code;

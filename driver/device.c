@@ -101,9 +101,9 @@ static long fb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case FB_IOC_SET_CONTEXT_MGR:
 		if (copy_from_user(&mgr, uarg, sizeof(mgr)))
 			return -EFAULT;
-		if (mgr.flags || mgr.reserved)
+		if (mgr.flags & ~FB_OBJF_ACCEPTS_FDS || mgr.reserved)
 			return -EINVAL;
-		return fb_set_context_mgr(ctx, mgr.cookie);
+		return fb_set_context_mgr(ctx, mgr.cookie, mgr.flags);
 	case FB_IOC_THREAD_EXIT:
 		return fb_thread_exit(ctx);
 	case FB_IOC_WAKE_IDLE:
@@ -178,6 +178,7 @@ static int fb_device_create(const char *name)
 		return -ENOMEM;
 	strscpy(dev->name, name, sizeof(dev->name));
 	spin_lock_init(&dev->lock);
+	dev->ctx_mgr_uid = INVALID_UID;
 	INIT_LIST_HEAD(&dev->contexts);
 	INIT_LIST_HEAD(&dev->spare_txns);
 	dev->misc.minor = MISC_DYNAMIC_MINOR;

@@ -4,10 +4,11 @@
  *
  * A send takes a reference on each file (txn.c); the buffer keeps them
  * until the receiver reads the message.  Delivery then happens in two
- * steps so it is all or nothing: reserve a descriptor for every file
- * (failing the read with -EMFILE and leaving the message queued if the
- * table is full), and install them only once the return reached user
- * space.  A buffer freed before delivery drops its files.
+ * steps so it is all or nothing: reserve a descriptor for every file, and
+ * install them only once the return reached user space.  A message whose
+ * descriptors cannot be reserved (the table is full) is not delivered at
+ * all (protocol.c, fb_undeliverable()).  A buffer freed before delivery
+ * drops its files.
  */
 #include <linux/fcntl.h>
 #include <linux/file.h>

@@ -87,6 +87,7 @@ struct fb_device {
 	struct miscdevice misc;
 	spinlock_t lock;		/* the object graph, see above */
 	struct fb_node *ctx_mgr;	/* handle 0, or NULL */
+	kuid_t ctx_mgr_uid;		/* euid of the first claim, or invalid */
 	struct list_head contexts;	/* fb_ctx.dev_entry, for debugfs */
 	struct list_head entry;		/* fb_devices */
 	struct list_head spare_txns;	/* unused fb_transactions, under lock */
@@ -192,6 +193,7 @@ struct fb_node {
 	u32 link_refs;			/* death links naming it */
 	bool has_min_prio;
 	struct fb_prio min_prio;	/* for its handlers */
+	bool accepts_fds;		/* FB_OBJF_ACCEPTS_FDS */
 };
 
 struct fb_handle {
@@ -337,7 +339,7 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 void fb_handle_check_locked(struct fb_handle *handle);
 int fb_handle_acquire(struct fb_ctx *ctx, u32 id);
 int fb_handle_release(struct fb_ctx *ctx, u32 id);
-int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie);
+int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie, u32 flags);
 void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx);
 void fb_ctx_drop_handles_locked(struct fb_ctx *ctx);
 
@@ -372,6 +374,7 @@ void fb_txn_fail_locked(struct fb_transaction *call, int error);
 void fb_txn_discard_locked(struct fb_transaction *txn);
 void fb_thread_unwind_locked(struct fb_thread *thread);
 void fb_txn_free(struct fb_transaction *txn);
+void fb_buffer_discard(struct fb_ctx *ctx, struct fb_buffer *buf);
 
 /* protocol.c */
 int fb_write_read(struct fb_thread *thread, unsigned long arg, bool nonblock);
@@ -383,5 +386,7 @@ void fb_debugfs_init(void);
 void fb_debugfs_exit(void);
 void fb_record_failure(int error, const char *what, struct fb_ctx *from,
 		       struct fb_node *target, u32 code);
+void fb_record_failure_pid(int error, const char *what, struct pid *from,
+			   struct fb_node *target, u32 code);
 
 #endif /* _FB_INTERNAL_H */

@@ -15,7 +15,10 @@
  * manager, held by no handle record.
  */
 #include <linux/atomic.h>
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/slab.h>
+#include <linux/uidgid.h>
 
 #include "internal.h"
 #include "stats.h"
@@ -23,6 +26,11 @@
 unsigned int fb_max_handles = 65536;
 module_param_named(max_handles, fb_max_handles, uint, 0644);
 MODULE_PARM_DESC(max_handles, "Most handles one context may hold (default 65536)");
+
+static int fb_manager_uid = -1;
+module_param_named(manager_uid, fb_manager_uid, int, 0444);
+MODULE_PARM_DESC(manager_uid,
+		 "Effective uid (initial user namespace) that may claim handle 0 without CAP_SYS_ADMIN (default -1: none)");
 
 static atomic64_t fb_node_ids = ATOMIC64_INIT(0);
 
@@ -347,24 +355,55 @@ int fb_handle_release(struct fb_ctx *ctx, u32 id)
 	return ret;
 }
 
-int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie)
+/*
+ * Handle 0 answers every lookup, so claiming it takes privilege:
+ * CAP_SYS_ADMIN in the initial user namespace, or the euid that the
+ * module parameter manager_uid names.  The configured uid is tried first,
+ * so a manager running as it leaves no capability check in the audit log.
+ */
+static bool fb_may_claim(kuid_t euid)
 {
-	struct fb_node *spare = fb_node_new();
+	kuid_t uid = fb_manager_uid < 0 ? INVALID_UID :
+		     make_kuid(&init_user_ns, fb_manager_uid);
+
+	return (uid_valid(uid) && uid_eq(euid, uid)) || capable(CAP_SYS_ADMIN);
+}
+
+/*
+ * FB_IOC_SET_CONTEXT_MGR.  The first claim pins its euid on the device
+ * (binder's context_mgr_uid): once that manager is gone, only the same
+ * euid, still privileged, may claim again, so nobody else can take the
+ * name service over by waiting for a restart.
+ */
+int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie, u32 flags)
+{
+	struct fb_device *dev = ctx->dev;
+	kuid_t euid = current_euid();
+	struct fb_node *spare;
 	struct fb_node *node;
 	int ret = 0;
 
+	if (!fb_may_claim(euid))
+		return -EPERM;
+	spare = fb_node_new();
 	if (!spare)
 		return -ENOMEM;
-	spin_lock(&ctx->dev->lock);
-	if (ctx->dev->ctx_mgr) {
+	spin_lock(&dev->lock);
+	if (uid_valid(dev->ctx_mgr_uid) && !uid_eq(dev->ctx_mgr_uid, euid)) {
+		ret = -EPERM;
+	} else if (dev->ctx_mgr) {
 		ret = -EBUSY;
 	} else {
 		node = fb_node_get_or_insert_locked(ctx, cookie, &spare);
+		/* like a send's, the flags count when they create the node */
+		if (!spare)
+			node->accepts_fds = flags & FB_OBJF_ACCEPTS_FDS;
 		node->is_ctx_mgr = true;
 		node->exports++;
-		ctx->dev->ctx_mgr = node;
+		dev->ctx_mgr = node;
+		dev->ctx_mgr_uid = euid;
 	}
-	spin_unlock(&ctx->dev->lock);
+	spin_unlock(&dev->lock);
 	kfree(spare);
 	return ret;
 }

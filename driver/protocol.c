@@ -6,7 +6,9 @@
  * The read side takes one work item at a time under the device lock,
  * updates the thread's state, drops the lock and copies the return out.
  * If that copy faults, the state change is undone and the work goes back
- * to the head of its list: nothing queued is ever lost.
+ * to the head of its list: nothing queued is ever lost.  The one exception
+ * is a message this process cannot take (its descriptors do not fit): it
+ * fails to its sender instead of blocking the queue (fb_undeliverable()).
  */
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -514,33 +516,119 @@ static void fb_maybe_spawn(struct fb_thread *thread, struct fb_write_read *wr)
 	fb_stat_inc(FB_STAT_SPAWN_REQUESTS);
 }
 
+static void fb_untake_work(struct fb_thread *thread, struct fb_taken *tk,
+			   struct fb_node **batch, const struct fb_ret *ret)
+{
+	spin_lock(&thread->ctx->dev->lock);
+	fb_untake_work_locked(thread, tk, batch, ret);
+	spin_unlock(&thread->ctx->dev->lock);
+}
+
+/* A taken call or oneway message goes: the thread's state as before. */
+static void fb_drop_taken_locked(struct fb_thread *thread, struct fb_taken *tk,
+				 struct fb_node **batch, int error)
+{
+	struct fb_transaction *t = container_of(tk->work, struct fb_transaction,
+						work);
+
+	lockdep_assert_held(&thread->ctx->dev->lock);
+	thread->stack = tk->old_stack;
+	if (*batch && !tk->old_batch) {
+		(*batch)->tmp_refs--;
+		fb_node_check_locked(*batch);
+		*batch = NULL;
+	}
+	if (t->flags & FB_TXN_ONEWAY) {
+		fb_txn_free(t);
+		return;
+	}
+	t->to_thread = NULL;
+	t->to_parent = NULL;
+	fb_txn_fail_locked(t, error);
+}
+
+/* fb_deliver(): the message is gone, nothing was returned for it. */
+#define FB_DROPPED	1
+
+/*
+ * The message's descriptors cannot be installed in this process (EMFILE:
+ * its table is full, or no memory).  Put back at the head of its queue it
+ * would fail every read and hold up everything behind it for good, so it
+ * is not delivered at all: a call fails to its caller with the error, a
+ * oneway message is dropped, both recorded in debugfs "failed", and the
+ * reading thread goes on to the next work (FB_DROPPED).  A reply ends its
+ * call here: the very thread that waits for it reads FB_RET_FAILED with
+ * the error instead (0).  The buffer is freed in every case.
+ */
+static int fb_undeliverable(struct fb_thread *thread, struct fb_write_read *wr,
+			    struct fb_taken *tk, struct fb_ret *ret,
+			    struct fb_node **batch, int error)
+{
+	struct fb_transaction *t = container_of(tk->work, struct fb_transaction,
+						work);
+	struct fb_device *dev = thread->ctx->dev;
+	struct fb_buffer *buf = tk->buffer;
+	bool reply = t->is_reply;
+	struct fb_ret failed;
+	int err;
+
+	if (reply) {
+		failed.cmd = FB_RET_FAILED;
+		failed.u.err.txn_id = t->id;
+		failed.u.err.error = error;
+		failed.u.err.reserved = 0;
+		err = fb_put_ret(wr, &failed);
+		if (err) {
+			fb_untake_work(thread, tk, batch, ret);
+			return err;
+		}
+		*ret = failed;
+	}
+	spin_lock(&dev->lock);
+	fb_record_failure_pid(error, "deliver", t->sender_pid, t->node,
+			      t->code);
+	if (reply) {
+		/* fb_finish_work_locked() frees the reply and its call */
+		t->buffer = NULL;
+		fb_stat_inc(FB_STAT_DEAD_REPLIES);
+	} else {
+		fb_drop_taken_locked(thread, tk, batch, error);
+	}
+	spin_unlock(&dev->lock);
+	fb_buffer_discard(thread->ctx, buf);
+	tk->buffer = NULL;
+	return reply ? 0 : FB_DROPPED;
+}
+
 /*
  * Hands a taken work item to user space: reserves descriptors for the
  * files it carries, copies the return out, then commits (installs the
- * files, adjusts the priority).  On any failure the work goes back where
- * it was.  The caller lets go of the work (fb_finish_work_locked) under
- * its next hold of the device lock, and then lets user space free the
- * buffer (fb_own_buffers).
+ * files, adjusts the priority).  If the copy faults, the work goes back
+ * where it was; a message whose descriptors do not fit is not delivered
+ * (fb_undeliverable()).  The caller lets go of the work
+ * (fb_finish_work_locked) under its next hold of the device lock, and
+ * then lets user space free the buffer (fb_own_buffers).  Returns 0,
+ * FB_DROPPED or a negative errno.
  */
 static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
-		      struct fb_taken *tk, const struct fb_ret *ret,
+		      struct fb_taken *tk, struct fb_ret *ret,
 		      struct fb_node **batch)
 {
 	struct fb_ctx *ctx = thread->ctx;
 	int *fdnums = NULL;
-	int err = 0;
+	int err;
 
-	if (tk->buffer)
+	if (tk->buffer) {
 		err = fb_fds_reserve(&ctx->alloc, tk->buffer, &fdnums);
-	if (!err) {
-		err = fb_put_ret(wr, ret);
-		if (err && fdnums)
-			fb_fds_unreserve(fdnums, tk->buffer->nr_fds);
+		if (err)
+			return fb_undeliverable(thread, wr, tk, ret, batch,
+						err);
 	}
+	err = fb_put_ret(wr, ret);
 	if (err) {
-		spin_lock(&ctx->dev->lock);
-		fb_untake_work_locked(thread, tk, batch, ret);
-		spin_unlock(&ctx->dev->lock);
+		if (fdnums)
+			fb_fds_unreserve(fdnums, tk->buffer->nr_fds);
+		fb_untake_work(thread, tk, batch, ret);
 		return err;
 	}
 	if (tk->buffer)
@@ -644,6 +732,12 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		if (nr_owned == FB_READ_BATCH)
 			fb_own_buffers(ctx, owned, &nr_owned);
 		err = fb_deliver(thread, wr, &tk, &ret, &batch);
+		if (err == FB_DROPPED) {
+			/* as if it never came: on to the next work */
+			err = 0;
+			stop = false;
+			continue;
+		}
 		if (err) {
 			spin_lock(&dev->lock);
 			break;

@@ -317,6 +317,7 @@ struct fb_xlate {
 	u32 nr_exported;
 	struct fb_buffer_fd *fds;	/* files sent, until commit */
 	u32 nr_fds;
+	bool fds_ok;			/* the receiver takes descriptors */
 	struct fb_node *spare_node;
 	struct fb_handle *spare_handle;
 	bool prio_denied;		/* this object's minimum: beyond rights */
@@ -355,9 +356,11 @@ static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
 		node = fb_node_get_or_insert_locked(x->from, obj->cookie,
 						    &x->spare_node);
 		/* the send that creates a node sets its minimum priority */
-		if (!x->spare_node)
+		if (!x->spare_node) {
 			node->has_min_prio =
 				fb_prio_from_flags(obj->flags, &node->min_prio);
+			node->accepts_fds = obj->flags & FB_OBJF_ACCEPTS_FDS;
+		}
 		break;
 	case FB_OBJ_HANDLE:
 		if (obj->flags)
@@ -401,17 +404,25 @@ static int fb_read_offset(struct fb_alloc *alloc, struct fb_buffer *buf,
 			     i * sizeof(u64), off, sizeof(*off));
 }
 
-/* Takes a reference on the sender's file; the receiver installs it. */
+/*
+ * Takes a reference on the sender's file; the receiver installs it.  Only
+ * a receiver that asked for descriptors gets any, and a bounded number: a
+ * message must always fit a sane descriptor table.
+ */
 static int fb_xlate_fd(struct fb_xlate *x, u64 off, struct fb_object *obj,
 		       u32 count)
 {
 	struct file *file;
 
+	if (!x->fds_ok)
+		return -EPERM;
 	if (obj->flags & ~FB_OBJF_NO_CLOEXEC)
 		return -EINVAL;
+	if (x->nr_fds == FB_MAX_FDS)
+		return -EMSGSIZE;
 	if (!x->fds) {
-		x->fds = kvmalloc_array(count, sizeof(*x->fds),
-					GFP_KERNEL_ACCOUNT);
+		x->fds = kvmalloc_array(min_t(u32, count, FB_MAX_FDS),
+					sizeof(*x->fds), GFP_KERNEL_ACCOUNT);
 		if (!x->fds)
 			return -ENOMEM;
 	}
@@ -468,7 +479,8 @@ static int fb_copy_payload(struct fb_xlate *x, const u8 __user *data,
 			return ret;
 		if (copy_from_user(&obj, data + off, sizeof(obj)))
 			return -EFAULT;
-		if (obj.type == FB_OBJ_LOCAL && !fb_prio_flags_valid(obj.flags))
+		if (obj.type == FB_OBJ_LOCAL &&
+		    !fb_prio_flags_valid(obj.flags & ~FB_OBJF_ACCEPTS_FDS))
 			return -EINVAL;
 		if ((obj.type == FB_OBJ_HANDLE || obj.type == FB_OBJ_FD) &&
 		    !fb_obj_upper_clear(&obj))
@@ -790,7 +802,9 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 	struct fb_transaction *t;
 	int ret;
 
-	if (tr.flags & ~FB_TXN_ONEWAY || (reply && tr.flags))
+	if (tr.flags & ~(FB_TXN_ONEWAY | FB_TXN_ACCEPT_FDS) ||
+	    (reply && tr.flags) ||
+	    (tr.flags & FB_TXN_ONEWAY && tr.flags & FB_TXN_ACCEPT_FDS))
 		ret = -EINVAL;
 	else if (tr.offsets_count > FB_MAX_OBJECTS ||
 		 tr.data_size > fb_max_map_size)
@@ -831,6 +845,10 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 									offsets_size),
 						     oneway, &sender);
 	}
+	/* the receiver's choice: the node's, or the caller's flag */
+	if (!ret)
+		x.fds_ok = reply ? t->call->flags & FB_TXN_ACCEPT_FDS :
+				   t->node->accepts_fds;
 	spin_unlock(&dev->lock);
 	if (ret && !x.to)
 		goto out_failed;
@@ -995,6 +1013,25 @@ static void fb_free_buffer_locked(struct fb_ctx *ctx, struct fb_buffer *buf,
 		node->buf_refs--;
 		fb_node_check_locked(node);
 	}
+}
+
+/*
+ * Frees a buffer whose message never reached user space (it could not be
+ * delivered), as FB_CMD_FREE_BUFFER would.  No lock held; nothing else
+ * reaches the buffer any more: user space never owned it.
+ */
+void fb_buffer_discard(struct fb_ctx *ctx, struct fb_buffer *buf)
+{
+	struct fb_thread *wake = NULL;
+
+	fb_buffer_drop_refs(ctx, buf, buf->data_size,
+			    buf->offsets_size / sizeof(u64));
+	spin_lock(&ctx->dev->lock);
+	fb_free_buffer_locked(ctx, buf, &wake);
+	fb_unlock_wake(ctx->dev, wake, false);
+	fb_buffer_drop_fds(buf);
+	fb_alloc_free(&ctx->alloc, buf);
+	fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 }
 
 /*

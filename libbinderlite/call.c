@@ -111,9 +111,9 @@ static int wait_reply_timed(struct bl_io *io, int timeout_ms)
 	return 0;
 }
 
-int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
-	    const struct bl_parcel *request, struct bl_reply *reply,
-	    int timeout_ms)
+int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
+	     uint32_t flags, const struct bl_parcel *request,
+	     struct bl_reply *reply, int timeout_ms, uint32_t *euid)
 {
 	struct fb_txn tr;
 	struct bl_io *io;
@@ -131,7 +131,7 @@ int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	if (!io)
 		return -ENOMEM;
 	bl__io_init(io, ctx);
-	fill_txn(&tr, handle, code, 0, request);
+	fill_txn(&tr, handle, code, flags, request);
 	bl__io_put(io, FB_CMD_SEND, &tr, sizeof(tr));
 	io->request = request;
 	io->want_reply = true;
@@ -171,12 +171,23 @@ int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 			*reply = r;
 		else
 			bl_reply_fini(&r);
+		if (euid)
+			*euid = io->msg.sender_euid;
 	} else if (!ret) {
 		ret = -EPROTO;
 	}
 	bl__io_fini(io);
 	free(io);
 	return ret;
+}
+
+int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
+	    const struct bl_parcel *request, struct bl_reply *reply,
+	    int timeout_ms)
+{
+	/* the caller chose whom to call; the reply's fds close with it */
+	return bl__call(ctx, handle, code, FB_TXN_ACCEPT_FDS, request, reply,
+			timeout_ms, NULL);
 }
 
 int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,

@@ -14,6 +14,26 @@
 
 #include "internal.h"
 
+/*
+ * The euid the service manager must answer with: root, or FB_MANAGER_UID
+ * from the environment (ignored in a set-id or otherwise secure-execution
+ * process, and when it is not a plain decimal uid).
+ */
+static uint32_t default_sm_uid(void)
+{
+	const char *s = secure_getenv("FB_MANAGER_UID");
+	unsigned long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v >= UINT32_MAX)
+		return 0;
+	return (uint32_t)v;
+}
+
 int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
 {
 	struct fb_version ver = { 0 };
@@ -32,6 +52,7 @@ int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
+	ctx->sm_uid = default_sm_uid();
 	ctx->fd = open(path ? path : BL_DEFAULT_DEVICE, O_RDWR | O_CLOEXEC);
 	if (ctx->fd < 0) {
 		err = -errno;
@@ -109,6 +130,9 @@ int bl_context_become_manager(struct bl_context *ctx, struct bl_object *obj)
 
 	if (!ctx || !obj || obj->ctx != ctx)
 		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	mgr.flags = obj->obj_flags & FB_OBJF_ACCEPTS_FDS;
+	pthread_mutex_unlock(&ctx->lock);
 	/* the driver counts this as one export of the object */
 	bl__object_export_one(obj, 1);
 	if (ioctl(ctx->fd, FB_IOC_SET_CONTEXT_MGR, &mgr) < 0) {

@@ -52,6 +52,7 @@ struct bl_context {
 	uint32_t abi_version;
 
 	pthread_mutex_t lock;		/* everything below */
+	uint32_t sm_uid;		/* the euid handle 0 must answer with */
 	struct bl_object *objects[BL_OBJ_BUCKETS];
 	struct bl_death *deaths;	/* list by next */
 
@@ -133,6 +134,13 @@ int bl__msg_reader(struct bl_context *ctx, const struct fb_txn_msg *msg,
 void bl__msg_close_fds(struct bl_context *ctx, const struct fb_txn_msg *msg,
 		       struct bl_io *defer);
 void bl__close_fds(const struct bl_reader *r);
+/*
+ * call.c: bl_call() with the send's FB_TXN_* flags, and the replier's euid
+ * in *euid (may be NULL) when it returns 0.
+ */
+int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
+	     uint32_t flags, const struct bl_parcel *request,
+	     struct bl_reply *reply, int timeout_ms, uint32_t *euid);
 /* ioctl(fd, FB_IOC_WRITE_READ, wr), told to valgrind (io.c) */
 int bl__write_read(int fd, struct fb_write_read *wr);
 /* A single command, right now (FREE_BUFFER, ACQUIRE, ...). */

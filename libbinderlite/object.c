@@ -98,8 +98,26 @@ int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio)
 	if (obj->ever_sent)
 		ret = -EBUSY;
 	else
-		obj->obj_flags = FB_OBJF_MIN_PRIO | (rt ? FB_OBJF_PRIO_RT : 0) |
+		obj->obj_flags = (obj->obj_flags & FB_OBJF_ACCEPTS_FDS) |
+				 FB_OBJF_MIN_PRIO | (rt ? FB_OBJF_PRIO_RT : 0) |
 				 ((uint32_t)prio & FB_OBJF_PRIO_MASK);
+	pthread_mutex_unlock(&obj->ctx->lock);
+	return ret;
+}
+
+int bl_object_set_accept_fds(struct bl_object *obj, bool accept)
+{
+	int ret = 0;
+
+	if (!obj)
+		return -EINVAL;
+	pthread_mutex_lock(&obj->ctx->lock);
+	if (obj->ever_sent)
+		ret = -EBUSY;
+	else if (accept)
+		obj->obj_flags |= FB_OBJF_ACCEPTS_FDS;
+	else
+		obj->obj_flags &= ~FB_OBJF_ACCEPTS_FDS;
 	pthread_mutex_unlock(&obj->ctx->lock);
 	return ret;
 }

@@ -30,20 +30,40 @@ static bool name_ok(const char *name)
 	return n > 0;
 }
 
+int bl_sm_set_manager_uid(struct bl_context *ctx, uint32_t uid)
+{
+	if (!ctx || uid == UINT32_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	ctx->sm_uid = uid;
+	pthread_mutex_unlock(&ctx->lock);
+	return 0;
+}
+
 /*
  * A call to the manager; its status folded into the return value.  The
  * driver's -ENOENT for handle 0 (no manager) and -EOWNERDEAD (it died
  * during the call) become -EHOSTDOWN, so that -ENOENT keeps meaning "no
- * such name", which only the manager says.
+ * such name", which only the manager says.  A reply from any other euid
+ * than the expected manager's is not the directory's answer: -EACCES, and
+ * nothing in it is used.  The manager's replies never carry descriptors.
  */
 static int sm_call(struct bl_context *ctx, uint32_t code,
 		   const struct bl_parcel *req, struct bl_reply *reply)
 {
-	int ret = bl_call(ctx, FB_CONTEXT_MGR_HANDLE, code, req, reply,
-			  BL_NO_TIMEOUT);
+	uint32_t euid, want;
+	int ret = bl__call(ctx, FB_CONTEXT_MGR_HANDLE, code, 0, req, reply,
+			   BL_NO_TIMEOUT, &euid);
 
 	if (ret)
 		return ret == -ENOENT || ret == -EOWNERDEAD ? -EHOSTDOWN : ret;
+	pthread_mutex_lock(&ctx->lock);
+	want = ctx->sm_uid;
+	pthread_mutex_unlock(&ctx->lock);
+	if (euid != want) {
+		bl_reply_fini(reply);
+		return -EACCES;
+	}
 	if (reply->status) {
 		ret = reply->status < 0 ? reply->status : -EPROTO;
 		bl_reply_fini(reply);

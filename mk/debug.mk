@@ -43,6 +43,8 @@ DEBUG_SOAK_SLAB_KB	?= 65536
 # needs them is expanded in recipes, or spelled out here.)
 DEBUG_VM_TESTS		:= $(patsubst tests/vm-debug/%.c,$(BUILD)/tests/vm-debug/%,$(wildcard tests/vm-debug/*.c))
 DEBUG_VM_SH_TESTS	:= $(wildcard tests/vm-debug/*.sh)
+# failslab drives fault injection through debugfs: root
+DEBUG_ROOT_TESTS	:= failslab
 DEBUG_LIB_OBJS		:= $(patsubst tests/vm/lib/%.c,$(BUILD)/tests/vm-lib/%.o,$(wildcard tests/vm/lib/*.c))
 
 $(BUILD)/tests/vm-debug/%: tests/vm-debug/%.c $(DEBUG_LIB_OBJS) $(BL_A) $(wildcard tests/vm/lib/*.h) uapi/linux/fastbinder.h
@@ -80,7 +82,8 @@ check-debug: module-debug
 		$(addprefix -b ,$(VM_BINS)) \
 		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS) $(DEBUG_VM_TESTS) $(DEBUG_VM_SH_TESTS)) \
 		$(VM_RUN_ARGS) -T $(DEBUG_VM_TIMEOUT) -- \
-		FB_TESTS="'$(TESTS)'" FB_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
+		FB_TESTS="'$(TESTS)'" FB_ROOT_TESTS="'$(VM_ROOT_TESTS) $(DEBUG_ROOT_TESTS)'" \
+		FB_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
 		FB_SCALE=$(DEBUG_SCALE) FB_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) \
 		FB_SOAK_SLAB_KB=$(DEBUG_SOAK_SLAB_KB) sh /fb/suite.sh; \
 	rc=$$?; \

@@ -36,7 +36,8 @@ static void usage(FILE *f)
 		"  -v, --verbose       log every request\n"
 		"  -h, --help          this text\n"
 		"Exit status: 0 after SIGTERM/SIGINT, 1 on a runtime error (no\n"
-		"device, another manager runs), 2 on bad arguments or policy.\n",
+		"device, another manager runs, no privilege to claim handle 0),\n"
+		"2 on bad arguments or policy.\n",
 		BL_DEFAULT_DEVICE);
 }
 
@@ -191,6 +192,8 @@ int main(int argc, char **argv)
 	if (ret) {
 		sm_log("cannot become the context manager: %s",
 		       ret == -EBUSY ? "another service manager runs" :
+		       ret == -EPERM ? "no privilege to claim handle 0 "
+				       "(CAP_SYS_ADMIN, or the manager_uid of the module)" :
 		       strerror(-ret));
 		bl_object_unref(obj);
 		bl_context_close(ctx);

@@ -426,7 +426,11 @@ uint32_t bl_context_abi_version(const struct bl_context *ctx);
 
 /*
  * Makes obj this device's context manager, handle 0 for every process
- * (what the service manager does).  -EBUSY: another process is it.
+ * (what the service manager does); it accepts descriptors only if
+ * bl_object_set_accept_fds() said so.  -EBUSY: another process is it;
+ * -EPERM: the caller has neither CAP_SYS_ADMIN nor the euid of the
+ * driver's manager_uid parameter, or another euid claimed handle 0 first
+ * (the driver keeps handle 0 for that euid until the module is reloaded).
  */
 struct bl_object;
 int bl_context_become_manager(struct bl_context *ctx, struct bl_object *obj);
@@ -493,6 +497,19 @@ int bl_object_new(struct bl_context *ctx, bl_handler_fn handler,
  * (default limits of 0 allow no minimum without CAP_SYS_NICE).
  */
 int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio);
+
+/*
+ * Whether messages to the object may carry file descriptors
+ * (FB_OBJF_ACCEPTS_FDS; off by default): a call or oneway message with a
+ * descriptor to an object that does not accept them fails with -EPERM.
+ * Must be set before the object is first sent (or made the context
+ * manager), as the driver reads it when the node is created: -EBUSY
+ * after.  An object that accepts them still gets at most FB_MAX_FDS per
+ * message, and a message whose descriptors do not fit this process's
+ * table (RLIMIT_NOFILE) is not delivered: the caller's call fails with
+ * -EMFILE, a oneway message is dropped.
+ */
+int bl_object_set_accept_fds(struct bl_object *obj, bool accept);
 
 void *bl_object_userdata(const struct bl_object *obj);
 struct bl_context *bl_object_context(const struct bl_object *obj);
@@ -572,7 +589,13 @@ void bl_reply_fini(struct bl_reply *reply);
  *   -ETIMEDOUT   no reply in time: the call carries on in the callee, its
  *                late reply is dropped
  *   -EMSGSIZE, -ENOSPC, -EDQUOT   the message did not fit the callee
+ *                (-EMSGSIZE also: more than FB_MAX_FDS descriptors)
+ *   -EPERM       a descriptor to an object that does not accept them
+ *   -EMFILE      the callee's descriptor table could not take the
+ *                request's descriptors, or ours the reply's
  *   -EBADF, -EINVAL, ...          a bad file descriptor or object in it
+ * The reply may carry descriptors (the call is sent with
+ * FB_TXN_ACCEPT_FDS); they are closed with the reply (bl_reply_fini()).
  * One thread makes one call at a time; while it waits, calls that the
  * callee makes back into this process run on this very thread.
  */
@@ -583,7 +606,9 @@ int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 /*
  * Sends a oneway message: returns once it is in the callee's buffer.
  * Oneway messages to one object are handled in order, one at a time.
- * Errors as bl_call() (no -ETIMEDOUT).
+ * Errors as bl_call() (no -ETIMEDOUT).  One whose descriptors the callee
+ * cannot take when it reads it is dropped (the driver records it in
+ * debugfs "failed").
  */
 int bl_send_oneway(struct bl_context *ctx, uint32_t handle, uint32_t code,
 		   const struct bl_parcel *request);
@@ -680,6 +705,16 @@ int bl_unlink_death(struct bl_death *death);
  * The service manager (fb-servicemanager) is handle 0: it maps names to
  * objects.  Names are 1..BL_SM_NAME_MAX bytes of [A-Za-z0-9._/-].  The
  * protocol is in docs/servicemanager.md.
+ *
+ * Who answers is checked: every reply carries the replier's euid, and a
+ * reply from another euid than the expected manager's is refused with
+ * -EACCES by every function below, before anything in it is used.  The
+ * expected euid is root (0), or the number in the environment variable
+ * FB_MANAGER_UID when the context was opened (a decimal uid; ignored in
+ * set-id programs, see secure_getenv(3)), or what bl_sm_set_manager_uid()
+ * set.  The euid is as the driver reports it, in the caller's user
+ * namespace: a manager whose uid is not mapped there reads as the
+ * overflow uid (65534) and is refused.
  * ====================================================================== */
 
 #define BL_SM_NAME_MAX		127
@@ -692,9 +727,17 @@ enum bl_sm_code {
 };
 
 /*
+ * The euid the service manager must answer with on this context, from now
+ * on (UINT32_MAX, never a real uid, is -EINVAL).
+ */
+int bl_sm_set_manager_uid(struct bl_context *ctx, uint32_t uid);
+
+/*
  * Registers obj under name.  -EEXIST: a live service holds the name;
  * -EPERM: the policy forbids this uid the name; -EINVAL: a bad name;
- * -EHOSTDOWN: no service manager runs (or it died during the call).
+ * -EHOSTDOWN: no service manager runs (or it died during the call);
+ * -EACCES: handle 0 answered with another euid than the manager's (see
+ * above), which may or may not have kept obj.
  */
 int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj);
 
@@ -702,7 +745,7 @@ int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj);
  * Looks name up without waiting.  On success *handle is acquired for the
  * caller: bl_handle_release() it when done.  -ENOENT: no such service;
  * -EHOSTDOWN: no service manager runs; -ENXIO: it is an object of the
- * calling process.
+ * calling process; -EACCES: not the expected manager answered.
  */
 int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle);
 
@@ -716,7 +759,8 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 
 /*
  * The registered names, sorted: *names is an array of *count strings,
- * freed with bl_sm_list_free().  -EHOSTDOWN: no service manager runs.
+ * freed with bl_sm_list_free().  -EHOSTDOWN: no service manager runs;
+ * -EACCES: not the expected manager answered.
  */
 int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count);
 void bl_sm_list_free(char **names, size_t count);

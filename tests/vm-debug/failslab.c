@@ -292,7 +292,8 @@ static int c_call(struct cctx *c, __u32 handle, __u32 code, const void *data, si
 	int ret, tries = 0;
 
 	fbp_w_reset(&w);
-	fbp_w_send(&w, handle, code, 0, data, size, offs, n);
+	/* replies may carry descriptors (C_FD) */
+	fbp_w_send(&w, handle, code, FB_TXN_ACCEPT_FDS, data, size, offs, n);
 	for (;;) {
 		rdone = 0;
 		ret = wr_fi(c->p.fd, sent ? NULL : w.buf, sent ? 0 : w.len, &wdone, rbuf,
@@ -468,7 +469,7 @@ int main(void)
 	printf("# failslab + fail_page_alloc at %llu%% for the workload's own calls, %lu operations\n",
 	       pct, ops);
 
-	spid = fbp_spawn_manager(MB, MGR_COOKIE, s_body, NULL);
+	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_FDS, s_body, NULL);
 	s_pid = spid;
 	{
 		pthread_t wd;

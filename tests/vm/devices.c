@@ -229,7 +229,8 @@ static void test_two_devices(void)
 	ret = send_to(&c1, 0, "nobody");
 	CHECK(ret == -ENOENT, "handle 0 on %s with a manager on %s only: %s, want ENOENT",
 	      FB_DEV, DEV2, strerror(-ret));
-	ret = fbp_set_mgr(m1.fd, COOKIE1);
+	/* it takes descriptors: the one of the other device must be refused for itself */
+	ret = fbp_set_mgr_flags(m1.fd, COOKIE1, FB_OBJF_ACCEPTS_FDS);
 	CHECK(ret == 0, "claim on %s with a manager on %s: %s, want success", FB_DEV, DEV2,
 	      strerror(-ret));
 	ret = fbp_set_mgr(x2.fd, 0xbad);

@@ -563,6 +563,8 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 			o.cookie = pick_cookie(t);
 			if (CHANCE(10))	/* never a raise: the fuzzers must not starve C */
 				o.flags = FB_OBJF_MIN_PRIO | (CHANCE(50) ? R(20) : R(0x400));
+			if (CHANCE(50))	/* descriptors may reach it */
+				o.flags |= FB_OBJF_ACCEPTS_FDS;
 			break;
 		case 1:
 			o.type = FB_OBJ_HANDLE;
@@ -633,7 +635,8 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			cmd = R(5) ? FB_CMD_SEND : FB_CMD_REPLY;
 			tx.handle = pick_handle(t, c);
 			tx.code = CHANCE(50) ? R(8) : (__u32)fbr_rnd64(&t->rng);
-			tx.flags = CHANCE(70) ? FB_TXN_ONEWAY : CHANCE(90) || t->clean ? 0 :
+			tx.flags = CHANCE(70) ? FB_TXN_ONEWAY :
+				   CHANCE(90) || t->clean ? (CHANCE(50) ? FB_TXN_ACCEPT_FDS : 0) :
 				   (__u32)fbr_rnd64(&t->rng);
 			tx.data = pick_ptr(t, t->payload, sz);
 			tx.data_size = pick_size(t, sz);
@@ -1308,7 +1311,7 @@ int main(void)
 	memset(sh, 0, sizeof(*sh));
 	signal(SIGPIPE, SIG_IGN);
 
-	mpid = fbp_spawn_manager(8 * MB, MGR_COOKIE, m_main, NULL);
+	mpid = fbp_spawn_manager_ex(8 * MB, MGR_COOKIE, FBP_MGR_FDS, m_main, NULL);
 	vspid = fb_fork(vs_main, NULL);
 	cpid = fb_fork(c_main, NULL);
 	for (i = 0; i < nproc; i++)

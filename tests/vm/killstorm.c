@@ -229,7 +229,9 @@ static void *s_looper(void *arg)
 
 static int s_main(void *arg)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = S_COOKIE };
+	/* S takes descriptors (C_FD, the oneway flood) */
+	struct fb_object o = { .type = FB_OBJ_LOCAL, .flags = FB_OBJF_ACCEPTS_FDS,
+			       .cookie = S_COOKIE };
 	__u64 off = 0;
 	struct fbp p;
 	struct fbp_ret r;
@@ -388,7 +390,8 @@ static int c_main(void *arg)
 				break;
 			o[0].fd = pf[0];
 			o[1].fd = pf[1];
-			ret = fbp_call(&p, target, C_FD, o, sizeof(o), offs, 2, &r, NULL, NULL);
+			ret = fbp_call_flags(&p, target, C_FD, FB_TXN_ACCEPT_FDS, o, sizeof(o),
+					     offs, 2, &r, NULL, NULL);
 			close(pf[0]);
 			close(pf[1]);
 			c_result(ret, &r, "fd");

@@ -167,7 +167,9 @@ static int svc_main(void *arg)
 	int ret;
 
 	(void)arg;
+	/* it takes descriptors (a pipe end in M_ECHO_ALL) */
 	ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj) ?:
+	      bl_object_set_accept_fds(obj, true) ?:
 	      bl_sm_add(ctx, SVC, obj);
 	if (ret) {
 		fprintf(stderr, "service: %s\n", strerror(-ret));
@@ -491,18 +493,19 @@ static void test_release(struct bl_context *ctx, uint32_t h)
 	CHECK(sem_wait_ms(&destroyed, 5000), "destroyed once released");
 }
 
-int main(void)
+/* Everything but the manager, as uid 65534. */
+static int client(void *arg)
 {
-	pid_t mgr, svc;
+	pid_t svc;
 	struct bl_context *ctx;
 	struct bl_death *d;
 	struct bl_reply r;
 	uint32_t h;
 	int ret;
 
+	(void)arg;
 	sem_init(&destroyed, 0, 0);
 	sem_init(&died, 0, 0);
-	mgr = blt_manager_start();
 	svc = fb_fork(svc_main, NULL);
 	ctx = blt_open();
 	CHECK(bl_context_abi_version(ctx) == FB_ABI_VERSION, "abi version");
@@ -538,6 +541,16 @@ int main(void)
 	bl_handle_release(ctx, h);
 
 	bl_context_close(ctx);
+	return fb_done();
+}
+
+int main(void)
+{
+	/* a root manager, as a system runs one (claiming handle 0 takes it) */
+	pid_t mgr = blt_manager_start();
+	int st = fb_run_as_nobody(client, NULL);
+
 	blt_kill(mgr);
+	CHECK(st == 0, "the calls, as uid 65534: status %d", st);
 	return fb_done();
 }

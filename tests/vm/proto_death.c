@@ -86,7 +86,8 @@ int main(void)
 	int pipefd[2], i;
 	char c;
 
-	mgr = fbp_spawn_manager(1 << 20, 0x5eed, manager_body, NULL);
+	mgr = fbp_spawn_manager_ex(1 << 20, 0x5eed, FBP_MGR_NOBODY, manager_body, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	if (pipe(pipefd))
 		die("pipe");
 	for (i = 0; i < HOLDERS; i++) {

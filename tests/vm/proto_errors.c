@@ -707,7 +707,8 @@ int main(void)
 	ret = fbp_oneway(&c, 0, C_MUSTNOT, NULL, 0, NULL, 0);
 	CHECK(ret == -ENOENT, "handle 0 with no manager: %s, want ENOENT", strerror(-ret));
 
-	spid = fbp_spawn_manager(S_MAP, MGR_COOKIE, s_main, NULL);
+	spid = fbp_spawn_manager_ex(S_MAP, MGR_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, s_main, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	usable("start");
 	test_reply_and_free();
 	test_offsets();

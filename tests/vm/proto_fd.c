@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * File descriptors in messages: a pipe's write end sent to another process
- * arrives as a new close-on-exec descriptor the receiver writes through,
- * the sender reads the bytes; a bad descriptor fails the send with EBADF;
- * the receiver's descriptor count returns to where it was.
+ * (a manager that accepts descriptors, FB_OBJF_ACCEPTS_FDS) arrives as a
+ * new close-on-exec descriptor the receiver writes through, the sender
+ * reads the bytes; a bad descriptor fails the send with EBADF; the
+ * receiver's descriptor count returns to where it was.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -72,7 +73,9 @@ int main(void)
 	int pipefd[2];
 	pid_t mgr;
 
-	mgr = fbp_spawn_manager(1 << 20, 0xfd, manager_body, NULL);
+	mgr = fbp_spawn_manager_ex(1 << 20, 0xfd, FBP_MGR_NOBODY | FBP_MGR_FDS, manager_body,
+				   NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, 1 << 20);
 	if (pipe(pipefd))
 		die("pipe");

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_fd_more: descriptors in messages when things go wrong.
+ * proto_fd_more: descriptors in messages when things go wrong.  Every
+ * receiver here accepts descriptors (claimed with FB_OBJF_ACCEPTS_FDS).
  *
  *  - a receiver whose descriptor table is full (RLIMIT_NOFILE, filled; one
- *    slot left for a message with two descriptors) fails its read with
- *    EMFILE: no descriptor installed, its table exactly as before, the
- *    call still queued (poll says so, a second read fails the same way);
- *    once it closes some descriptors the same read delivers the call, both
- *    descriptors work, and the caller gets its reply.
+ *    slot left for a message with two descriptors) does not get the call:
+ *    its read finds nothing (EAGAIN, and nothing pending afterwards), no
+ *    descriptor is installed, its table is exactly as before, and the
+ *    caller's call fails with FB_RET_FAILED -EMFILE; once the receiver
+ *    closed some descriptors the next call is delivered, both descriptors
+ *    work, and the caller gets its reply.
  *  - a receiver killed with two oneway messages carrying a pipe's write end
  *    queued to it (one on the context, one behind it on the node): the
  *    sender, which closed its own write end, sees EOF on the read end, so
@@ -84,10 +86,10 @@ static void wait_pending(int fd)
 /* ---- full descriptor table ---- */
 
 struct full_report {
-	__s32 first_err;	/* -errno of the first read */
-	__s32 second_err;
+	__s32 first_err;	/* -errno of the read that found the call */
+	__s32 second_err;	/* of a second read */
 	__s32 open_before, open_after_fail;
-	__s32 still_pending;	/* poll after the failed reads */
+	__s32 still_pending;	/* poll after those reads */
 	__s32 free_slot_ok;	/* the one free slot was still free */
 	__s32 got_call;
 	__s32 fd_valid[2];
@@ -118,9 +120,10 @@ static int full_body(struct fbp *p, void *arg)
 	if (write(ready, &c, 1) != 1)
 		die("ready");
 
+	/* the call arrives and cannot be delivered: it fails to its caller */
 	wait_pending(p->fd);
-	rep.first_err = fbp_next(p, &r);
-	rep.second_err = fbp_next(p, &r);
+	rep.first_err = fbp_try_next(p, &r);
+	rep.second_err = fbp_try_next(p, &r);
 	rep.open_after_fail = count_open_below_limit();
 	pfd.fd = p->fd;
 	pfd.events = POLLIN;
@@ -132,6 +135,9 @@ static int full_body(struct fbp *p, void *arg)
 
 	for (i = 0; i < 4; i++)
 		close(fillers[--nf]);
+	/* room for the caller's second call */
+	if (write(ready, &c, 1) != 1)
+		die("room");
 	ret = fbp_next(p, &r);
 	rep.got_call = ret == 0 && r.cmd == FB_RET_TRANSACTION &&
 		       r.msg.offsets_count == 2;
@@ -168,27 +174,38 @@ static void full_table(void)
 	printf("# a receiver with a full descriptor table\n");
 	if (pipe(ready) || pipe(pfd))
 		die("pipe");
-	r = fbp_spawn_manager(MB, R_COOKIE, full_body, (void *)(intptr_t)ready[1]);
+	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, full_body,
+				 (void *)(intptr_t)ready[1]);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	if (read(ready[0], &c, 1) != 1)
 		die("receiver not ready");
 	fbp_open(&p, MB);
 	objs[0].fd = pfd[1];
 	objs[1].fd = pfd[0];
 	ret = fbp_call(&p, 0, 1, objs, sizeof(objs), offs, 2, &reply, NULL, NULL);
+	CHECK(ret == 0 && reply.cmd == FB_RET_FAILED && reply.err.error == -EMFILE,
+	      "a call the receiver's table cannot take: %s %s %d, want FB_RET_FAILED -EMFILE",
+	      strerror(-ret), fbp_ret_name(reply.cmd), reply.err.error);
+	if (ret == 0 && reply.cmd == FB_RET_REPLY)
+		fbp_free(&p, reply.msg.data);
+	if (read(ready[0], &c, 1) != 1)
+		die("receiver made no room");
+	ret = fbp_call(&p, 0, 1, objs, sizeof(objs), offs, 2, &reply, NULL, NULL);
 	CHECK(ret == 0 && reply.cmd == FB_RET_REPLY,
-	      "the call is answered once the receiver has room: %s %s",
+	      "the next call is answered once the receiver has room: %s %s",
 	      strerror(-ret), fbp_ret_name(reply.cmd));
 	if (ret == 0 && reply.cmd == FB_RET_REPLY && reply.msg.data_size == sizeof(rep)) {
 		memcpy(&rep, fbp_data(&p, &reply.msg), sizeof(rep));
-		CHECK(rep.first_err == -EMFILE, "read with a full table: %s, expected EMFILE",
+		CHECK(rep.first_err == -EAGAIN,
+		      "read with a full table: %s, want EAGAIN (the call is not delivered)",
 		      strerror(-rep.first_err));
-		CHECK(rep.second_err == -EMFILE, "second read: %s, expected EMFILE again",
+		CHECK(rep.second_err == -EAGAIN, "second read: %s, want EAGAIN",
 		      strerror(-rep.second_err));
 		CHECK(rep.open_after_fail == rep.open_before,
 		      "no descriptor installed: %d open before, %d after",
 		      rep.open_before, rep.open_after_fail);
 		CHECK(rep.free_slot_ok, "the one free slot stayed free");
-		CHECK(rep.still_pending, "the call stays queued (POLLIN)");
+		CHECK(!rep.still_pending, "nothing left queued (no POLLIN)");
 		CHECK(rep.got_call, "delivered after closing descriptors");
 		CHECK(rep.fd_valid[0] && rep.fd_valid[1], "both descriptors installed");
 		CHECK(rep.written == 4, "receiver wrote through the first one: %d",
@@ -198,6 +215,7 @@ static void full_table(void)
 		CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
 	CHECK(read(pfd[0], buf, sizeof(buf)) == 4 && !memcmp(buf, "full", 4),
 	      "sender reads what the receiver wrote: '%s'", buf);
+	printf("# a call the receiver cannot take fails back with EMFILE\n");
 	fbp_close(&p);
 	CHECK(fb_wait(r) == 0, "receiver exit");
 	close(pfd[0]);
@@ -227,7 +245,8 @@ static void killed_with_oneways_queued(void)
 	pid_t r;
 
 	printf("# receiver killed with oneway messages carrying a descriptor queued\n");
-	r = fbp_spawn_manager(MB, R_COOKIE, idle_body, NULL);
+	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, idle_body, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	start = count_fds(getpid());
 	if (pipe(pfd))
@@ -268,7 +287,8 @@ static void dies_with_call_queued(void)
 	pid_t r;
 
 	printf("# receiver dies with a call carrying a descriptor queued\n");
-	r = fbp_spawn_manager(MB, R_COOKIE, suicide_body, NULL);
+	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, suicide_body, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	start = count_fds(getpid());
 	if (pipe(pfd))
@@ -315,7 +335,9 @@ static void killed_after_delivery(void)
 	printf("# receiver killed after delivery, before freeing the buffer\n");
 	if (pipe(ready))
 		die("pipe");
-	r = fbp_spawn_manager(MB, R_COOKIE, hold_body, (void *)(intptr_t)ready[1]);
+	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, hold_body,
+				 (void *)(intptr_t)ready[1]);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	if (pipe(pfd))
 		die("pipe");
@@ -336,12 +358,29 @@ static void killed_after_delivery(void)
 	fbp_close(&p);
 }
 
+/*
+ * Each part in a child of its own, which starts its receiver as root (the
+ * receiver claims handle 0) and then drops to uid 65534, the receiver too.
+ */
+static int part(void *arg)
+{
+	((void (*)(void))arg)();
+	return fbp_child_status();
+}
+
+static void run_part(void (*fn)(void))
+{
+	int st = fb_wait(fb_fork(part, (void *)fn));
+
+	CHECK(st == 0, "part exited with %d", st);
+}
+
 int main(void)
 {
-	full_table();
-	killed_with_oneways_queued();
-	dies_with_call_queued();
-	killed_after_delivery();
+	run_part(full_table);
+	run_part(killed_with_oneways_queued);
+	run_part(dies_with_call_queued);
+	run_part(killed_after_delivery);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fb_done();
 }

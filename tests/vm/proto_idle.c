@@ -81,6 +81,7 @@ int main(void)
 	fbp_open(&b, MB);
 	if (fbp_set_mgr(a.fd, 0x1d1e))
 		die("claim");
+	fb_become_nobody();	/* root only to claim handle 0 */
 	check_idle(&a, "idle manager");
 	fbp_fill(big, 200000, 77);
 	ret = fbp_oneway(&b, 0, 1, big, 200000, NULL, 0);

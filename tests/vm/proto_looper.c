@@ -254,8 +254,9 @@ int main(void)
 	int ret;
 
 	alarm(40);
+	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	test_looper_commands();
-	spid = fbp_spawn_manager(MB, MGR_COOKIE, s_main, NULL);
 	fbp_open(&c, MB);
 
 	round_of_blocks(&c, 1);

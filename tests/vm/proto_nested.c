@@ -197,7 +197,8 @@ int main(void)
 	int ret;
 
 	alarm(30);
-	spid = fbp_spawn_manager(MB, MGR_COOKIE, s_main, NULL);
+	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&c, MB);
 
 	run_chain(&c, &sd, 1, true);	/* A -> S -> A */

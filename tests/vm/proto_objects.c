@@ -283,7 +283,8 @@ int main(void)
 	int ret;
 
 	alarm(40);
-	spid = fbp_spawn_manager(MB, MGR_COOKIE, s_main, NULL);
+	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&c, MB);
 
 	/* 1. CA to S: a new handle, which S keeps. */

@@ -111,7 +111,8 @@ int main(void)
 	int ret, failed = 0;
 
 	alarm(40);
-	spid = fbp_spawn_manager(MB, MGR_COOKIE, s_main, &me);
+	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, &me);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&c, MB);
 
 	for (i = 0; i < N_SINGLE; i++) {

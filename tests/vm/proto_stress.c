@@ -450,7 +450,8 @@ int main(void)
 	int i, st;
 
 	alarm(55);
-	mpid = fbp_spawn_manager(MB, MGR_COOKIE, m_main, NULL);
+	mpid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, m_main, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	deadline = fbp_now_ms() + RUN_MS;	/* inherited by the workers */
 	for (i = 0; i < NW; i++)
 		wpid[i] = fb_fork(worker, (void *)(uintptr_t)i);

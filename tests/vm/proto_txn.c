@@ -219,7 +219,8 @@ int main(void)
 	int ret;
 
 	alarm(40);
-	spid = fbp_spawn_manager(MB, MGR_COOKIE, server, NULL);
+	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, server, NULL);
+	fb_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&c, MB);
 	test_round_trips(&c, spid);
 	test_one_ioctl_call(&c);

@@ -2,9 +2,10 @@
 /*
  * sm_malformed.c - fb-servicemanager answers 1,000 malformed requests with
  * error replies and keeps serving: unknown codes, missing, extra and
- * mistyped items, bad names, descriptors it must not keep, raw garbage,
- * mutated valid requests, oneway noise.  Afterwards it is alive, answers
- * valid requests, and holds no more descriptors than before.
+ * mistyped items, bad names, raw garbage, mutated valid requests, oneway
+ * noise; requests with descriptors never reach it (it takes none: the
+ * driver refuses them with EPERM).  Afterwards it is alive, answers valid
+ * requests, and holds no more descriptors than before.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -24,6 +25,7 @@ struct tally {
 	int ok_replies;		/* only mutations may succeed */
 	int wrong;		/* a malformed request that succeeded */
 	int call_failures;	/* no reply at all */
+	int refused;		/* with descriptors: EPERM, as required */
 };
 
 /* Sends p (NULL: empty) as code; records what came back. */
@@ -51,6 +53,24 @@ static void send(struct bl_context *ctx, uint32_t code,
 	bl_reply_fini(&r);
 }
 
+/* A request with descriptors: the manager takes none, the driver refuses it. */
+static void send_fds(struct bl_context *ctx, uint32_t code,
+		     const struct bl_parcel *p, struct tally *t, const char *what)
+{
+	struct bl_reply r;
+	int ret = bl_call(ctx, 0, code, p, &r, 5000);
+
+	if (ret == -EPERM) {
+		t->refused++;
+		return;
+	}
+	if (!ret)
+		bl_reply_fini(&r);
+	if (t->wrong++ < 5)
+		fprintf(stderr, "%s: %s, want EPERM\n", what,
+			ret ? strerror(-ret) : "answered");
+}
+
 /* A parcel over raw bytes: the library sends whatever data holds. */
 static void send_raw(struct bl_context *ctx, uint32_t code, uint8_t *data,
 		     size_t size, struct tally *t)
@@ -62,21 +82,22 @@ static void send_raw(struct bl_context *ctx, uint32_t code, uint8_t *data,
 	send(ctx, code, &p, false, t, "raw bytes");
 }
 
-int main(void)
+/* The service and the malformed requests, as uid 65534. */
+static int client(void *arg)
 {
 	struct bl_context *ctx = blt_open();
 	struct tally t = { 0 };
 	char longname[BL_SM_NAME_MAX + 2];
 	uint8_t raw[256];
-	int fds_before, fds_after, pfd[2], i;
+	int pfd[2], i;
 	uint32_t h;
-	pid_t mgr, svc;
+	pid_t svc;
 	unsigned int seed = (unsigned int)getpid();
 	int ret;
 
+	(void)arg;
 	printf("seed %u\n", seed);
 	srand(seed);
-	mgr = smt_manager_start(NULL);
 	svc = smt_service_start("valid", 0, &ret);
 	CHECK(ret == 0, "a valid registration first: %d", ret);
 	ret = bl_sm_check(ctx, "valid", &h);
@@ -85,7 +106,6 @@ int main(void)
 	longname[sizeof(longname) - 1] = '\0';
 	if (pipe(pfd))
 		die("pipe");
-	fds_before = smt_count_fds(smt_manager_process(mgr));
 
 	for (i = 0; i < ROUNDS; i++) {
 		struct bl_parcel p = BL_PARCEL_INIT;
@@ -131,13 +151,13 @@ int main(void)
 		case 8:		/* a descriptor instead of a service */
 			bl_parcel_write_string(&p, "fd.service");
 			bl_parcel_write_fd(&p, pfd[1]);
-			send(ctx, BL_SM_ADD, &p, false, &t, "fd object");
+			send_fds(ctx, BL_SM_ADD, &p, &t, "fd object");
 			break;
 		case 9:		/* descriptors riding along a lookup */
 			bl_parcel_write_string(&p, "valid");
 			bl_parcel_write_fd(&p, pfd[0]);
 			bl_parcel_write_fd(&p, pfd[1]);
-			send(ctx, BL_SM_CHECK, &p, false, &t, "fd trailing");
+			send_fds(ctx, BL_SM_CHECK, &p, &t, "fd trailing");
 			break;
 		case 10:	/* list with arguments */
 			bl_parcel_write_blob(&p, "x", 1);
@@ -174,30 +194,46 @@ int main(void)
 		}
 		bl_parcel_fini(&p);
 	}
-	printf("%d error replies, %d successes (mutations), %d wrong, %d lost\n",
-	       t.error_replies, t.ok_replies, t.wrong, t.call_failures);
+	printf("%d error replies, %d successes (mutations), %d refused (descriptors), %d wrong, %d lost\n",
+	       t.error_replies, t.ok_replies, t.refused, t.wrong, t.call_failures);
+	CHECK(t.refused == ROUNDS / 16 * 2 + (ROUNDS % 16 > 8) + (ROUNDS % 16 > 9),
+	      "every request with descriptors was refused: %d", t.refused);
 	CHECK(t.wrong == 0, "no malformed request succeeded: %d", t.wrong);
 	CHECK(t.call_failures == 0, "every request was answered: %d lost",
 	      t.call_failures);
 	CHECK(t.error_replies >= ROUNDS * 3 / 4, "error replies: %d",
 	      t.error_replies);
 
-	CHECK(waitpid(mgr, NULL, WNOHANG) == 0, "the manager is alive");
 	ret = bl_sm_check(ctx, "valid", &h);
-	CHECK(ret == 0, "and answers a valid lookup: %d", ret);
+	CHECK(ret == 0, "the manager answers a valid lookup: %d", ret);
 	if (!ret)
 		bl_handle_release(ctx, h);
+
+	close(pfd[0]);
+	close(pfd[1]);
+	bl_handle_release(ctx, h);
+	if (svc)	/* 0: it did not register (kill(0) is our group) */
+		blt_kill(svc);
+	bl_context_close(ctx);
+	return fb_done();
+}
+
+int main(void)
+{
+	int fds_before, fds_after, st;
+	pid_t mgr;
+
+	/* a root manager, as a system runs one (claiming handle 0 takes it) */
+	mgr = smt_manager_start(NULL);
+	fds_before = smt_count_fds(smt_manager_process(mgr));
+	st = fb_run_as_nobody(client, NULL);
+	CHECK(st == 0, "the requests, as uid 65534: status %d", st);
+	CHECK(waitpid(mgr, NULL, WNOHANG) == 0, "the manager is alive");
 	/* the descriptors it was sent were closed, none kept */
 	fds_after = smt_count_fds(smt_manager_process(mgr));
 	CHECK(fds_before > 0 && fds_after == fds_before,
 	      "manager descriptors before %d, after %d", fds_before,
 	      fds_after);
 	CHECK(smt_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
-
-	close(pfd[0]);
-	close(pfd[1]);
-	bl_handle_release(ctx, h);
-	blt_kill(svc);
-	bl_context_close(ctx);
 	return fb_done();
 }

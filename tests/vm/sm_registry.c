@@ -2,7 +2,8 @@
 /*
  * sm_registry.c - fb-servicemanager: registration, lookup, list, waiting
  * for a name, duplicates refused, names dropped when their service dies,
- * one manager at a time, clean exit on SIGTERM.
+ * one manager at a time, clean exit on SIGTERM.  The manager runs as root,
+ * the clients and services as uid 65534.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -76,17 +77,60 @@ static int waiter_main(void *arg)
 	return ret || v != 10 ? 3 : 0;
 }
 
-int main(void)
+/*
+ * The manager is root's, as on a system: the client (uid 65534) asks the
+ * root parent to start a second one or to stop it, over a pair of pipes.
+ */
+enum { ASK_SECOND = 's', ASK_STOP = 't' };
+static int ask_pipe[2], answer_pipe[2];
+
+static int ask_root(char what)
 {
-	struct bl_context *ctx = blt_open();
-	pid_t mgr, a, b, c, d, late, waiter, second;
+	int st = -1;
+
+	if (write(ask_pipe[1], &what, 1) != 1 ||
+	    read(answer_pipe[0], &st, sizeof(st)) != sizeof(st))
+		die("ask the root parent");
+	return st;
+}
+
+static void serve_asks(pid_t mgr)
+{
+	pid_t second;
+	char what;
+	int st;
+
+	while (read(ask_pipe[0], &what, 1) == 1) {
+		if (what == ASK_STOP) {
+			st = smt_manager_stop(mgr);
+		} else {
+			second = fork();
+			if (!second) {
+				execlp("fb-servicemanager", "fb-servicemanager", NULL);
+				_exit(127);
+			}
+			st = fb_wait(second);
+		}
+		if (write(answer_pipe[1], &st, sizeof(st)) != sizeof(st))
+			die("answer the client");
+	}
+}
+
+static int client(void *arg)
+{
+	struct bl_context *ctx;
+	pid_t a, b, c, d, late, waiter;
 	uint32_t h, h2;
 	int32_t v = 0;
 	char names[512];
 	int64_t t0;
 	int ret;
 
-	mgr = smt_manager_start(NULL);
+	(void)arg;
+	fb_become_nobody();
+	close(ask_pipe[0]);
+	close(answer_pipe[1]);
+	ctx = blt_open();
 
 	CHECK(list_names(ctx, names, sizeof(names)) == 0 && !names[0],
 	      "a new manager lists nothing: '%s'", names);
@@ -156,18 +200,13 @@ int main(void)
 	}
 
 	/* one manager at a time */
-	second = fork();
-	if (!second) {
-		execlp("fb-servicemanager", "fb-servicemanager", NULL);
-		_exit(127);
-	}
-	CHECK(fb_wait(second) == 1, "a second manager exits with 1");
+	CHECK(ask_root(ASK_SECOND) == 1, "a second manager exits with 1");
 	CHECK(bl_sm_check(ctx, "alpha", &h2) == 0,
 	      "the first manager still answers");
 	bl_handle_release(ctx, h2);
 
 	/* SIGTERM: a clean exit, and handle 0 is gone */
-	CHECK(smt_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
+	CHECK(ask_root(ASK_STOP) == 0, "manager exits 0 on SIGTERM");
 	CHECK(bl_sm_check(ctx, "alpha", &h2) == -EHOSTDOWN,
 	      "no manager: lookups fail with EHOSTDOWN");
 	CHECK(list_names(ctx, names, sizeof(names)) == -EHOSTDOWN,
@@ -179,5 +218,24 @@ int main(void)
 	blt_kill(late);
 	blt_kill(d);
 	bl_context_close(ctx);
+	return fb_done();
+}
+
+int main(void)
+{
+	pid_t mgr, cl;
+	int st;
+
+	if (pipe(ask_pipe) || pipe(answer_pipe))
+		die("pipe");
+	mgr = smt_manager_start(NULL);
+	cl = fb_fork(client, NULL);
+	close(ask_pipe[1]);
+	close(answer_pipe[0]);
+	serve_asks(mgr);
+	st = fb_wait(cl);
+	CHECK(st == 0, "the clients and services, as uid 65534: status %d", st);
+	if (waitpid(mgr, NULL, WNOHANG) == 0)
+		smt_manager_stop(mgr);
 	return fb_done();
 }

@@ -245,7 +245,8 @@ static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
 			die("pipe");
 		o[0].fd = pf[0];
 		o[1].fd = pf[1];
-		ret = fbp_call(t, 0, C_FD, o, sizeof(o), offs, 2, &r, NULL, NULL);
+		ret = fbp_call_flags(t, 0, C_FD, FB_TXN_ACCEPT_FDS, o, sizeof(o), offs, 2, &r,
+				     NULL, NULL);
 		close(pf[0]);
 		close(pf[1]);
 		call_ok(t, ret, &r, "fd");
@@ -359,7 +360,7 @@ int main(void)
 	cl.phase_at = cl.per_thread / 4;
 	printf("# soak: %lu operations on %d threads, warm-up %lu\n", cl.per_thread * NTHREADS,
 	       NTHREADS, cl.phase_at * NTHREADS);
-	spid = fbp_spawn_manager(4 * MB, MGR_COOKIE, s_main, NULL);
+	spid = fbp_spawn_manager_ex(4 * MB, MGR_COOKIE, FBP_MGR_FDS, s_main, NULL);
 	fbp_open(&cl.ctx, 4 * MB);
 	pthread_barrier_init(&cl.bar, NULL, NTHREADS + 1);
 	if (pthread_create(&lth, NULL, c_looper, NULL))

@@ -30,3 +30,19 @@ VM_ROOT_TESTS	+= attack_orphan_ctx attack_stalled_sender
 # serves handle 0, calls at SCHED_FIFO (attack_prio) or runs drop_caches
 # (proto_mmap's shrinker race), then checks the live counts.
 VM_ROOT_TESTS	+= attack_fork_map attack_prio proto_mmap
+# Claiming handle 0 again and again, as root (FB_IOC_SET_CONTEXT_MGR takes
+# CAP_SYS_ADMIN or the module's manager_uid).
+VM_ROOT_TESTS	+= proto_mgr
+# Root only to claim handle 0: each starts its manager as root first, then
+# drops to uid 65534 with fb_become_nobody(), the raw managers too
+# (fbp_spawn_manager_ex() with FBP_MGR_NOBODY); the library and
+# service-manager tests keep a root manager, as a system does, and run
+# their clients in a child that drops (fb_run_as_nobody()).  proto_poll's
+# epoll regression stays root: it claims handle 0 twenty times.
+VM_CLAIM_TESTS	:= lib_call lib_pool proto_death proto_errors proto_fd proto_fd_more \
+		   proto_idle proto_looper proto_mmap proto_nested proto_objects \
+		   proto_oneway proto_poll proto_stress proto_txn sm_malformed sm_registry
+VM_ROOT_TESTS	+= $(VM_CLAIM_TESTS)
+# The security attacks that reload the module or read debugfs: they start
+# as root and attack from children that drop privileges.
+VM_ROOT_TESTS	+= attack_ctx_mgr attack_fd_flood

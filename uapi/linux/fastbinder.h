@@ -56,13 +56,25 @@ struct fb_object {
 #define FB_OBJF_MIN_PRIO	0x100
 #define FB_OBJF_PRIO_RT		0x200
 
+/*
+ * fb_object.flags of FB_OBJ_LOCAL, and struct fb_context_mgr.flags: the
+ * object takes messages that carry descriptors (binder's ACCEPTS_FDS).
+ * Read when the node is created, as the priority; a send with an
+ * FB_OBJ_FD object to a node without it fails with EPERM.
+ */
+#define FB_OBJF_ACCEPTS_FDS	0x400
+
 /* fb_object.flags of FB_OBJ_FD: the receiver's descriptor survives exec. */
 #define FB_OBJF_NO_CLOEXEC	0x1
+
+/* The most FB_OBJ_FD objects one message may carry (as SCM_MAX_FD). */
+#define FB_MAX_FDS		253
 
 /* ---- what a sender writes ---------------------------------------------- */
 
 /* struct fb_txn.flags */
 #define FB_TXN_ONEWAY		0x01	/* no reply; the sender does not wait */
+#define FB_TXN_ACCEPT_FDS	0x02	/* a call whose reply may carry fds */
 
 /* Payload of FB_CMD_SEND and FB_CMD_REPLY. */
 struct fb_txn {
@@ -163,7 +175,7 @@ struct fb_write_read {
 /* Payload of FB_IOC_SET_CONTEXT_MGR. */
 struct fb_context_mgr {
 	__u64 cookie;		/* the local object that becomes handle 0 */
-	__u32 flags;		/* must be 0 */
+	__u32 flags;		/* FB_OBJF_ACCEPTS_FDS, or 0 */
 	__u32 reserved;
 };
 

@@ -67,7 +67,12 @@ void fbp_close(struct fbp *p)
 
 int fbp_set_mgr(int fd, __u64 cookie)
 {
-	struct fb_context_mgr m = { .cookie = cookie };
+	return fbp_set_mgr_flags(fd, cookie, 0);
+}
+
+int fbp_set_mgr_flags(int fd, __u64 cookie, __u32 flags)
+{
+	struct fb_context_mgr m = { .cookie = cookie, .flags = flags };
 
 	return ioctl(fd, FB_IOC_SET_CONTEXT_MGR, &m) < 0 ? -errno : 0;
 }
@@ -408,6 +413,14 @@ int fbp_call(struct fbp *p, __u32 handle, __u32 code, const void *data,
 	     size_t size, const __u64 *offs, size_t n, struct fbp_ret *reply,
 	     fbp_handler_fn nested, void *arg)
 {
+	return fbp_call_flags(p, handle, code, 0, data, size, offs, n, reply,
+			      nested, arg);
+}
+
+int fbp_call_flags(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
+		   const void *data, size_t size, const __u64 *offs, size_t n,
+		   struct fbp_ret *reply, fbp_handler_fn nested, void *arg)
+{
 	unsigned char rbuf[FBP_RBUF];
 	struct fbp_w w;
 	size_t rdone, pos;
@@ -416,7 +429,7 @@ int fbp_call(struct fbp *p, __u32 handle, __u32 code, const void *data,
 	int ret;
 
 	fbp_w_reset(&w);
-	fbp_w_send(&w, handle, code, 0, data, size, offs, n);
+	fbp_w_send(&w, handle, code, flags, data, size, offs, n);
 	memset(reply, 0, sizeof(*reply));
 	for (;;) {
 		rdone = 0;
@@ -575,6 +588,12 @@ void fbp_reg_quit(void)
 pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 			int (*body)(struct fbp *p, void *arg), void *arg)
 {
+	return fbp_spawn_manager_ex(map_size, cookie, 0, body, arg);
+}
+
+pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
+			   int (*body)(struct fbp *p, void *arg), void *arg)
+{
 	int pfd[2], ret;
 	struct fbp *p;
 	char c = 0;
@@ -592,11 +611,14 @@ pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 		if (!p)
 			die("malloc");
 		fbp_open(p, map_size);
-		ret = fbp_set_mgr(p->fd, cookie);
+		ret = fbp_set_mgr_flags(p->fd, cookie, opts & FBP_MGR_FDS ?
+					FB_OBJF_ACCEPTS_FDS : 0);
 		if (ret) {
 			errno = -ret;
 			die("manager child: FB_IOC_SET_CONTEXT_MGR");
 		}
+		if (opts & FBP_MGR_NOBODY)
+			fb_become_nobody();
 		if (write(pfd[1], &c, 1) != 1)
 			die("manager child: write ready pipe");
 		close(pfd[1]);

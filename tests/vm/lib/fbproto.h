@@ -70,6 +70,8 @@ struct fbp *fbp_thread(const struct fbp *ctx, bool enter);
 void fbp_close(struct fbp *p);
 /* FB_IOC_SET_CONTEXT_MGR with this cookie; 0 or -errno. */
 int fbp_set_mgr(int fd, __u64 cookie);
+/* The same with flags (FB_OBJF_ACCEPTS_FDS: the manager takes descriptors). */
+int fbp_set_mgr_flags(int fd, __u64 cookie, __u32 flags);
 
 /* ---- write streams ---- */
 
@@ -139,6 +141,10 @@ typedef int (*fbp_handler_fn)(struct fbp *p, const struct fbp_ret *r, void *arg)
 int fbp_call(struct fbp *p, __u32 handle, __u32 code, const void *data,
 	     size_t size, const __u64 *offs, size_t n, struct fbp_ret *reply,
 	     fbp_handler_fn nested, void *arg);
+/* fbp_call() with the send's flags: FB_TXN_ACCEPT_FDS, for a reply with fds. */
+int fbp_call_flags(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
+		   const void *data, size_t size, const __u64 *offs, size_t n,
+		   struct fbp_ret *reply, fbp_handler_fn nested, void *arg);
 
 /* fbp_next() + handler until the handler returns nonzero.  0 or -errno. */
 int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg);
@@ -147,6 +153,8 @@ int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg);
  * Fork a child that opens a context with map_size, claims the context
  * manager with cookie, tells the parent it is ready, and returns
  * body(p, arg) as its exit status.  Returns the child's pid once it is ready.
+ * The claim needs CAP_SYS_ADMIN (or the module's manager_uid): the caller
+ * is root.
  */
 pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 			int (*body)(struct fbp *p, void *arg), void *arg);
@@ -164,6 +172,17 @@ void fbp_reg_put(struct fbp *p, __u32 slot, __u64 cookie);
 __u32 fbp_reg_get(struct fbp *p, __u32 slot);
 /* Stop the registry (from a context of its own). */
 void fbp_reg_quit(void);
+ * The same with options: FBP_MGR_NOBODY, the child claims as root and then
+ * drops to uid 65534 (fb_become_nobody()) before body runs.  That is how a
+ * test that runs as the adversary gets a manager: it starts as root
+ * (VM_CLAIM_TESTS in tests/vm/vm.mk), starts its managers this way, and
+ * then calls fb_become_nobody() itself.  FBP_MGR_FDS: the manager accepts
+ * descriptors (claimed with FB_OBJF_ACCEPTS_FDS).
+ */
+#define FBP_MGR_NOBODY	0x1
+#define FBP_MGR_FDS	0x2
+pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
+			   int (*body)(struct fbp *p, void *arg), void *arg);
 
 /* ---- payload patterns ---- */
 

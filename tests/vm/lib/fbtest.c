@@ -140,6 +140,12 @@ void fb_become_nobody(void)
 		die("setuid");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		die("PR_SET_NO_NEW_PRIVS");
+	/*
+	 * The uid change made us undumpable, which a user's own process is
+	 * not: its peers of the same uid could not see /proc/PID/fd.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		die("PR_SET_DUMPABLE");
 	if (getuid() != FB_NOBODY_UID || geteuid() != FB_NOBODY_UID ||
 	    getgid() != FB_NOBODY_UID || getegid() != FB_NOBODY_UID)
 		die("still privileged ids");
@@ -153,4 +159,24 @@ void fb_become_nobody(void)
 	    (errno != EACCES && errno != EPERM))
 		die("nice -1 did not fail with EACCES");
 	errno = 0;
+}
+
+struct fb_nobody_call {
+	int (*fn)(void *arg);
+	void *arg;
+};
+
+static int fb_nobody_child(void *arg)
+{
+	const struct fb_nobody_call *c = arg;
+
+	fb_become_nobody();
+	return c->fn(c->arg);
+}
+
+int fb_run_as_nobody(int (*fn)(void *arg), void *arg)
+{
+	struct fb_nobody_call c = { fn, arg };
+
+	return fb_wait(fb_fork(fb_nobody_child, &c));
 }

@@ -79,4 +79,11 @@ int fb_wait(pid_t pid);
 #define FB_NOBODY_UID 65534
 void fb_become_nobody(void);
 
+/*
+ * fb_fork() a child that calls fb_become_nobody(), then fn(arg); waits for
+ * it and returns its status as fb_wait() does.  A root test keeps what
+ * needs root (a service manager it started) and runs the rest through it.
+ */
+int fb_run_as_nobody(int (*fn)(void *arg), void *arg);
+
 #endif /* FBTEST_H */
