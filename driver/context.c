@@ -37,6 +37,7 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	ctx->handles = RB_ROOT;
 	ctx->handles_by_node = RB_ROOT;
 	ctx->deaths = RB_ROOT;
+	INIT_LIST_HEAD(&ctx->dying_handles);
 	ctx->next_handle = 1;
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
@@ -326,7 +327,10 @@ void fb_ctx_release(struct fb_ctx *ctx)
 	struct fb_transaction *t;
 	struct fb_node *node;
 	struct rb_node *rb;
+	LIST_HEAD(dying);
 
+	/* its own links first, a batch at a time */
+	fb_ctx_drop_deaths(ctx);
 	spin_lock(&dev->lock);
 	ctx->dead = true;
 	list_del_init(&ctx->dev_entry);
@@ -344,9 +348,11 @@ void fb_ctx_release(struct fb_ctx *ctx)
 		/* death notices go with their links, just below */
 	}
 	fb_ctx_drop_deaths_locked(ctx);
-	fb_ctx_drop_nodes_locked(ctx);
+	fb_ctx_drop_nodes_locked(ctx, &dying);
 	fb_ctx_drop_handles_locked(ctx);
 	spin_unlock(&dev->lock);
+	/* then the holders of its nodes hear, a batch at a time */
+	fb_nodes_fire_deaths(dev, &dying);
 
 	/* senders copying into our buffer finish before it is freed */
 	wait_event(ctx->senders_wait, !fb_ctx_has_senders(ctx));

@@ -139,8 +139,15 @@ void fb_node_notice_done_locked(struct fb_node *node)
 	fb_node_free_locked(node);
 }
 
-/* The owner is gone: its nodes die, oneway work still queued for them too. */
-void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx)
+/*
+ * The owner is gone: its nodes die, oneway work still queued for them too.
+ * A node that holders linked to goes on *dying, pinned, and its holders
+ * hear of the death from fb_nodes_fire_deaths() once the caller dropped
+ * the lock: any number of contexts may have linked to one node.  A dead
+ * node never sends its release notice, so its work entry is free for
+ * that list.
+ */
+void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx, struct list_head *dying)
 {
 	struct fb_device *dev = ctx->dev;
 	struct fb_transaction *txn, *tmp;
@@ -164,7 +171,10 @@ void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx)
 			fb_txn_discard_locked(txn);
 		}
 		node->async_out = 0;
-		fb_node_deaths_fire_locked(node);
+		if (!list_empty(&node->deaths)) {
+			node->tmp_refs++;
+			list_add_tail(&node->work.entry, dying);
+		}
 		fb_node_check_locked(node);
 	}
 }
@@ -271,13 +281,10 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 	return 0;
 }
 
-static void fb_handle_free_locked(struct fb_handle *h)
+static void fb_handle_destroy_locked(struct fb_handle *h)
 {
 	struct fb_node *node = h->node;
 
-	fb_handle_drop_deaths_locked(h);
-	rb_erase(&h->rb_id, &h->ctx->handles);
-	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
 	h->ctx->nr_handles--;
 	kfree(h);
 	fb_stat_dec(FB_STAT_LIVE_HANDLES);
@@ -285,20 +292,77 @@ static void fb_handle_free_locked(struct fb_handle *h)
 	fb_node_check_locked(node);
 }
 
-/* Called after any of a handle's counts dropped. */
-void fb_handle_check_locked(struct fb_handle *h)
+/*
+ * The handle goes, and its death links with it.  A holder may have linked
+ * up to max_death_links cookies to one handle: when more are left than
+ * one batch, the handle only leaves its id (nothing finds it any more)
+ * and waits on ctx->dying_handles for fb_ctx_drop_dying_handles().
+ * Returns true then.
+ */
+static bool fb_handle_free_locked(struct fb_handle *h)
 {
-	if (!h->user_refs && !h->buf_refs)
-		fb_handle_free_locked(h);
+	lockdep_assert_held(&h->ctx->dev->lock);
+	rb_erase(&h->rb_id, &h->ctx->handles);
+	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
+	if (fb_handle_drop_deaths_locked(h)) {
+		list_add_tail(&h->dying_entry, &h->ctx->dying_handles);
+		return true;
+	}
+	fb_handle_destroy_locked(h);
+	return false;
 }
 
+/*
+ * Called after any of a handle's counts dropped.  True when the caller
+ * must call fb_ctx_drop_dying_handles() once it dropped the lock.
+ */
+bool fb_handle_check_locked(struct fb_handle *h)
+{
+	if (!h->user_refs && !h->buf_refs)
+		return fb_handle_free_locked(h);
+	return false;
+}
+
+/*
+ * The links of handles freed with many (fb_handle_free_locked()) go a
+ * batch per hold of the device lock, then the handles.  Whoever freed
+ * them calls this before it returns to user space.
+ */
+void fb_ctx_drop_dying_handles(struct fb_ctx *ctx)
+{
+	struct fb_device *dev = ctx->dev;
+	struct fb_handle *h;
+
+	spin_lock(&dev->lock);
+	while ((h = list_first_entry_or_null(&ctx->dying_handles,
+					     struct fb_handle, dying_entry))) {
+		if (!fb_handle_drop_deaths_locked(h)) {
+			list_del(&h->dying_entry);
+			fb_handle_destroy_locked(h);
+		}
+		spin_unlock(&dev->lock);
+		cond_resched();
+		spin_lock(&dev->lock);
+	}
+	spin_unlock(&dev->lock);
+}
+
+/* At release: the context's links are gone already (fb_ctx_drop_deaths()). */
 void fb_ctx_drop_handles_locked(struct fb_ctx *ctx)
 {
+	struct fb_handle *h;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	while ((rb = rb_first(&ctx->handles)))
 		fb_handle_free_locked(rb_entry(rb, struct fb_handle, rb_id));
+	while ((h = list_first_entry_or_null(&ctx->dying_handles,
+					     struct fb_handle, dying_entry))) {
+		while (fb_handle_drop_deaths_locked(h))
+			;
+		list_del(&h->dying_entry);
+		fb_handle_destroy_locked(h);
+	}
 }
 
 int fb_handle_acquire(struct fb_ctx *ctx, u32 id)
@@ -325,6 +389,7 @@ int fb_handle_acquire(struct fb_ctx *ctx, u32 id)
 
 int fb_handle_release(struct fb_ctx *ctx, u32 id)
 {
+	bool dying = false;
 	struct fb_handle *h;
 	int ret = 0;
 
@@ -340,10 +405,12 @@ int fb_handle_release(struct fb_ctx *ctx, u32 id)
 			ret = -EINVAL;
 		} else {
 			h->user_refs--;
-			fb_handle_check_locked(h);
+			dying = fb_handle_check_locked(h);
 		}
 	}
 	spin_unlock(&ctx->dev->lock);
+	if (dying)
+		fb_ctx_drop_dying_handles(ctx);
 	return ret;
 }
 

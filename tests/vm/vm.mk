@@ -18,3 +18,8 @@ VM_BINS		+= tests/vm/lib/fbtest.sh $(BUILD)/tests/vm-bin/fb-nobody
 VM_ROOT_TESTS	:= debug_param devices fuzz_ioctl killstorm proto_abandon \
 		   proto_death_more proto_debugfs proto_kill proto_limits \
 		   proto_prio proto_prio_chain sm_policy soak
+# Attacks on the bounds of what an opener may create (issue 17): the
+# attackers and bystanders drop to uid 65534 themselves; root reads the
+# live counts while the attack holds them, sets the module parameters and
+# starts the service manager.
+VM_ROOT_TESTS	+= attack_death_links
