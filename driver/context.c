@@ -176,6 +176,55 @@ bool fb_thread_wants_ctx_work(struct fb_thread *thread)
 	return !top || top->to_thread == thread;
 }
 
+/* Records of other threads a new record looks at, to free exited ones. */
+#define FB_THREAD_REAP	4
+
+/* The first record after pid, or the first of all. */
+static struct rb_node *fb_thread_after_locked(struct fb_ctx *ctx, pid_t pid)
+{
+	struct rb_node *n = ctx->threads.rb_node, *found = NULL;
+
+	while (n) {
+		if (rb_entry(n, struct fb_thread, rb_node)->pid > pid) {
+			found = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return found ?: rb_first(&ctx->threads);
+}
+
+static void fb_thread_free_locked(struct fb_thread *thread);
+
+/*
+ * A thread that exits without FB_IOC_THREAD_EXIT leaves its record: each
+ * new record looks at the next FB_THREAD_REAP others, round the tree, and
+ * frees those whose thread is gone, as FB_IOC_THREAD_EXIT would have.  A
+ * sweep visits every record within (records / FB_THREAD_REAP) new ones,
+ * so the records stay below about three times the threads alive at once,
+ * and the lock is held for a few records only.  A thread that is gone
+ * cannot be inside an ioctl, so nothing uses the record but the lock's
+ * holders.
+ */
+static void fb_ctx_reap_threads_locked(struct fb_ctx *ctx)
+{
+	struct rb_node *rb = fb_thread_after_locked(ctx, ctx->reap_next);
+	struct fb_thread *thread;
+	struct rb_node *next;
+	int i;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	for (i = 0; i < FB_THREAD_REAP && rb; i++) {
+		thread = rb_entry(rb, struct fb_thread, rb_node);
+		next = rb_next(rb);
+		ctx->reap_next = thread->pid;
+		if (!pid_has_task(thread->tpid, PIDTYPE_PID))
+			fb_thread_free_locked(thread);
+		rb = next ?: rb_first(&ctx->threads);
+	}
+}
+
 /* The calling thread's record, created on its first ioctl. */
 struct fb_thread *fb_thread_get(struct fb_ctx *ctx)
 {
@@ -185,6 +234,7 @@ struct fb_thread *fb_thread_get(struct fb_ctx *ctx)
 
 again:
 	spin_lock(&ctx->dev->lock);
+search:
 	p = &ctx->threads.rb_node;
 	parent = NULL;
 	while (*p) {
@@ -194,17 +244,25 @@ again:
 			p = &parent->rb_left;
 		} else if (pid > thread->pid) {
 			p = &parent->rb_right;
+		} else if (thread->tpid != task_pid(current)) {
+			/* an exited thread's, whose number came back */
+			fb_thread_free_locked(thread);
+			goto search;
 		} else {
 			spin_unlock(&ctx->dev->lock);
-			kfree(new);
+			if (new) {
+				put_pid(new->tpid);
+				kfree(new);
+			}
 			return thread;
 		}
 	}
 	if (!new) {
 		spin_unlock(&ctx->dev->lock);
-		new = kzalloc(sizeof(*new), GFP_KERNEL);
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 		if (!new)
 			return NULL;
+		new->tpid = get_task_pid(current, PIDTYPE_PID);
 		goto again;
 	}
 	new->ctx = ctx;
@@ -214,8 +272,9 @@ again:
 	init_waitqueue_head(&new->wait);
 	rb_link_node(&new->rb_node, parent, p);
 	rb_insert_color(&new->rb_node, &ctx->threads);
-	spin_unlock(&ctx->dev->lock);
 	fb_stat_inc(FB_STAT_LIVE_THREADS);
+	fb_ctx_reap_threads_locked(ctx);
+	spin_unlock(&ctx->dev->lock);
 	return new;
 }
 
@@ -244,6 +303,7 @@ static void fb_thread_free_locked(struct fb_thread *thread)
 	}
 	list_del_init(&thread->waiting_entry);
 	rb_erase(&thread->rb_node, &thread->ctx->threads);
+	put_pid(thread->tpid);
 	/* epoll entries on wait detach; RCU lets them finish looking */
 	wake_up_pollfree(&thread->wait);
 	kfree_rcu(thread, rcu);

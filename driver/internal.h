@@ -32,7 +32,8 @@
  * Lifetimes
  * =========
  *   fb_ctx     kref: the file holds one, every in-flight user another.
- *   fb_thread  lives until FB_IOC_THREAD_EXIT or the context's release;
+ *   fb_thread  lives until FB_IOC_THREAD_EXIT, the context's release, or
+ *              a sweep finds its thread gone (fb_thread_get());
  *              a transaction points at it only while it is on its stack.
  *              An epoll set may hold an entry on its wait queue (polled
  *              through the thread that added the file): it is told with
@@ -123,6 +124,7 @@ struct fb_ctx {
 	u32 active_senders;		/* copying into alloc right now */
 	wait_queue_head_t senders_wait;	/* release waits for them */
 
+	pid_t reap_next;		/* the sweep for exited threads' records */
 	u32 max_threads;
 	u32 requested_threads;		/* asked for, not registered yet */
 	u32 started_threads;		/* registered because we asked */
@@ -138,6 +140,7 @@ struct fb_thread {
 	struct fb_ctx *ctx;
 	struct rb_node rb_node;
 	pid_t pid;
+	struct pid *tpid;		/* counted: tells when the thread is gone */
 	struct list_head todo;		/* work for this thread only */
 	wait_queue_head_t wait;
 	struct list_head waiting_entry;	/* on ctx->waiting while asleep */
