@@ -38,7 +38,7 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	ctx->handles_by_node = RB_ROOT;
 	ctx->deaths = RB_ROOT;
 	INIT_LIST_HEAD(&ctx->dying_handles);
-	ctx->next_handle = 1;
+	ctx->next_handle = fb_handle_id_start ?: 1;
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
 	init_waitqueue_head(&ctx->poll_wait);

@@ -72,6 +72,7 @@
 #define FB_MAX_THREADS		1024	/* FB_IOC_SET_MAX_THREADS ceiling */
 
 extern unsigned int fb_max_handles;	/* module parameter */
+extern unsigned int fb_handle_id_start;	/* module parameter */
 extern unsigned int fb_max_death_links;	/* module parameter */
 
 struct fb_device {
@@ -113,7 +114,7 @@ struct fb_ctx {
 	struct rb_root handles_by_node;	/* fb_handle by node address */
 	struct rb_root deaths;		/* fb_death_link by cookie */
 	u32 nr_deaths;			/* links in deaths */
-	u32 next_handle;		/* handle ids are never reused */
+	u32 next_handle;		/* next handle id, if free (node.c) */
 	u32 nr_handles;
 	struct list_head dying_handles;	/* fb_handle.dying_entry */
 
@@ -302,6 +303,11 @@ void fb_node_check_locked(struct fb_node *node);
 void fb_node_notice_done_locked(struct fb_node *node);
 struct fb_handle *fb_handle_lookup_locked(struct fb_ctx *ctx, u32 id);
 struct fb_node *fb_handle_to_node_locked(struct fb_ctx *ctx, u32 id);
+u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx);
+void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h);
+#ifdef CONFIG_FASTBINDER_SELFTEST
+int fb_handle_selftest(void);
+#endif
 int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 			      struct fb_handle **spare,
 			      struct fb_handle **out);

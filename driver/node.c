@@ -10,8 +10,11 @@
  * the node leaves the tree: a later send of the same cookie makes a new one.
  * That count lets user space free its object without a handshake.
  *
- * Handle ids count up from 1 and are never reused within a context, so a
- * stale id cannot reach another object.  Handle 0 is the device's context
+ * Handle ids count up and wrap from 0xffffffff to 1, skipping the ids
+ * still in use (fb_handle_alloc_id_locked()): an id comes back in a
+ * context only after every other id was handed out there once more, so
+ * a stale id cannot reach another object short of 2^32 - 2 new handles in
+ * between, and ids never run out.  Handle 0 is the device's context
  * manager, held by no handle record.
  */
 #include <linux/atomic.h>
@@ -23,6 +26,12 @@
 unsigned int fb_max_handles = 65536;
 module_param_named(max_handles, fb_max_handles, uint, 0644);
 MODULE_PARM_DESC(max_handles, "Most handles one context may hold (default 65536)");
+
+/* Where a new context's ids start: tests start near 2^32 to see them wrap. */
+unsigned int fb_handle_id_start = 1;
+module_param_named(handle_id_start, fb_handle_id_start, uint, 0644);
+MODULE_PARM_DESC(handle_id_start,
+		 "First handle id of a new context, for tests of the id wrap (default 1)");
 
 static atomic64_t fb_node_ids = ATOMIC64_INIT(0);
 
@@ -232,6 +241,58 @@ static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
 }
 
 /*
+ * The next handle id of ctx: the counter's, or the first id after it not
+ * in use, wrapping from 0xffffffff to 1.  Fewer ids are in use than exist
+ * (nr_handles < max_handles, a u32), so there always is one.  Walking past
+ * ids in use (at most nr_handles steps) happens only where the counter
+ * comes round to them again, 2^32 - 2 ids later.
+ */
+u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx)
+{
+	struct rb_node *n = ctx->handles.rb_node, *next = NULL;
+	struct fb_handle *h;
+	u32 id = ctx->next_handle ?: 1;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	/* the handle with the smallest id >= id, if any */
+	while (n) {
+		h = rb_entry(n, struct fb_handle, rb_id);
+		if (h->id >= id) {
+			next = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	while (next && rb_entry(next, struct fb_handle, rb_id)->id == id) {
+		next = rb_next(next);
+		if (!++id) {
+			id = 1;
+			next = rb_first(&ctx->handles);
+		}
+	}
+	ctx->next_handle = id + 1 ?: 1;
+	return id;
+}
+
+/* Puts h in ctx->handles by its id, which no other handle there has. */
+void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h)
+{
+	struct rb_node **p = &ctx->handles.rb_node, *parent = NULL;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	while (*p) {
+		parent = *p;
+		if (h->id < rb_entry(parent, struct fb_handle, rb_id)->id)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&h->rb_id, parent, p);
+	rb_insert_color(&h->rb_id, &ctx->handles);
+}
+
+/*
  * ctx's handle for node, created from *spare when it has none.  *out is
  * NULL for the context manager (handle 0, not counted).  -EAGAIN asks the
  * caller for a spare; -EDQUOT when ctx holds too many handles.
@@ -239,7 +300,7 @@ static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
 int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 			      struct fb_handle **spare, struct fb_handle **out)
 {
-	struct rb_node **link, *parent, **p;
+	struct rb_node **link, *parent;
 	struct fb_handle *h;
 
 	lockdep_assert_held(&ctx->dev->lock);
@@ -251,7 +312,7 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 		*out = h;
 		return 0;
 	}
-	if (ctx->nr_handles >= fb_max_handles || !ctx->next_handle)
+	if (ctx->nr_handles >= fb_max_handles)
 		return -EDQUOT;
 	if (!*spare)
 		return -EAGAIN;
@@ -260,19 +321,10 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 	h->ctx = ctx;
 	h->node = node;
 	INIT_LIST_HEAD(&h->deaths);
-	h->id = ctx->next_handle++;
 	rb_link_node(&h->rb_node, parent, link);
 	rb_insert_color(&h->rb_node, &ctx->handles_by_node);
-
-	/* ids only grow: the new one goes rightmost */
-	p = &ctx->handles.rb_node;
-	parent = NULL;
-	while (*p) {
-		parent = *p;
-		p = &(*p)->rb_right;
-	}
-	rb_link_node(&h->rb_id, parent, p);
-	rb_insert_color(&h->rb_id, &ctx->handles);
+	h->id = fb_handle_alloc_id_locked(ctx);
+	fb_handle_insert_id_locked(ctx, h);
 
 	ctx->nr_handles++;
 	node->handle_count++;

@@ -22,5 +22,5 @@ VM_ROOT_TESTS	:= debug_param devices fuzz_ioctl killstorm proto_abandon \
 # attackers and bystanders drop to uid 65534 themselves; root reads the
 # live counts while the attack holds them, sets the module parameters and
 # starts the service manager.
-VM_ROOT_TESTS	+= attack_death_links attack_long_stream \
+VM_ROOT_TESTS	+= attack_death_links attack_handle_ids attack_long_stream \
 		   attack_thread_records
