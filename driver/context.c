@@ -46,7 +46,8 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	ctx->handles_by_node = RB_ROOT;
 	ctx->deaths = RB_ROOT;
 	ctx->senders = RB_ROOT;
-	ctx->next_handle = 1;
+	INIT_LIST_HEAD(&ctx->dying_handles);
+	ctx->next_handle = fb_handle_id_start ?: 1;
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
 	init_waitqueue_head(&ctx->poll_wait);
@@ -180,6 +181,55 @@ bool fb_thread_wants_ctx_work(struct fb_thread *thread)
 	return !top || top->to_thread == thread;
 }
 
+/* Records of other threads a new record looks at, to free exited ones. */
+#define FB_THREAD_REAP	4
+
+/* The first record after pid, or the first of all. */
+static struct rb_node *fb_thread_after_locked(struct fb_ctx *ctx, pid_t pid)
+{
+	struct rb_node *n = ctx->threads.rb_node, *found = NULL;
+
+	while (n) {
+		if (rb_entry(n, struct fb_thread, rb_node)->pid > pid) {
+			found = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return found ?: rb_first(&ctx->threads);
+}
+
+static void fb_thread_free_locked(struct fb_thread *thread);
+
+/*
+ * A thread that exits without FB_IOC_THREAD_EXIT leaves its record: each
+ * new record looks at the next FB_THREAD_REAP others, round the tree, and
+ * frees those whose thread is gone, as FB_IOC_THREAD_EXIT would have.  A
+ * sweep visits every record within (records / FB_THREAD_REAP) new ones,
+ * so the records stay below about three times the threads alive at once,
+ * and the lock is held for a few records only.  A thread that is gone
+ * cannot be inside an ioctl, so nothing uses the record but the lock's
+ * holders.
+ */
+static void fb_ctx_reap_threads_locked(struct fb_ctx *ctx)
+{
+	struct rb_node *rb = fb_thread_after_locked(ctx, ctx->reap_next);
+	struct fb_thread *thread;
+	struct rb_node *next;
+	int i;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	for (i = 0; i < FB_THREAD_REAP && rb; i++) {
+		thread = rb_entry(rb, struct fb_thread, rb_node);
+		next = rb_next(rb);
+		ctx->reap_next = thread->pid;
+		if (!pid_has_task(thread->tpid, PIDTYPE_PID))
+			fb_thread_free_locked(thread);
+		rb = next ?: rb_first(&ctx->threads);
+	}
+}
+
 /* The calling thread's record, created on its first ioctl. */
 struct fb_thread *fb_thread_get(struct fb_ctx *ctx)
 {
@@ -189,6 +239,7 @@ struct fb_thread *fb_thread_get(struct fb_ctx *ctx)
 
 again:
 	spin_lock(&ctx->dev->lock);
+search:
 	p = &ctx->threads.rb_node;
 	parent = NULL;
 	while (*p) {
@@ -198,9 +249,16 @@ again:
 			p = &parent->rb_left;
 		} else if (pid > thread->pid) {
 			p = &parent->rb_right;
+		} else if (thread->tpid != task_pid(current)) {
+			/* an exited thread's, whose number came back */
+			fb_thread_free_locked(thread);
+			goto search;
 		} else {
 			spin_unlock(&ctx->dev->lock);
-			kfree(new);
+			if (new) {
+				put_pid(new->tpid);
+				kfree(new);
+			}
 			return thread;
 		}
 	}
@@ -209,6 +267,7 @@ again:
 		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 		if (!new)
 			return NULL;
+		new->tpid = get_task_pid(current, PIDTYPE_PID);
 		goto again;
 	}
 	new->ctx = ctx;
@@ -218,8 +277,9 @@ again:
 	init_waitqueue_head(&new->wait);
 	rb_link_node(&new->rb_node, parent, p);
 	rb_insert_color(&new->rb_node, &ctx->threads);
-	spin_unlock(&ctx->dev->lock);
 	fb_stat_inc(FB_STAT_LIVE_THREADS);
+	fb_ctx_reap_threads_locked(ctx);
+	spin_unlock(&ctx->dev->lock);
 	return new;
 }
 
@@ -297,10 +357,21 @@ static void fb_thread_free(struct fb_thread *thread)
 			fb_prio_restore(task, &thread->oneway_saved);
 		put_task_struct(task);
 	}
+	put_pid(thread->tpid);
 	/* epoll entries on wait detach; RCU lets them finish looking */
 	wake_up_pollfree(&thread->wait);
 	kfree_rcu(thread, rcu);
 	fb_stat_dec(FB_STAT_LIVE_THREADS);
+}
+
+/*
+ * The record of a thread that is gone (the sweep, a reused thread id): its
+ * task exited, so there is no priority to give back and nothing sleeps.
+ */
+static void fb_thread_free_locked(struct fb_thread *thread)
+{
+	fb_thread_detach_locked(thread);
+	fb_thread_free(thread);
 }
 
 /*
@@ -374,7 +445,10 @@ static void fb_ctx_end(struct fb_ctx *ctx)
 	LIST_HEAD(threads);
 	struct rb_node *rb;
 	bool free_buffer;
+	LIST_HEAD(dying);
 
+	/* its own links first, a batch at a time */
+	fb_ctx_drop_deaths(ctx);
 	spin_lock(&dev->lock);
 	if (ctx->dead) {
 		spin_unlock(&dev->lock);
@@ -400,11 +474,13 @@ static void fb_ctx_end(struct fb_ctx *ctx)
 		/* death notices go with their links, just below */
 	}
 	fb_ctx_drop_deaths_locked(ctx);
-	fb_ctx_drop_nodes_locked(ctx);
+	fb_ctx_drop_nodes_locked(ctx, &dying);
 	fb_ctx_drop_handles_locked(ctx);
 	/* a sender's copy may wait on its own stalled page fault */
 	free_buffer = !ctx->active_senders;
 	spin_unlock(&dev->lock);
+	/* then the holders of its nodes hear, a batch at a time */
+	fb_nodes_fire_deaths(dev, &dying);
 
 	/* threads still raised (handling a call) get their own settings back */
 	list_for_each_entry_safe(thread, next, &threads, waiting_entry)

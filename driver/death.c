@@ -10,10 +10,24 @@
  * after the death was queued withdraws the notice and returns -EOWNERDEAD.
  * A link lives on its handle: dropping the handle drops its links.
  */
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "internal.h"
 #include "stats.h"
+
+/*
+ * Each link is kernel memory the holder pins at will (handle 0 is there
+ * for everyone to link): charged to the holder, and bounded per context.
+ * The default lets a context link every handle it may hold once.
+ */
+unsigned int fb_max_death_links = 65536;
+module_param_named(max_death_links, fb_max_death_links, uint, 0644);
+MODULE_PARM_DESC(max_death_links, "Most death links one context may hold (default 65536)");
+
+/* Links a closing holder drops per hold of the device lock. */
+#define FB_DEATH_BATCH	64
 
 static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
 						    u64 cookie,
@@ -42,6 +56,7 @@ static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
 
 static void fb_death_queue_locked(struct fb_death_link *d)
 {
+	lockdep_assert_held(&d->holder->dev->lock);
 	list_del_init(&d->node_entry);
 	d->state = FB_DEATH_QUEUED;
 	fb_ctx_enqueue_locked(d->holder, &d->work, false);
@@ -51,7 +66,9 @@ static void fb_death_remove_locked(struct fb_death_link *d)
 {
 	struct fb_node *node = d->node;
 
+	lockdep_assert_held(&d->holder->dev->lock);
 	rb_erase(&d->rb_node, &d->holder->deaths);
+	d->holder->nr_deaths--;
 	list_del_init(&d->node_entry);
 	list_del_init(&d->handle_entry);
 	list_del_init(&d->work.entry);
@@ -84,6 +101,10 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 		ret = -EEXIST;
 		goto out;
 	}
+	if (ctx->nr_deaths >= fb_max_death_links) {
+		ret = -EDQUOT;
+		goto out;
+	}
 	d->work.type = FB_WORK_DEAD;
 	INIT_LIST_HEAD(&d->work.entry);
 	INIT_LIST_HEAD(&d->node_entry);
@@ -97,6 +118,7 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 	}
 	rb_link_node(&d->rb_node, parent, link);
 	rb_insert_color(&d->rb_node, &ctx->deaths);
+	ctx->nr_deaths++;
 	node->link_refs++;
 	fb_stat_inc(FB_STAT_LIVE_DEATHS);
 	list_add_tail(&d->node_entry, &node->deaths);
@@ -164,21 +186,79 @@ void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie)
 	}
 }
 
-/* The node's owner is gone: every holder linked to it hears once. */
-void fb_node_deaths_fire_locked(struct fb_node *node)
+/*
+ * Nodes of a closed context that holders linked to (fb_ctx_drop_nodes_locked()
+ * put them on dying): every link queues its FB_RET_DEAD, once, a batch at a
+ * time, the device lock dropped in between.  Meanwhile the nodes are dead
+ * already: a send to one fails, a new link is told at once, an unlink
+ * finds its link not yet told.  Then the node loses its pin.
+ */
+void fb_nodes_fire_deaths(struct fb_device *dev, struct list_head *dying)
 {
-	struct fb_death_link *d, *tmp;
+	struct fb_death_link *d;
+	struct fb_node *node;
+	int n = 0;
 
-	list_for_each_entry_safe(d, tmp, &node->deaths, node_entry)
-		fb_death_queue_locked(d);
+	spin_lock(&dev->lock);
+	while ((node = list_first_entry_or_null(dying, struct fb_node,
+						work.entry))) {
+		d = list_first_entry_or_null(&node->deaths,
+					     struct fb_death_link, node_entry);
+		if (d) {
+			fb_death_queue_locked(d);
+		} else {
+			list_del_init(&node->work.entry);
+			node->tmp_refs--;
+			fb_node_check_locked(node);
+		}
+		if (++n == FB_DEATH_BATCH) {
+			n = 0;
+			spin_unlock(&dev->lock);
+			cond_resched();
+			spin_lock(&dev->lock);
+		}
+	}
+	spin_unlock(&dev->lock);
 }
 
-void fb_handle_drop_deaths_locked(struct fb_handle *h)
+/* Drops a batch of the handle's links; true when some are left. */
+bool fb_handle_drop_deaths_locked(struct fb_handle *h)
 {
-	struct fb_death_link *d, *tmp;
+	struct fb_death_link *d;
+	int n;
 
-	list_for_each_entry_safe(d, tmp, &h->deaths, handle_entry)
+	for (n = 0; n < FB_DEATH_BATCH; n++) {
+		d = list_first_entry_or_null(&h->deaths, struct fb_death_link,
+					     handle_entry);
+		if (!d)
+			return false;
 		fb_death_remove_locked(d);
+	}
+	return !list_empty(&h->deaths);
+}
+
+/*
+ * The holder is closing: its links go a batch at a time, the device lock
+ * dropped in between, so that max_death_links of them do not keep every
+ * other context waiting.  Nothing can link for a context whose file is
+ * being released, and a notice queued meanwhile (a node died) goes with
+ * its link.
+ */
+void fb_ctx_drop_deaths(struct fb_ctx *ctx)
+{
+	struct fb_device *dev = ctx->dev;
+	struct rb_node *rb;
+	int n;
+
+	do {
+		spin_lock(&dev->lock);
+		for (n = 0; n < FB_DEATH_BATCH && (rb = rb_first(&ctx->deaths));
+		     n++)
+			fb_death_remove_locked(rb_entry(rb, struct fb_death_link,
+							rb_node));
+		spin_unlock(&dev->lock);
+		cond_resched();
+	} while (n == FB_DEATH_BATCH);
 }
 
 void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx)

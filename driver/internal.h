@@ -43,7 +43,8 @@
  *              the end too, or, when senders are still copying into it
  *              (active_senders), with the last of them: the end never
  *              waits for another process (its page faults may stall).
- *   fb_thread  lives until FB_IOC_THREAD_EXIT or the context's end;
+ *   fb_thread  lives until FB_IOC_THREAD_EXIT, the context's end, or a
+ *              sweep finds its thread gone (fb_thread_get());
  *              a transaction points at it only while it is on its stack.
  *              Once raised it holds a reference on its task, so the
  *              release (which may run in another task) can lower it.
@@ -53,7 +54,10 @@
  *              period.
  *   fb_node    freed once it is out of its owner's tree and no handle,
  *              buffer or temporary user refers to it (fb_node_check).
- *   fb_handle  freed when its own and its buffers' references reach zero.
+ *   fb_handle  freed when its own and its buffers' references reach zero;
+ *              one with more death links than a batch leaves its id at
+ *              once and goes once they went (fb_ctx_drop_dying_handles()),
+ *              before the ioctl that freed it returns.
  *   fb_transaction  a call lives until its caller consumed the reply or the
  *              failure; a oneway message until it is delivered.  Then it
  *              goes back to its device's few spares (fb_device.spare_txns)
@@ -82,6 +86,8 @@
 #define FB_MAX_THREADS		1024	/* FB_IOC_SET_MAX_THREADS ceiling */
 
 extern unsigned int fb_max_handles;	/* module parameter */
+extern unsigned int fb_handle_id_start;	/* module parameter */
+extern unsigned int fb_max_death_links;	/* module parameter */
 
 struct fb_device {
 	struct miscdevice misc;
@@ -122,8 +128,10 @@ struct fb_ctx {
 	struct rb_root handles;		/* fb_handle by id */
 	struct rb_root handles_by_node;	/* fb_handle by node address */
 	struct rb_root deaths;		/* fb_death_link by cookie */
-	u32 next_handle;		/* handle ids are never reused */
+	u32 nr_deaths;			/* links in deaths */
+	u32 next_handle;		/* next handle id, if free (node.c) */
 	u32 nr_handles;
+	struct list_head dying_handles;	/* fb_handle.dying_entry */
 
 	struct list_head todo;		/* work any thread may take */
 	struct list_head waiting;	/* idle threads, fb_thread.waiting_entry */
@@ -136,6 +144,7 @@ struct fb_ctx {
 	size_t senders_oneway;
 	u32 active_senders;		/* copying into alloc right now */
 
+	pid_t reap_next;		/* the sweep for exited threads' records */
 	u32 max_threads;
 	u32 requested_threads;		/* asked for, not registered yet */
 	u32 started_threads;		/* registered because we asked */
@@ -153,6 +162,7 @@ struct fb_thread {
 	struct fb_ctx *ctx;
 	struct rb_node rb_node;
 	pid_t pid;
+	struct pid *tpid;		/* counted: tells when the thread is gone */
 	struct list_head todo;		/* work for this thread only */
 	wait_queue_head_t wait;
 	struct list_head waiting_entry;	/* on ctx->waiting while asleep */
@@ -205,6 +215,7 @@ struct fb_handle {
 	u32 user_refs;			/* FB_CMD_ACQUIRE minus RELEASE */
 	u32 buf_refs;			/* unfreed buffers carrying it */
 	struct list_head deaths;	/* fb_death_link.handle_entry */
+	struct list_head dying_entry;	/* ctx->dying_handles, once freed */
 };
 
 enum fb_death_state {
@@ -333,14 +344,20 @@ void fb_node_check_locked(struct fb_node *node);
 void fb_node_notice_done_locked(struct fb_node *node);
 struct fb_handle *fb_handle_lookup_locked(struct fb_ctx *ctx, u32 id);
 struct fb_node *fb_handle_to_node_locked(struct fb_ctx *ctx, u32 id);
+u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx);
+void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h);
+#ifdef CONFIG_FASTBINDER_SELFTEST
+int fb_handle_selftest(void);
+#endif
 int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 			      struct fb_handle **spare,
 			      struct fb_handle **out);
-void fb_handle_check_locked(struct fb_handle *handle);
+bool fb_handle_check_locked(struct fb_handle *handle);
+void fb_ctx_drop_dying_handles(struct fb_ctx *ctx);
 int fb_handle_acquire(struct fb_ctx *ctx, u32 id);
 int fb_handle_release(struct fb_ctx *ctx, u32 id);
 int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie, u32 flags);
-void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx);
+void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx, struct list_head *dying);
 void fb_ctx_drop_handles_locked(struct fb_ctx *ctx);
 
 /* death.c */
@@ -348,8 +365,9 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req);
 int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req);
 int fb_death_done(struct fb_ctx *ctx, u64 cookie);
 void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie);
-void fb_node_deaths_fire_locked(struct fb_node *node);
-void fb_handle_drop_deaths_locked(struct fb_handle *h);
+void fb_nodes_fire_deaths(struct fb_device *dev, struct list_head *dying);
+bool fb_handle_drop_deaths_locked(struct fb_handle *h);
+void fb_ctx_drop_deaths(struct fb_ctx *ctx);
 void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx);
 
 /* device.c */

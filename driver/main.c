@@ -19,6 +19,9 @@ static int __init fb_init(void)
 	ret = fb_alloc_selftest();
 	if (ret)
 		return ret;
+	ret = fb_handle_selftest();
+	if (ret)
+		return ret;
 #endif
 	ret = fb_alloc_global_init();
 	if (ret)

@@ -10,8 +10,11 @@
  * the node leaves the tree: a later send of the same cookie makes a new one.
  * That count lets user space free its object without a handshake.
  *
- * Handle ids count up from 1 and are never reused within a context, so a
- * stale id cannot reach another object.  Handle 0 is the device's context
+ * Handle ids count up and wrap from 0xffffffff to 1, skipping the ids
+ * still in use (fb_handle_alloc_id_locked()): an id comes back in a
+ * context only after every other id was handed out there once more, so
+ * a stale id cannot reach another object short of 2^32 - 2 new handles in
+ * between, and ids never run out.  Handle 0 is the device's context
  * manager, held by no handle record.
  */
 #include <linux/atomic.h>
@@ -31,6 +34,11 @@ static int fb_manager_uid = -1;
 module_param_named(manager_uid, fb_manager_uid, int, 0444);
 MODULE_PARM_DESC(manager_uid,
 		 "Effective uid (initial user namespace) that may claim handle 0 without CAP_SYS_ADMIN (default -1: none)");
+/* Where a new context's ids start: tests start near 2^32 to see them wrap. */
+unsigned int fb_handle_id_start = 1;
+module_param_named(handle_id_start, fb_handle_id_start, uint, 0644);
+MODULE_PARM_DESC(handle_id_start,
+		 "First handle id of a new context, for tests of the id wrap (default 1)");
 
 static atomic64_t fb_node_ids = ATOMIC64_INIT(0);
 
@@ -147,8 +155,15 @@ void fb_node_notice_done_locked(struct fb_node *node)
 	fb_node_free_locked(node);
 }
 
-/* The owner is gone: its nodes die, oneway work still queued for them too. */
-void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx)
+/*
+ * The owner is gone: its nodes die, oneway work still queued for them too.
+ * A node that holders linked to goes on *dying, pinned, and its holders
+ * hear of the death from fb_nodes_fire_deaths() once the caller dropped
+ * the lock: any number of contexts may have linked to one node.  A dead
+ * node never sends its release notice, so its work entry is free for
+ * that list.
+ */
+void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx, struct list_head *dying)
 {
 	struct fb_device *dev = ctx->dev;
 	struct fb_transaction *txn, *tmp;
@@ -172,7 +187,10 @@ void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx)
 			fb_txn_discard_locked(txn);
 		}
 		node->async_out = 0;
-		fb_node_deaths_fire_locked(node);
+		if (!list_empty(&node->deaths)) {
+			node->tmp_refs++;
+			list_add_tail(&node->work.entry, dying);
+		}
 		fb_node_check_locked(node);
 	}
 }
@@ -230,6 +248,58 @@ static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
 }
 
 /*
+ * The next handle id of ctx: the counter's, or the first id after it not
+ * in use, wrapping from 0xffffffff to 1.  Fewer ids are in use than exist
+ * (nr_handles < max_handles, a u32), so there always is one.  Walking past
+ * ids in use (at most nr_handles steps) happens only where the counter
+ * comes round to them again, 2^32 - 2 ids later.
+ */
+u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx)
+{
+	struct rb_node *n = ctx->handles.rb_node, *next = NULL;
+	struct fb_handle *h;
+	u32 id = ctx->next_handle ?: 1;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	/* the handle with the smallest id >= id, if any */
+	while (n) {
+		h = rb_entry(n, struct fb_handle, rb_id);
+		if (h->id >= id) {
+			next = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	while (next && rb_entry(next, struct fb_handle, rb_id)->id == id) {
+		next = rb_next(next);
+		if (!++id) {
+			id = 1;
+			next = rb_first(&ctx->handles);
+		}
+	}
+	ctx->next_handle = id + 1 ?: 1;
+	return id;
+}
+
+/* Puts h in ctx->handles by its id, which no other handle there has. */
+void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h)
+{
+	struct rb_node **p = &ctx->handles.rb_node, *parent = NULL;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	while (*p) {
+		parent = *p;
+		if (h->id < rb_entry(parent, struct fb_handle, rb_id)->id)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&h->rb_id, parent, p);
+	rb_insert_color(&h->rb_id, &ctx->handles);
+}
+
+/*
  * ctx's handle for node, created from *spare when it has none.  *out is
  * NULL for the context manager (handle 0, not counted).  -EAGAIN asks the
  * caller for a spare; -EDQUOT when ctx holds too many handles.
@@ -237,7 +307,7 @@ static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
 int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 			      struct fb_handle **spare, struct fb_handle **out)
 {
-	struct rb_node **link, *parent, **p;
+	struct rb_node **link, *parent;
 	struct fb_handle *h;
 
 	lockdep_assert_held(&ctx->dev->lock);
@@ -249,7 +319,7 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 		*out = h;
 		return 0;
 	}
-	if (ctx->nr_handles >= fb_max_handles || !ctx->next_handle)
+	if (ctx->nr_handles >= fb_max_handles)
 		return -EDQUOT;
 	if (!*spare)
 		return -EAGAIN;
@@ -258,19 +328,10 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 	h->ctx = ctx;
 	h->node = node;
 	INIT_LIST_HEAD(&h->deaths);
-	h->id = ctx->next_handle++;
 	rb_link_node(&h->rb_node, parent, link);
 	rb_insert_color(&h->rb_node, &ctx->handles_by_node);
-
-	/* ids only grow: the new one goes rightmost */
-	p = &ctx->handles.rb_node;
-	parent = NULL;
-	while (*p) {
-		parent = *p;
-		p = &(*p)->rb_right;
-	}
-	rb_link_node(&h->rb_id, parent, p);
-	rb_insert_color(&h->rb_id, &ctx->handles);
+	h->id = fb_handle_alloc_id_locked(ctx);
+	fb_handle_insert_id_locked(ctx, h);
 
 	ctx->nr_handles++;
 	node->handle_count++;
@@ -279,13 +340,10 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 	return 0;
 }
 
-static void fb_handle_free_locked(struct fb_handle *h)
+static void fb_handle_destroy_locked(struct fb_handle *h)
 {
 	struct fb_node *node = h->node;
 
-	fb_handle_drop_deaths_locked(h);
-	rb_erase(&h->rb_id, &h->ctx->handles);
-	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
 	h->ctx->nr_handles--;
 	kfree(h);
 	fb_stat_dec(FB_STAT_LIVE_HANDLES);
@@ -293,20 +351,77 @@ static void fb_handle_free_locked(struct fb_handle *h)
 	fb_node_check_locked(node);
 }
 
-/* Called after any of a handle's counts dropped. */
-void fb_handle_check_locked(struct fb_handle *h)
+/*
+ * The handle goes, and its death links with it.  A holder may have linked
+ * up to max_death_links cookies to one handle: when more are left than
+ * one batch, the handle only leaves its id (nothing finds it any more)
+ * and waits on ctx->dying_handles for fb_ctx_drop_dying_handles().
+ * Returns true then.
+ */
+static bool fb_handle_free_locked(struct fb_handle *h)
 {
-	if (!h->user_refs && !h->buf_refs)
-		fb_handle_free_locked(h);
+	lockdep_assert_held(&h->ctx->dev->lock);
+	rb_erase(&h->rb_id, &h->ctx->handles);
+	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
+	if (fb_handle_drop_deaths_locked(h)) {
+		list_add_tail(&h->dying_entry, &h->ctx->dying_handles);
+		return true;
+	}
+	fb_handle_destroy_locked(h);
+	return false;
 }
 
+/*
+ * Called after any of a handle's counts dropped.  True when the caller
+ * must call fb_ctx_drop_dying_handles() once it dropped the lock.
+ */
+bool fb_handle_check_locked(struct fb_handle *h)
+{
+	if (!h->user_refs && !h->buf_refs)
+		return fb_handle_free_locked(h);
+	return false;
+}
+
+/*
+ * The links of handles freed with many (fb_handle_free_locked()) go a
+ * batch per hold of the device lock, then the handles.  Whoever freed
+ * them calls this before it returns to user space.
+ */
+void fb_ctx_drop_dying_handles(struct fb_ctx *ctx)
+{
+	struct fb_device *dev = ctx->dev;
+	struct fb_handle *h;
+
+	spin_lock(&dev->lock);
+	while ((h = list_first_entry_or_null(&ctx->dying_handles,
+					     struct fb_handle, dying_entry))) {
+		if (!fb_handle_drop_deaths_locked(h)) {
+			list_del(&h->dying_entry);
+			fb_handle_destroy_locked(h);
+		}
+		spin_unlock(&dev->lock);
+		cond_resched();
+		spin_lock(&dev->lock);
+	}
+	spin_unlock(&dev->lock);
+}
+
+/* At release: the context's links are gone already (fb_ctx_drop_deaths()). */
 void fb_ctx_drop_handles_locked(struct fb_ctx *ctx)
 {
+	struct fb_handle *h;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	while ((rb = rb_first(&ctx->handles)))
 		fb_handle_free_locked(rb_entry(rb, struct fb_handle, rb_id));
+	while ((h = list_first_entry_or_null(&ctx->dying_handles,
+					     struct fb_handle, dying_entry))) {
+		while (fb_handle_drop_deaths_locked(h))
+			;
+		list_del(&h->dying_entry);
+		fb_handle_destroy_locked(h);
+	}
 }
 
 int fb_handle_acquire(struct fb_ctx *ctx, u32 id)
@@ -333,6 +448,7 @@ int fb_handle_acquire(struct fb_ctx *ctx, u32 id)
 
 int fb_handle_release(struct fb_ctx *ctx, u32 id)
 {
+	bool dying = false;
 	struct fb_handle *h;
 	int ret = 0;
 
@@ -348,10 +464,12 @@ int fb_handle_release(struct fb_ctx *ctx, u32 id)
 			ret = -EINVAL;
 		} else {
 			h->user_refs--;
-			fb_handle_check_locked(h);
+			dying = fb_handle_check_locked(h);
 		}
 	}
 	spin_unlock(&ctx->dev->lock);
+	if (dying)
+		fb_ctx_drop_dying_handles(ctx);
 	return ret;
 }
 

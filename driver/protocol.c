@@ -21,6 +21,15 @@
 /* The largest return: a code and a struct fb_txn_msg. */
 #define FB_READ_MIN	(sizeof(u32) + sizeof(struct fb_txn_msg))
 
+/*
+ * Commands one WRITE_READ runs at most.  A longer stream, like one that
+ * meets a pending signal, ends the ioctl with -EINTR and write_consumed at
+ * the first command not run: the caller calls again to go on.  No stream,
+ * however long (a small file mapped over and over makes gigabytes of
+ * them), keeps a task in the kernel, deaf to SIGKILL.
+ */
+#define FB_WRITE_MAX_CMDS	4096
+
 static int fb_looper_cmd(struct fb_thread *thread, u32 cmd)
 {
 	struct fb_ctx *ctx = thread->ctx;
@@ -106,16 +115,18 @@ static int fb_write_one(struct fb_thread *thread, u32 cmd,
  * The read-ahead stops at anything else, including a fault, which the
  * command loop then reports in its turn.
  */
-static int fb_write_frees(struct fb_thread *thread, struct fb_write_read *wr)
+static int fb_write_frees(struct fb_thread *thread, struct fb_write_read *wr,
+			  u32 *budget)
 {
 	const size_t step = sizeof(u32) + _IOC_SIZE(FB_CMD_FREE_BUFFER);
+	u32 max = min_t(u32, *budget, FB_FREE_BATCH);
 	u64 offsets[FB_FREE_BATCH];
 	u64 pos = wr->write_consumed;
 	u32 n = 0, freed, cmd;
 	u8 __user *p;
 	int ret;
 
-	while (n < FB_FREE_BATCH && wr->write_size - pos >= step) {
+	while (n < max && wr->write_size - pos >= step) {
 		p = u64_to_user_ptr(wr->write_buffer + pos);
 		if (n && (get_user(cmd, (u32 __user *)p) ||
 			  cmd != FB_CMD_FREE_BUFFER))
@@ -131,12 +142,18 @@ static int fb_write_frees(struct fb_thread *thread, struct fb_write_read *wr)
 	}
 	ret = fb_free_buffers(thread->ctx, offsets, n, &freed);
 	wr->write_consumed += freed * step;
+	*budget -= freed;
 	return ret;
 }
 
-/* Runs commands until the stream ends or one fails. */
+/*
+ * Runs commands until the stream ends or one fails, or -EINTR before the
+ * next one when a signal is pending or FB_WRITE_MAX_CMDS ran.
+ */
 static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
 {
+	u32 budget = FB_WRITE_MAX_CMDS;
+
 	while (wr->write_consumed < wr->write_size) {
 		u64 left = wr->write_size - wr->write_consumed;
 		u8 __user *p = u64_to_user_ptr(wr->write_buffer +
@@ -144,6 +161,9 @@ static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
 		u32 cmd;
 		int ret;
 
+		if (!budget || signal_pending(current))
+			return -EINTR;
+		cond_resched();
 		if (left < sizeof(cmd))
 			return -EINVAL;
 		if (get_user(cmd, (u32 __user *)p))
@@ -151,7 +171,7 @@ static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
 		if (left - sizeof(cmd) < _IOC_SIZE(cmd))
 			return -EINVAL;
 		if (cmd == FB_CMD_FREE_BUFFER) {
-			ret = fb_write_frees(thread, wr);
+			ret = fb_write_frees(thread, wr, &budget);
 			if (ret)
 				return ret;
 			continue;
@@ -160,6 +180,7 @@ static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
 		if (ret)
 			return ret;
 		wr->write_consumed += sizeof(cmd) + _IOC_SIZE(cmd);
+		budget--;
 	}
 	return 0;
 }
@@ -702,12 +723,16 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		thread->oneway_prio_set = false;
 	}
 	for (;;) {
+		cond_resched();
 		spin_lock(&dev->lock);
 		if (done) {
 			fb_finish_work_locked(done);
 			done = NULL;
 		}
 		if (stop || wr->read_size - wr->read_consumed < FB_READ_MIN)
+			break;
+		/* a large read buffer does not keep a signal waiting either */
+		if (wr->read_consumed != start && signal_pending(current))
 			break;
 		/* after a oneway message, only more of the same node's */
 		if (more && list_empty(&batch->async_todo))

@@ -528,6 +528,7 @@ static void fb_buffer_drop_refs(struct fb_ctx *ctx, struct fb_buffer *buf,
 	struct fb_object obj;
 	struct fb_handle *h;
 	struct fb_node *node;
+	bool dying = false;
 	u64 off;
 	u32 i;
 
@@ -548,11 +549,13 @@ static void fb_buffer_drop_refs(struct fb_ctx *ctx, struct fb_buffer *buf,
 			h = fb_handle_lookup_locked(ctx, obj.handle);
 			if (h && h->buf_refs) {
 				h->buf_refs--;
-				fb_handle_check_locked(h);
+				dying |= fb_handle_check_locked(h);
 			}
 		}
 		spin_unlock(&dev->lock);
 	}
+	if (dying)
+		fb_ctx_drop_dying_handles(ctx);
 }
 
 /* Unpins the sender's exported nodes; commit counts them as exports. */

@@ -223,8 +223,10 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 	}
 	wr.write_buffer = (uintptr_t)buf;
 	wr.write_size = count * one;
-	if (bl__write_read(ctx->fd, &wr) < 0)
-		ret = -errno;
+	/* cut short by a signal (EINTR): go on from write_consumed */
+	do {
+		ret = bl__write_read(ctx->fd, &wr) < 0 ? -errno : 0;
+	} while (ret == -EINTR);
 	/* the driver stops at the first failing send: the rest never went */
 	went = ret ? wr.write_consumed / one : count;
 	for (i = went; i < count; i++)

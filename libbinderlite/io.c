@@ -304,6 +304,13 @@ int bl__io_run(struct bl_io *io, bool read)
 			break;
 		}
 		err = bl__write_read(io->ctx->fd, &wr) < 0 ? -errno : 0;
+		/*
+		 * A signal, or the driver's bound on commands per call, cut
+		 * the stream short before write_consumed, or a signal ended
+		 * the wait: nothing was lost, go on from there.
+		 */
+		if (err == -EINTR)
+			continue;
 		if (err && wr.write_consumed < wr.write_size) {
 			uint32_t cmd;
 
@@ -315,8 +322,6 @@ int bl__io_run(struct bl_io *io, bool read)
 				wr.write_consumed = wr.write_size;
 			continue;
 		}
-		if (err == -EINTR)
-			continue;	/* nothing was lost: wait again */
 		break;
 	}
 	io->wlen = 0;

@@ -19,6 +19,9 @@
  *       thread exits; each replies to (or ignores) what it receives.  The
  *       parent SIGKILLs random workers and respawns them.
  *
+ * Only M stays root (it claims handle 0): VS, C and every worker run as
+ * uid 65534 (fb_become_nobody()); the root parent reads debugfs.
+ *
  * Passes when C never saw a wrong or failed reply and never stalled, no
  * worker reported a malformed read stream, and once everything is gone the
  * live_* counters in debugfs stats are back to zero.
@@ -298,6 +301,7 @@ static int vs_main(void *arg)
 	int ret;
 
 	(void)arg;
+	fb_become_nobody();
 	fbp_open(&p, 4 * MB);
 	ret = fbp_call(&p, 0, M_REG_VALID, &msg, sizeof(msg), &off, 1, &r, NULL, NULL);
 	if (ret || r.cmd != FB_RET_REPLY)
@@ -331,6 +335,7 @@ static int c_main(void *arg)
 	int ret, i;
 
 	(void)arg;
+	fb_become_nobody();
 	fbr_rng_seed(&rng, fbr_mix(seed, 2));
 	fbp_open(&p, 1 * MB);
 	for (i = 0; i < 200 && !vh; i++) {
@@ -1118,6 +1123,7 @@ static int w_main(void *arg)
 	int i;
 
 	wp.idx = (int)(intptr_t)arg;
+	fb_become_nobody();
 	fbr_rng_seed(&boot.rng, fbr_mix(seed, 500 + wp.idx));
 	setrlimit(RLIMIT_NOFILE, &rl);
 	if (nice(3) < 0) {

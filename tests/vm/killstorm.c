@@ -12,7 +12,8 @@
  * survivors to stop: each must finish its current call (a reply, or the
  * failure the death caused) within a deadline, so a death never leaves a
  * caller hanging.  After every round, with all processes gone, the live_*
- * counters in debugfs stats must be back to zero.
+ * counters in debugfs stats must be back to zero.  M stays root (it claims
+ * handle 0); S and the clients run as uid 65534 (fb_become_nobody()).
  *
  * FB_KILLSTORM_ROUNDS (default 12, scaled by FB_SCALE), FB_KILLSTORM_SEED.
  */
@@ -238,6 +239,7 @@ static int s_main(void *arg)
 	pthread_t th;
 
 	(void)arg;
+	fb_become_nobody();
 	fbp_open(&p, MB);
 	if (fbp_call(&p, 0, M_REG_S, &o, sizeof(o), &off, 1, &r, NULL, NULL) ||
 	    r.cmd != FB_RET_REPLY)
@@ -326,6 +328,7 @@ static int c_main(void *arg)
 	int ret, i;
 
 	c_idx = (int)(intptr_t)arg;
+	fb_become_nobody();
 	fbr_rng_seed(&rng, fbr_mix(seed, round_no * 100 + 10 + c_idx));
 	fbp_open(&p, MB);
 	if (pthread_create(&th, NULL, c_looper, &p))
