@@ -172,7 +172,9 @@ void fbp_reg_put(struct fbp *p, __u32 slot, __u64 cookie);
 __u32 fbp_reg_get(struct fbp *p, __u32 slot);
 /* Stop the registry (from a context of its own). */
 void fbp_reg_quit(void);
- * The same with options: FBP_MGR_NOBODY, the child claims as root and then
+
+/*
+ * fbp_spawn_manager() with options: FBP_MGR_NOBODY, the child claims as root and then
  * drops to uid 65534 (fb_become_nobody()) before body runs.  That is how a
  * test that runs as the adversary gets a manager: it starts as root
  * (VM_CLAIM_TESTS in tests/vm/vm.mk), starts its managers this way, and
