@@ -62,7 +62,13 @@ static void fb_death_queue_locked(struct fb_death_link *d)
 	fb_ctx_enqueue_locked(d->holder, &d->work, false);
 }
 
-static void fb_death_remove_locked(struct fb_death_link *d)
+/*
+ * Takes the link out of every list and tree and frees it, or, with freed,
+ * leaves it there (by its work entry) for fb_death_free_list() once the
+ * lock is dropped: a batch frees its links outside the lock.
+ */
+static void fb_death_remove_locked(struct fb_death_link *d,
+				   struct list_head *freed)
 {
 	struct fb_node *node = d->node;
 
@@ -72,10 +78,22 @@ static void fb_death_remove_locked(struct fb_death_link *d)
 	list_del_init(&d->node_entry);
 	list_del_init(&d->handle_entry);
 	list_del_init(&d->work.entry);
-	kfree(d);
+	if (freed)
+		list_add(&d->work.entry, freed);
+	else
+		kfree(d);
 	fb_stat_dec(FB_STAT_LIVE_DEATHS);
 	node->link_refs--;
 	fb_node_check_locked(node);
+}
+
+void fb_death_free_list(struct list_head *freed)
+{
+	struct fb_death_link *d, *tmp;
+
+	list_for_each_entry_safe(d, tmp, freed, work.entry)
+		kfree(d);
+	INIT_LIST_HEAD(freed);
 }
 
 int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
@@ -149,7 +167,7 @@ int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req)
 	} else {
 		if (d->state != FB_DEATH_LINKED)
 			ret = -EOWNERDEAD;
-		fb_death_remove_locked(d);
+		fb_death_remove_locked(d, NULL);
 	}
 	spin_unlock(&ctx->dev->lock);
 	return ret;
@@ -168,7 +186,7 @@ int fb_death_done(struct fb_ctx *ctx, u64 cookie)
 	else if (d->state != FB_DEATH_DELIVERED)
 		ret = -EINVAL;
 	else
-		fb_death_remove_locked(d);
+		fb_death_remove_locked(d, NULL);
 	spin_unlock(&ctx->dev->lock);
 	return ret;
 }
@@ -221,8 +239,12 @@ void fb_nodes_fire_deaths(struct fb_device *dev, struct list_head *dying)
 	spin_unlock(&dev->lock);
 }
 
-/* Drops a batch of the handle's links; true when some are left. */
-bool fb_handle_drop_deaths_locked(struct fb_handle *h)
+/*
+ * Drops a batch of the handle's links, freed or left on freed as
+ * fb_death_remove_locked() says; true when some are left.
+ */
+bool fb_handle_drop_deaths_locked(struct fb_handle *h,
+				  struct list_head *freed)
 {
 	struct fb_death_link *d;
 	int n;
@@ -232,7 +254,7 @@ bool fb_handle_drop_deaths_locked(struct fb_handle *h)
 					     handle_entry);
 		if (!d)
 			return false;
-		fb_death_remove_locked(d);
+		fb_death_remove_locked(d, freed);
 	}
 	return !list_empty(&h->deaths);
 }
@@ -248,6 +270,7 @@ void fb_ctx_drop_deaths(struct fb_ctx *ctx)
 {
 	struct fb_device *dev = ctx->dev;
 	struct rb_node *rb;
+	LIST_HEAD(freed);
 	int n;
 
 	do {
@@ -255,8 +278,9 @@ void fb_ctx_drop_deaths(struct fb_ctx *ctx)
 		for (n = 0; n < FB_DEATH_BATCH && (rb = rb_first(&ctx->deaths));
 		     n++)
 			fb_death_remove_locked(rb_entry(rb, struct fb_death_link,
-							rb_node));
+							rb_node), &freed);
 		spin_unlock(&dev->lock);
+		fb_death_free_list(&freed);
 		cond_resched();
 	} while (n == FB_DEATH_BATCH);
 }
@@ -267,5 +291,5 @@ void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx)
 
 	while ((rb = rb_first(&ctx->deaths)))
 		fb_death_remove_locked(rb_entry(rb, struct fb_death_link,
-						rb_node));
+						rb_node), NULL);
 }

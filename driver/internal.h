@@ -366,7 +366,9 @@ int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req);
 int fb_death_done(struct fb_ctx *ctx, u64 cookie);
 void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie);
 void fb_nodes_fire_deaths(struct fb_device *dev, struct list_head *dying);
-bool fb_handle_drop_deaths_locked(struct fb_handle *h);
+bool fb_handle_drop_deaths_locked(struct fb_handle *h,
+				  struct list_head *freed);
+void fb_death_free_list(struct list_head *freed);
 void fb_ctx_drop_deaths(struct fb_ctx *ctx);
 void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx);
 

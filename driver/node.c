@@ -363,7 +363,7 @@ static bool fb_handle_free_locked(struct fb_handle *h)
 	lockdep_assert_held(&h->ctx->dev->lock);
 	rb_erase(&h->rb_id, &h->ctx->handles);
 	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
-	if (fb_handle_drop_deaths_locked(h)) {
+	if (fb_handle_drop_deaths_locked(h, NULL)) {
 		list_add_tail(&h->dying_entry, &h->ctx->dying_handles);
 		return true;
 	}
@@ -391,15 +391,17 @@ void fb_ctx_drop_dying_handles(struct fb_ctx *ctx)
 {
 	struct fb_device *dev = ctx->dev;
 	struct fb_handle *h;
+	LIST_HEAD(freed);
 
 	spin_lock(&dev->lock);
 	while ((h = list_first_entry_or_null(&ctx->dying_handles,
 					     struct fb_handle, dying_entry))) {
-		if (!fb_handle_drop_deaths_locked(h)) {
+		if (!fb_handle_drop_deaths_locked(h, &freed)) {
 			list_del(&h->dying_entry);
 			fb_handle_destroy_locked(h);
 		}
 		spin_unlock(&dev->lock);
+		fb_death_free_list(&freed);
 		cond_resched();
 		spin_lock(&dev->lock);
 	}
@@ -417,7 +419,7 @@ void fb_ctx_drop_handles_locked(struct fb_ctx *ctx)
 		fb_handle_free_locked(rb_entry(rb, struct fb_handle, rb_id));
 	while ((h = list_first_entry_or_null(&ctx->dying_handles,
 					     struct fb_handle, dying_entry))) {
-		while (fb_handle_drop_deaths_locked(h))
+		while (fb_handle_drop_deaths_locked(h, NULL))
 			;
 		list_del(&h->dying_entry);
 		fb_handle_destroy_locked(h);

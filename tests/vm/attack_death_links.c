@@ -112,6 +112,7 @@ static int attacker(void *arg)
 	free(buf);
 	send_report(&rep);
 
+	wait_go();		/* the parent counted them */
 	if (rep.err == -EDQUOT) {
 		ret = link_one(fd, FB_CMD_UNLINK_DEATH, 1);
 		CHECK(ret == 0, "unlink of the first link: %s", strerror(-ret));
@@ -180,7 +181,8 @@ int main(void)
 		      "the attacker's cgroup was charged %lld bytes of slab for %lld links",
 		      cg1 - cg0, rep.linked);
 
-	go();
+	go();			/* unlink one, link one more, fail one */
+	go();			/* then close */
 	get_report(&rep);
 	printf("# closing the context with its links took %lld ms\n", rep.close_us / 1000);
 	CHECK(fb_wait(pid) == 0, "the attacker failed a check");
