@@ -6,8 +6,8 @@
 # commit (uncommitted changes are not part of it).  It proves that make
 # deps (tools/deps.sh) installs everything they need: the build machines
 # have more installed than a new user's.  tools/check-fresh.sh says how;
-# about 10 minutes, plus a minute or two when the root's tarball is not
-# cached yet (FB_CACHE_DIR).  Needs root.
+# 12-20 minutes here (the machine's load decides), plus 4-9 when the
+# root's tarball is not cached yet (FB_CACHE_DIR).  Needs root.
 #
 #   make check-fresh                  the run; the log is under build/fresh/logs
 #   make check-fresh FRESH_KEEP=1     keep the root (build/fresh/root) after a pass

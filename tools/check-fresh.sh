@@ -15,7 +15,7 @@
 #    built from (suite, variant, packages, mirror, architecture, debootstrap's
 #    version) and rebuilt when older than FRESH_MAX_AGE days (14), so it
 #    follows Debian's point releases.  A missing tarball costs one
-#    debootstrap (about a minute or two).
+#    debootstrap (4-9 minutes here).
 # 2. The tarball unpacked into a new FRESH_DIR/root (default
 #    build/fresh/root), the host's /etc/resolv.conf and apt sources copied
 #    in, and the CURRENT COMMIT cloned into /root/fastbinder (git clone,
