@@ -322,7 +322,9 @@ static int attack_cycle(bool close_first)
 	owner = fork_or_die();
 	if (owner == 0) {
 		fbp_open(&o, MB);
-		ret = fbs_put(&o, SLOT_B, COOKIE_B);
+		/* it takes descriptors, or the send fails with EPERM */
+		ret = fbs_put_flags(&o, SLOT_B, COOKIE_B,
+				    FB_OBJF_ACCEPTS_FDS);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))

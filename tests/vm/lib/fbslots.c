@@ -123,13 +123,20 @@ static int fbs_call(struct fbp *p, __u32 code, const struct fbs_msg *m,
 	return ret;
 }
 
-int fbs_put(struct fbp *p, unsigned int slot, __u64 cookie)
+int fbs_put_flags(struct fbp *p, unsigned int slot, __u64 cookie,
+		  __u32 flags)
 {
 	struct fbs_msg m = { .slot = slot };
 
 	m.obj.type = FB_OBJ_LOCAL;
+	m.obj.flags = flags;
 	m.obj.cookie = cookie;
 	return fbs_call(p, FBS_PUT, &m, 1, NULL);
+}
+
+int fbs_put(struct fbp *p, unsigned int slot, __u64 cookie)
+{
+	return fbs_put_flags(p, slot, cookie, 0);
 }
 
 int fbs_get(struct fbp *p, unsigned int slot, __u32 *handle)
