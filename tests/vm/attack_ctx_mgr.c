@@ -42,31 +42,6 @@
 #define MGR_UID		4242	/* the configured manager_uid */
 #define COOKIE		0xc7a1ULL
 
-/* Runs a shell command; its exit status, its output in out. */
-static int run(const char *cmd, char *out, size_t outlen)
-{
-	char line[512];
-	size_t len = 0;
-	FILE *f;
-	int st;
-
-	fflush(NULL);
-	snprintf(line, sizeof(line), "%s 2>&1", cmd);
-	f = popen(line, "r");
-	if (!f)
-		die("popen %s", cmd);
-	if (out && outlen)
-		out[0] = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (out && len + strlen(line) < outlen) {
-			strcpy(out + len, line);
-			len += strlen(line);
-		}
-	}
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static bool exists(const char *path)
 {
 	struct stat st;
@@ -81,11 +56,11 @@ static void reload(const char *params)
 	int st;
 
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts before rmmod");
-	st = run("rmmod fastbinder", out, sizeof(out));
+	st = fb_run("rmmod fastbinder", out, sizeof(out));
 	if (st)
 		die("rmmod fastbinder: %s", out);
 	snprintf(cmd, sizeof(cmd), "insmod " KO " %s", params);
-	st = run(cmd, out, sizeof(out));
+	st = fb_run(cmd, out, sizeof(out));
 	if (st || !exists(FB_DEV))
 		die("%s: %s", cmd, out);
 	printf("# module loaded again: %s\n", *params ? params : "(no parameters)");
@@ -97,8 +72,8 @@ static void restore_default(void)
 	char *p = fbp_slurp("/sys/module/fastbinder/parameters/manager_uid");
 
 	if (!exists(FB_DEV) || (p && strcmp(p, "-1\n"))) {
-		run("rmmod fastbinder", NULL, 0);
-		run("insmod " KO, NULL, 0);
+		fb_run("rmmod fastbinder", NULL, 0);
+		fb_run("insmod " KO, NULL, 0);
 	}
 	free(p);
 }

@@ -20,10 +20,10 @@
  * send takes the most recently freed one) so the stale link is really
  * there to follow.
  *
- * The manager (fbp_registry) runs as root; X, Y and Z are the
+ * The manager (fbslots.h) runs as root; X, Y and Z are the
  * unprivileged attackers.  Root parent: it checks the live counts after.
  */
-#include "fbproto.h"
+#include "fbslots.h"
 
 #include <pthread.h>
 #include <sys/ioctl.h>
@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #define MB		(1024 * 1024)
-#define MGR_COOKIE	0x3e6ULL
 
 enum { SLOT_Y, SLOT_Z, SLOT_X, SLOTS_PER_ROUND };
 
@@ -42,12 +41,15 @@ enum { C_CALL = 10, C_NOTE, C_BACK };		/* the attackers' codes */
 
 static void reg_put(struct fbp *p, __u32 slot, __u64 cookie)
 {
-	fbp_reg_put(p, slot_base + slot, cookie);
+	int ret = fbs_put(p, slot_base + slot, cookie);
+
+	if (ret)
+		die("put slot %u: %s", slot_base + slot, strerror(-ret));
 }
 
 static __u32 reg_get(struct fbp *p, __u32 slot)
 {
-	return fbp_reg_get(p, slot_base + slot);
+	return fbs_get_wait(p, slot_base + slot);
 }
 
 /* ---- steps between processes, over pipes ---------------------------- */
@@ -240,12 +242,12 @@ int main(void)
 	chan_init(&x_got_failed);
 	chan_init(&x_got_note);
 	chan_init(&z_done);
-	mgr = fbp_spawn_manager(MB, MGR_COOKIE, fbp_registry, NULL);
+	mgr = fbs_spawn();
 	attack_round(0);
 	attack_round(1);
 
-	fbp_reg_quit();
-	CHECK(fb_wait(mgr) == 0, "registry failed");
+	kill(mgr, SIGKILL);
+	fb_wait(mgr);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fb_done();
 }

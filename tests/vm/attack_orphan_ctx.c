@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fbattack.h"
 #include "fbslots.h"
 
 #define MB		(1024 * 1024)
@@ -54,43 +55,6 @@
 #define DEATH_COOKIE	0xdeadULL
 
 /* ---- small plumbing ---- */
-
-static void pipe_or_die(int p[2])
-{
-	if (pipe(p))
-		die("pipe");
-}
-
-static void tell(int fd, int value)
-{
-	if (write(fd, &value, sizeof(value)) != sizeof(value))
-		die("write to pipe");
-}
-
-/* The value told on fd, or -1 after timeout_ms or at EOF. */
-static int hear(int fd, int timeout_ms)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int value;
-
-	if (poll(&pfd, 1, timeout_ms) != 1 ||
-	    read(fd, &value, sizeof(value)) != sizeof(value))
-		return -1;
-	return value;
-}
-
-static pid_t fork_or_die(void)
-{
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0)
-		fb_failures = 0;	/* a child reports its own checks */
-	return pid;
-}
 
 static void send_fd(int sock, int fd)
 {
@@ -199,24 +163,24 @@ static void manager_slot(void)
 	struct fbp x;
 	pid_t m2;
 
-	pipe_or_die(ready);
-	pipe_or_die(go);
-	m2 = fork_or_die();
+	fba_pipe(ready);
+	fba_pipe(go);
+	m2 = fba_fork(false);
 	if (m2 == 0) {
 		fbp_open(&x, 0);
 		if (fbp_set_mgr(x.fd, 0x11))
 			die("first manager: FB_IOC_SET_CONTEXT_MGR");
-		keeper = fork_or_die();
+		keeper = fba_fork(false);
 		if (keeper == 0) {
-			hear(go[0], 20000);	/* holds x.fd until told */
+			fba_hear(go[0], 20000);	/* holds x.fd until told */
 			_exit(0);
 		}
-		tell(ready[1], keeper);
+		fba_tell(ready[1], keeper);
 		_exit(0);	/* x.fd still open, in the keeper too */
 	}
 	close(ready[1]);
 	close(go[0]);
-	keeper = hear(ready[0], 5000);
+	keeper = fba_hear(ready[0], 5000);
 	CHECK(fb_wait(m2) == 0, "first manager exited with 0");
 
 	/* the manager is gone: its handle 0 goes with it, not with its file */
@@ -229,7 +193,7 @@ static void manager_slot(void)
 	       ret ? strerror(-ret) : "yes");
 	fbp_close(&x);
 
-	tell(go[1], 1);
+	fba_tell(go[1], 1);
 	if (keeper > 0)
 		CHECK(fb_wait(keeper) == 0, "keeper exited with 0");
 	close(ready[0]);
@@ -248,31 +212,31 @@ static int attack_fork(void)
 	pid_t owner;
 	int ret;
 
-	pipe_or_die(ready);
-	pipe_or_die(go);
-	pipe_or_die(kgo);
-	owner = fork_or_die();
+	fba_pipe(ready);
+	fba_pipe(go);
+	fba_pipe(kgo);
+	owner = fba_fork(false);
 	if (owner == 0) {
 		fbp_open(&o, MB);
 		ret = fbs_put(&o, SLOT_A, COOKIE_A);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
-		keeper = fork_or_die();
+		keeper = fba_fork(false);
 		if (keeper == 0) {
 			/* no mapping (VM_DONTCOPY), the descriptor only */
-			if (hear(kgo[0], 20000) < 0)
+			if (fba_hear(kgo[0], 20000) < 0)
 				die("keeper: no word");
 			check_not_usable(o.fd, "(a) child after the owner exited");
 			_exit(fbp_child_status());
 		}
-		tell(ready[1], keeper);
-		hear(go[0], 20000);
+		fba_tell(ready[1], keeper);
+		fba_hear(go[0], 20000);
 		_exit(0);	/* o.fd still open */
 	}
 	close(ready[1]);
 	close(go[0]);
 	close(kgo[0]);
-	keeper = hear(ready[0], 5000);
+	keeper = fba_hear(ready[0], 5000);
 	if (keeper < 0)
 		die("(a) owner not ready");
 
@@ -281,7 +245,7 @@ static int attack_fork(void)
 	CHECK(ret == 0, "(a) holder gets the owner's node: %s", strerror(-ret));
 	CHECK(link_death(&h, hn, DEATH_COOKIE) == 0, "(a) link death");
 
-	tell(go[1], 1);
+	fba_tell(go[1], 1);
 	CHECK(fb_wait(owner) == 0, "(a) owner exited with 0");
 	ms = wait_dead(&h, DEATH_COOKIE, DEADLINE_MS);
 	CHECK(ms >= 0,
@@ -299,7 +263,7 @@ static int attack_fork(void)
 	CHECK(fbp_release(&h, hn) == 0, "(a) release the handle");
 	CHECK(fbs_drop(&h, SLOT_A) == 0, "(a) drop the slot");
 
-	tell(kgo[1], 1);
+	fba_tell(kgo[1], 1);
 	CHECK(fb_wait(keeper) == 0, "(a) the child's checks");
 	fbp_close(&h);
 	close(ready[0]);
@@ -319,7 +283,7 @@ static int attack_cycle(bool close_first)
 	pid_t owner, sender;
 	__u32 hb = 0;
 
-	owner = fork_or_die();
+	owner = fba_fork(false);
 	if (owner == 0) {
 		fbp_open(&o, MB);
 		/* it takes descriptors, or the send fails with EPERM */
@@ -330,7 +294,7 @@ static int attack_cycle(bool close_first)
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 			die("socketpair");
 		send_fd(sv[0], o.fd);	/* in flight on sv[1] */
-		sender = fork_or_die();
+		sender = fba_fork(false);
 		if (sender == 0) {
 			close(o.fd);
 			fbp_open(&q, MB);
@@ -379,41 +343,41 @@ static int attack_pass(void)
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		die("socketpair");
-	pipe_or_die(ready);
-	pipe_or_die(go);
-	pipe_or_die(bgo);
-	other = fork_or_die();
+	fba_pipe(ready);
+	fba_pipe(go);
+	fba_pipe(bgo);
+	other = fba_fork(false);
 	if (other == 0) {
 		fd = recv_fd(sv[1]);
-		tell(ready[1], 2);
-		if (hear(bgo[0], 20000) < 0)
+		fba_tell(ready[1], 2);
+		if (fba_hear(bgo[0], 20000) < 0)
 			die("other: no word");
 		check_not_usable(fd, "(c) receiver after the owner exited");
 		close(fd);
 		_exit(fbp_child_status());
 	}
-	owner = fork_or_die();
+	owner = fba_fork(false);
 	if (owner == 0) {
 		fbp_open(&a, MB);
 		ret = fbs_put(&a, SLOT_C, COOKIE_C);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
 		send_fd(sv[0], a.fd);
-		tell(ready[1], 1);
-		hear(go[0], 20000);
+		fba_tell(ready[1], 1);
+		fba_hear(go[0], 20000);
 		_exit(0);	/* a.fd still open */
 	}
 	close(ready[1]);
 	close(go[0]);
 	close(bgo[0]);
-	CHECK(hear(ready[0], 5000) + hear(ready[0], 5000) == 3,
+	CHECK(fba_hear(ready[0], 5000) + fba_hear(ready[0], 5000) == 3,
 	      "(c) owner and receiver ready");
 
 	fbp_open(&h, MB);
 	ret = fbs_get(&h, SLOT_C, &hc);
 	CHECK(ret == 0, "(c) holder gets the owner's node: %s", strerror(-ret));
 	CHECK(link_death(&h, hc, DEATH_COOKIE) == 0, "(c) link death");
-	tell(go[1], 1);
+	fba_tell(go[1], 1);
 	CHECK(fb_wait(owner) == 0, "(c) owner exited with 0");
 	ms = wait_dead(&h, DEATH_COOKIE, DEADLINE_MS);
 	CHECK(ms >= 0,
@@ -431,7 +395,7 @@ static int attack_pass(void)
 	CHECK(fbp_release(&h, hc) == 0, "(c) release the handle");
 	CHECK(fbs_drop(&h, SLOT_C) == 0, "(c) drop the slot");
 
-	tell(bgo[1], 1);
+	fba_tell(bgo[1], 1);
 	CHECK(fb_wait(other) == 0, "(c) the receiver's checks");
 	fbp_close(&h);
 	close(sv[0]);
@@ -487,15 +451,15 @@ static int attack_shared_mm(void)
 	char *stack;
 	__u32 hd = 0;
 
-	pipe_or_die(ready);
-	pipe_or_die(go);
-	owner = fork_or_die();
+	fba_pipe(ready);
+	fba_pipe(go);
+	owner = fba_fork(false);
 	if (owner == 0) {
 		fbp_open(&o, MB);
 		ret = fbs_put(&o, SLOT_D, COOKIE_D);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
-		tell(ready[1], 0);
+		fba_tell(ready[1], 0);
 		ret = fbp_next(&o, &r);
 		if (ret || r.cmd != FB_RET_TRANSACTION)
 			die("owner: no message: %s %s", strerror(-ret),
@@ -511,12 +475,12 @@ static int attack_shared_mm(void)
 			      NULL);
 		if (child < 0)
 			die("clone(CLONE_VM)");
-		tell(ready[1], child);
+		fba_tell(ready[1], child);
 		_exit(fbp_child_status());	/* o still open and mapped */
 	}
 	close(ready[1]);
 	close(go[0]);
-	if (hear(ready[0], 5000) != 0)
+	if (fba_hear(ready[0], 5000) != 0)
 		die("(d) owner not ready");
 	fbp_open(&q, MB);
 	ret = fbs_get(&q, SLOT_D, &hd);
@@ -526,7 +490,7 @@ static int attack_shared_mm(void)
 	      "(d) message to the owner");
 	CHECK(fbp_release(&q, hd) == 0, "(d) release the handle");
 	CHECK(fbs_drop(&q, SLOT_D) == 0, "(d) drop the slot");
-	child = hear(ready[0], 5000);
+	child = fba_hear(ready[0], 5000);
 	CHECK(fb_wait(owner) == 0, "(d) owner exited with 0");
 	if (child > 0) {
 		if (write(go[1], "g", 1) != 1)
@@ -565,7 +529,7 @@ static void run_attack(const char *name, int (*fn)(void), struct fbp *by)
 	int status, ret, calls = 0;
 	pid_t pid;
 
-	pid = fork_or_die();
+	pid = fba_fork(false);
 	if (pid == 0) {
 		fb_become_nobody();
 		/* the grandchildren are reaped by the attacker, not by init */

@@ -18,7 +18,7 @@
  *
  * The registry (handle 0) runs as root; R and S are unprivileged.
  */
-#include "fbproto.h"
+#include "fbslots.h"
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #define MAP		(1024 * 1024)
-#define MGR_COOKIE	0x9eeULL
 #define MARK		0x5ec2e7c0ULL		/* upper half of every cookie */
 #define NOBJ		2048
 #define ROUNDS		30
@@ -104,13 +103,15 @@ static int r_main(void *arg)
 	struct fbp p;
 	struct fbp_ret r;
 	pthread_t th;
-	int msgs = 0, bad_obj = 0;
+	int msgs = 0, bad_obj = 0, ret;
 	long at;
 	(void)arg;
 
 	fb_become_nobody();
 	fbp_open(&p, MAP);
-	fbp_reg_put(&p, SLOT_R, 0x1);
+	ret = fbs_put(&p, SLOT_R, 0x1);
+	if (ret)
+		die("put slot %u: %s", SLOT_R, strerror(-ret));
 	sigaction(SIGBUS, &sa, NULL);
 	post(to_s[1]);
 
@@ -194,7 +195,7 @@ static int s_main(void *arg)
 	fb_become_nobody();
 	fbp_open(&p, MAP);
 	await(to_s[0]);
-	hr = fbp_reg_get(&p, SLOT_R);
+	hr = fbs_get_wait(&p, SLOT_R);
 
 	memset(big, 0xee, sizeof(big));
 	if (fbp_oneway(&p, hr, C_PRIME, big, sizeof(big), NULL, 0))
@@ -253,13 +254,13 @@ int main(void)
 
 	if (pipe(to_s))
 		die("pipe");
-	mgr = fbp_spawn_manager(MAP, MGR_COOKIE, fbp_registry, NULL);
+	mgr = fbs_spawn();
 	r = fb_fork(r_main, NULL);
 	s = fb_fork(s_main, NULL);
 	CHECK(fb_wait(s) == 0, "the sender failed");
 	CHECK(fb_wait(r) == 0, "the receiver saw what it must not");
-	fbp_reg_quit();
-	CHECK(fb_wait(mgr) == 0, "registry failed");
+	kill(mgr, SIGKILL);
+	fb_wait(mgr);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fb_done();
 }

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fbattack.h"
 #include "fbslots.h"
 
 #define MB		(1024 * 1024)
@@ -37,44 +38,6 @@
 #define SLOT		1
 #define COOKIE		0x5ca1ULL
 #define SYSCTL		"/proc/sys/vm/unprivileged_userfaultfd"
-
-static void pipe_or_die(int p[2])
-{
-	if (pipe(p))
-		die("pipe");
-}
-
-static void tell(int fd, int value)
-{
-	if (write(fd, &value, sizeof(value)) != sizeof(value))
-		die("write to pipe");
-}
-
-static int hear(int fd, int timeout_ms)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int value;
-
-	if (poll(&pfd, 1, timeout_ms) != 1 ||
-	    read(fd, &value, sizeof(value)) != sizeof(value))
-		return -1;
-	return value;
-}
-
-static pid_t fork_nobody(void)
-{
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		fb_failures = 0;	/* a child reports its own checks */
-		fb_become_nobody();
-	}
-	return pid;
-}
 
 /* The state letter of /proc/PID/stat ('D': uninterruptible), or '?'. */
 static char proc_state(pid_t pid)
@@ -124,7 +87,7 @@ static void receiver(int ready)
 	ret = fbs_put(&r, SLOT, COOKIE);
 	if (ret)
 		die("receiver: register: %s", strerror(-ret));
-	tell(ready, 1);
+	fba_tell(ready, 1);
 	for (;;)
 		pause();
 }
@@ -200,9 +163,9 @@ static void sender(int uffd_dev, int stalled, int serve)
 	      read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
 	      msg.event == UFFD_EVENT_PAGEFAULT,
 	      "sender: the copy faulted on the userfaultfd region");
-	tell(stalled, 1);
+	fba_tell(stalled, 1);
 
-	if (hear(serve, 30000) < 0)
+	if (fba_hear(serve, 30000) < 0)
 		die("sender: no word to serve the fault");
 	zp.range.start = (unsigned long)region;
 	zp.range.len = size;
@@ -240,21 +203,21 @@ int main(void)
 		       strerror(errno), SYSCTL);
 		old_sysctl = sysctl_set(SYSCTL, 1);
 	}
-	pipe_or_die(rready);
-	pipe_or_die(stalled);
-	pipe_or_die(serve);
+	fba_pipe(rready);
+	fba_pipe(stalled);
+	fba_pipe(serve);
 
 	mgr = fbs_spawn();
 	fbp_open(&by, MB);
 
-	recv = fork_nobody();
+	recv = fba_fork(true);
 	if (recv == 0)
 		receiver(rready[1]);
-	CHECK(hear(rready[0], 5000) == 1, "receiver ready");
-	send = fork_nobody();
+	CHECK(fba_hear(rready[0], 5000) == 1, "receiver ready");
+	send = fba_fork(true);
 	if (send == 0)
 		sender(uffd_dev, stalled[1], serve[0]);
-	if (hear(stalled[0], 5000) != 1) {
+	if (fba_hear(stalled[0], 5000) != 1) {
 		errno = 0;
 		die("the sender did not stall in its copy");
 	}
@@ -302,7 +265,7 @@ int main(void)
 	       calls, worst);
 
 	/* let the sender go: its send fails, and everything is freed */
-	tell(serve[1], 1);
+	fba_tell(serve[1], 1);
 	if (!reaped) {
 		CHECK(fb_wait(recv) == 128 + SIGKILL, "receiver killed");
 		printf("# the receiver exited only once the sender was served, %lld ms after SIGKILL\n",

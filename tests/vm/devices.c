@@ -29,31 +29,6 @@
 #define COOKIE1		0xd1ULL
 #define COOKIE2		0xd2ULL
 
-/* Runs a shell command; its exit status, its output (stdout + stderr) in out. */
-static int run(const char *cmd, char *out, size_t outlen)
-{
-	char line[512];
-	size_t len = 0;
-	FILE *f;
-	int st;
-
-	fflush(NULL);
-	snprintf(line, sizeof(line), "%s 2>&1", cmd);
-	f = popen(line, "r");
-	if (!f)
-		die("popen %s", cmd);
-	if (out && outlen)
-		out[0] = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (out && len + strlen(line) < outlen) {
-			strcpy(out + len, line);
-			len += strlen(line);
-		}
-	}
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
 static bool module_loaded(void)
 {
 	char *m = fbp_slurp("/proc/modules");
@@ -74,8 +49,8 @@ static bool exists(const char *path)
 static void restore_default(void)
 {
 	if (exists(DEV2) || !module_loaded() || !exists(FB_DEV)) {
-		run("rmmod fastbinder", NULL, 0);
-		run("insmod " KO, NULL, 0);
+		fb_run("rmmod fastbinder", NULL, 0);
+		fb_run("insmod " KO, NULL, 0);
 	}
 }
 
@@ -92,7 +67,7 @@ static char *new_dmesg(void)
 	FILE *k;
 
 	if (mark) {
-		run("dmesg", buf, sizeof(buf));
+		fb_run("dmesg", buf, sizeof(buf));
 		snprintf(tag, sizeof(tag), "devices-test mark %d\n", mark);
 		for (q = strstr(buf, tag); q; q = strstr(q + 1, tag))
 			p = q + strlen(tag);
@@ -125,13 +100,13 @@ static void test_bad_params(void)
 	new_dmesg();
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "insmod " KO " %s", bad[i].arg);
-		st = run(cmd, out, sizeof(out));
+		st = fb_run(cmd, out, sizeof(out));
 		CHECK(st != 0 && strstr(out, bad[i].err),
 		      "insmod %s: status %d, output \"%s\", want a failure with \"%s\"", bad[i].arg,
 		      st, out, bad[i].err);
 		CHECK(!module_loaded(), "module loaded after insmod %s", bad[i].arg);
 		if (module_loaded())
-			run("rmmod fastbinder", NULL, 0);
+			fb_run("rmmod fastbinder", NULL, 0);
 		CHECK(!exists("/dev/fbx") && !exists("/dev/fby") && !exists(FB_DEV),
 		      "a device node is left after insmod %s", bad[i].arg);
 		log = new_dmesg();
@@ -142,11 +117,11 @@ static void test_bad_params(void)
 	printf("# %u invalid devices= lists fail insmod cleanly\n", i);
 
 	/* 31 characters is the longest name. */
-	st = run("insmod " KO " devices=fb01234567890123456789012345678", out, sizeof(out));
+	st = fb_run("insmod " KO " devices=fb01234567890123456789012345678", out, sizeof(out));
 	CHECK(st == 0 && exists("/dev/fb01234567890123456789012345678"),
 	      "insmod with a name of 31 characters: status %d %s", st, out);
 	if (!st)
-		CHECK(run("rmmod fastbinder", out, sizeof(out)) == 0, "rmmod: %s", out);
+		CHECK(fb_run("rmmod fastbinder", out, sizeof(out)) == 0, "rmmod: %s", out);
 }
 
 static int send_to(struct fbp *p, __u32 handle, const char *text)
@@ -311,14 +286,14 @@ int main(void)
 		die(KO);
 	atexit(restore_default);
 
-	st = run("rmmod fastbinder", out, sizeof(out));
+	st = fb_run("rmmod fastbinder", out, sizeof(out));
 	if (st)
 		die("rmmod fastbinder: %s", out);
 	CHECK(!exists(FB_DEV), "%s still there after rmmod", FB_DEV);
 
 	test_bad_params();
 
-	st = run("insmod " KO " devices=fastbinder,fbtwo", out, sizeof(out));
+	st = fb_run("insmod " KO " devices=fastbinder,fbtwo", out, sizeof(out));
 	CHECK(st == 0, "insmod devices=fastbinder,fbtwo: %s", out);
 	if (!st) {
 		char *misc = fbp_slurp("/proc/misc");
@@ -329,10 +304,10 @@ int main(void)
 		test_two_devices();
 	}
 
-	st = run("rmmod fastbinder", out, sizeof(out));
+	st = fb_run("rmmod fastbinder", out, sizeof(out));
 	CHECK(st == 0, "rmmod of the two-device module: %s", out);
 	CHECK(!exists(DEV2) && !exists(FB_DEV), "device nodes left after rmmod");
-	st = run("insmod " KO, out, sizeof(out));
+	st = fb_run("insmod " KO, out, sizeof(out));
 	CHECK(st == 0, "insmod of the default module: %s", out);
 	CHECK(exists(FB_DEV) && !exists(DEV2), "default module: want %s only", FB_DEV);
 	{

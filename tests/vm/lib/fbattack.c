@@ -5,6 +5,7 @@
 #include "fbattack.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ int fba_set_param(const char *name, long long value)
 	return n == (ssize_t)strlen(v) ? 0 : n < 0 ? (int)n : -EIO;
 }
 
-pid_t fba_fork_nobody(int (*fn)(void *arg), void *arg)
+pid_t fba_fork(bool nobody)
 {
 	pid_t pid;
 
@@ -56,17 +57,48 @@ pid_t fba_fork_nobody(int (*fn)(void *arg), void *arg)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		int ret;
-
-		/* its own checks decide its exit status, not the parent's */
 		fb_failures = 0;
 		fb_checks = 0;
-		fb_become_nobody();
-		ret = fn(arg);
+		if (nobody)
+			fb_become_nobody();
+	}
+	return pid;
+}
+
+pid_t fba_fork_nobody(int (*fn)(void *arg), void *arg)
+{
+	pid_t pid = fba_fork(true);
+
+	if (pid == 0) {
+		int ret = fn(arg);
+
 		fflush(NULL);
 		_exit(ret);
 	}
 	return pid;
+}
+
+void fba_pipe(int p[2])
+{
+	if (pipe(p))
+		die("pipe");
+}
+
+void fba_tell(int fd, int value)
+{
+	if (write(fd, &value, sizeof(value)) != sizeof(value))
+		die("write to pipe");
+}
+
+int fba_hear(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int value;
+
+	if (poll(&pfd, 1, timeout_ms) != 1 ||
+	    read(fd, &value, sizeof(value)) != sizeof(value))
+		return -1;
+	return value;
 }
 
 long long fba_now_us(void)
@@ -214,6 +246,19 @@ void fba_bystander_stop(struct fba_bystander *b, struct fba_by_result *res)
 	       res->max_us);
 	munmap(b->sh, sizeof(*b->sh));
 	b->sh = NULL;
+}
+
+void fba_bystander_check(struct fba_bystander *b, int deadline_ms)
+{
+	struct fba_by_result res;
+
+	fba_bystander_stop(b, &res);
+	CHECK(res.failed == 0 && res.uses > 0,
+	      "the bystander: %lld done, %lld failed (first: %s)", res.uses,
+	      res.failed, strerror(-res.first_error));
+	CHECK(res.max_us <= deadline_ms * 1000LL,
+	      "a bystander's call took %lld ms during the attack, deadline %d ms",
+	      res.max_us / 1000, deadline_ms);
 }
 
 /* ---- memory cgroup ---- */

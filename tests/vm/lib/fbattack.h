@@ -33,10 +33,18 @@ long long fba_param(const char *name);
 int fba_set_param(const char *name, long long value);
 
 /*
- * fork(); the child becomes uid 65534 (fb_become_nobody()), starts with no
- * failed CHECK of its own, and exits with fn(arg).
+ * fork(); the child starts with no CHECK of its own (its checks decide its
+ * exit status, not the parent's), and with nobody becomes uid 65534
+ * (fb_become_nobody()).  Returns as fork() does; dies when it fails.
  */
+pid_t fba_fork(bool nobody);
+/* fba_fork(true); the child exits with fn(arg). */
 pid_t fba_fork_nobody(int (*fn)(void *arg), void *arg);
+
+/* Processes that tell each other how far they are, over a pipe. */
+void fba_pipe(int p[2]);			/* pipe() or die */
+void fba_tell(int fd, int value);		/* write one int or die */
+int fba_hear(int fd, int timeout_ms);		/* the int, or -1: timeout, EOF */
 
 /* Microseconds of CLOCK_MONOTONIC. */
 long long fba_now_us(void);
@@ -75,6 +83,11 @@ struct fba_by_result {
 void fba_bystander_start(struct fba_bystander *b, enum fba_by_mode mode);
 /* Stops it, waits for it, prints a "#" line with what it saw. */
 void fba_bystander_stop(struct fba_bystander *b, struct fba_by_result *res);
+/*
+ * Stops it and checks what it saw: at least one use, none failed, none
+ * longer than deadline_ms.
+ */
+void fba_bystander_check(struct fba_bystander *b, int deadline_ms);
 
 /*
  * A memory cgroup of its own (cgroup v2, mounted on /sys/fs/cgroup if it

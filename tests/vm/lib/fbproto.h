@@ -160,20 +160,6 @@ pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 			int (*body)(struct fbp *p, void *arg), void *arg);
 
 /*
- * A manager body for fbp_spawn_manager(): a registry of FBP_REG_SLOTS
- * numbered slots, each holding one object, so processes that hold only
- * handle 0 find each other.  It serves until fbp_reg_quit().
- */
-#define FBP_REG_SLOTS	16
-int fbp_registry(struct fbp *p, void *arg);
-/* Put the caller's object cookie in slot (dies on failure). */
-void fbp_reg_put(struct fbp *p, __u32 slot, __u64 cookie);
-/* The handle in slot, waiting up to 5 s for its owner to put it (dies). */
-__u32 fbp_reg_get(struct fbp *p, __u32 slot);
-/* Stop the registry (from a context of its own). */
-void fbp_reg_quit(void);
-
-/*
  * fbp_spawn_manager() with options: FBP_MGR_NOBODY, the child claims as root and then
  * drops to uid 65534 (fb_become_nobody()) before body runs.  That is how a
  * test that runs as the adversary gets a manager: it starts as root

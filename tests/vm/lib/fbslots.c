@@ -4,6 +4,8 @@
  */
 #include "fbslots.h"
 
+#include <unistd.h>
+
 enum { FBS_PUT = 1, FBS_GET, FBS_DROP, FBS_PING };
 
 /* A request: the slot, then (PUT) the object at offset 8. */
@@ -144,6 +146,21 @@ int fbs_get(struct fbp *p, unsigned int slot, __u32 *handle)
 	struct fbs_msg m = { .slot = slot };
 
 	return fbs_call(p, FBS_GET, &m, 0, handle);
+}
+
+__u32 fbs_get_wait(struct fbp *p, unsigned int slot)
+{
+	__u32 h = 0;
+	int tries, ret = -ENOENT;
+
+	for (tries = 0; tries < 500 && ret == -ENOENT; tries++) {
+		ret = fbs_get(p, slot, &h);
+		if (ret == -ENOENT)
+			usleep(10000);
+	}
+	if (ret)
+		die("slot %u: %s", slot, strerror(-ret));
+	return h;
 }
 
 int fbs_drop(struct fbp *p, unsigned int slot)

@@ -10,6 +10,7 @@
  *
  *   fbs_put(p, slot, cookie)   register one of p's own objects
  *   fbs_get(p, slot, &handle)  p's handle for it, acquired (release it)
+ *   fbs_get_wait(p, slot)      the same, waiting for the slot to be filled
  *   fbs_ping(p)                a call that is answered at once
  *
  * The manager acquires each handle it is given and keeps it until the slot
@@ -32,6 +33,8 @@ int fbs_put(struct fbp *p, unsigned int slot, __u64 cookie);
 int fbs_put_flags(struct fbp *p, unsigned int slot, __u64 cookie,
 		  __u32 flags);
 int fbs_get(struct fbp *p, unsigned int slot, __u32 *handle);
+/* fbs_get() that waits up to 5 s for the slot's owner to put it, or dies. */
+__u32 fbs_get_wait(struct fbp *p, unsigned int slot);
 int fbs_drop(struct fbp *p, unsigned int slot);
 int fbs_ping(struct fbp *p);
 

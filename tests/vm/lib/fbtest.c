@@ -180,3 +180,27 @@ int fb_run_as_nobody(int (*fn)(void *arg), void *arg)
 
 	return fb_wait(fb_fork(fb_nobody_child, &c));
 }
+
+int fb_run(const char *cmd, char *out, size_t outlen)
+{
+	char line[512];
+	size_t len = 0;
+	FILE *f;
+	int st;
+
+	fflush(NULL);
+	snprintf(line, sizeof(line), "%s 2>&1", cmd);
+	f = popen(line, "r");
+	if (!f)
+		die("popen %s", cmd);
+	if (out && outlen)
+		out[0] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (out && len + strlen(line) < outlen) {
+			strcpy(out + len, line);
+			len += strlen(line);
+		}
+	}
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}

@@ -86,4 +86,10 @@ void fb_become_nobody(void);
  */
 int fb_run_as_nobody(int (*fn)(void *arg), void *arg);
 
+/*
+ * Runs a shell command (insmod, rmmod ...): its exit status (128 if it did
+ * not exit), and its stdout and stderr in out when out is not NULL.
+ */
+int fb_run(const char *cmd, char *out, size_t outlen);
+
 #endif /* FBTEST_H */
