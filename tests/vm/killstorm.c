@@ -15,6 +15,12 @@
  * counters in debugfs stats must be back to zero.  M stays root (it claims
  * handle 0); S and the clients run as uid 65534 (fb_become_nobody()).
  *
+ * The clients also run the resource attacks of docs/security.md (G6), so
+ * that deaths land in the middle of them: bursts of death links, threads that leave without FB_IOC_THREAD_EXIT, write
+ * streams longer than one ioctl's budget, and the client's own context
+ * descriptor in flight on a unix socket (the context must still end with
+ * the process).
+ *
  * FB_KILLSTORM_ROUNDS (default 12, scaled by FB_SCALE), FB_KILLSTORM_SEED.
  */
 #define _GNU_SOURCE
@@ -22,11 +28,14 @@
 #include "fbrel.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +50,7 @@ enum { M_REG = 1, M_REG_S, M_GET_S, M_GET_ANY, C_ECHO, C_NEST, C_FD, C_SLOW, C_P
 struct shared {
 	_Atomic int stop;
 	_Atomic unsigned long long calls, failed_calls, nested, fds, oneways, deaths;
+	_Atomic unsigned long long links, threads, streams, inflight;
 	_Atomic int bad;
 	char msg[200];
 };
@@ -315,6 +325,114 @@ static void c_result(int ret, struct fbp_ret *r, const char *what)
 	atomic_fetch_add(&sh->calls, 1);
 }
 
+/* ---- the resource attacks (G6), cut short by the kills ---- */
+
+#define LINK_BURST	128	/* two of the close's batches */
+#define STREAM_PAIRS	6000	/* 12000 commands: three ioctls' budget */
+
+/*
+ * LINK_BURST death links to h, then unlinked: a kill in between leaves the
+ * close to drop them in batches.  (Held for good, thousands of them would
+ * flood this library's return queue with notices when h's owner dies; the
+ * cap itself is attack_death_links' business.)
+ */
+static void c_link_burst(struct fbp *p, __u32 h, unsigned long long *next)
+{
+	__u32 cmd = FB_CMD_LINK_DEATH;
+	struct fbp_w w;
+	int pass, n, ret = 0;
+
+	for (pass = 0; pass < 2 && !ret; pass++) {
+		fbp_w_reset(&w);
+		for (n = 0; n < LINK_BURST; n++) {
+			struct fb_death d = { .handle = h, .cookie = *next + n };
+
+			fbp_w_cmd(&w, cmd, &d, sizeof(d));
+		}
+		ret = fbp_wr(p, &w, NULL, false);
+		cmd = FB_CMD_UNLINK_DEATH;
+	}
+	*next += LINK_BURST;
+	/* h's owner may be dead (EOWNERDEAD) or its ref gone (ENOENT) */
+	if (ret && ret != -ENOENT && ret != -EOWNERDEAD && ret != -EINTR)
+		bad("link burst", ret, pass);
+	atomic_fetch_add(&sh->links, 1);
+}
+
+/* A thread that polls the context (a record) and leaves without THREAD_EXIT. */
+static void *c_short_thread(void *arg)
+{
+	struct pollfd pfd = { .fd = *(int *)arg, .events = POLLIN };
+
+	poll(&pfd, 1, 0);
+	return NULL;
+}
+
+static void c_thread_churn(int fd)
+{
+	pthread_t th;
+	int k;
+
+	for (k = 0; k < 8; k++) {
+		if (pthread_create(&th, NULL, c_short_thread, &fd))
+			return;
+		pthread_join(th, NULL);
+	}
+	atomic_fetch_add(&sh->threads, 8);
+}
+
+/* ACQUIRE/RELEASE pairs on h, more than one ioctl may run: EINTR, go on. */
+static void c_long_stream(int fd, __u32 h)
+{
+	static __u32 cmds[STREAM_PAIRS * 4];	/* the main thread's only */
+	struct fb_write_read wr = { 0 };
+	int k;
+
+	for (k = 0; k < STREAM_PAIRS; k++) {
+		cmds[4 * k] = FB_CMD_ACQUIRE;
+		cmds[4 * k + 1] = h;
+		cmds[4 * k + 2] = FB_CMD_RELEASE;
+		cmds[4 * k + 3] = h;
+	}
+	wr.write_buffer = (uintptr_t)cmds;
+	wr.write_size = sizeof(cmds);
+	while (wr.write_consumed < wr.write_size) {
+		if (ioctl(fd, FB_IOC_WRITE_READ, &wr) == 0)
+			continue;
+		if (errno != EINTR) {
+			if (errno != ENOENT)	/* h's node may be gone */
+				bad("long stream", -errno, (long)wr.write_consumed);
+			return;
+		}
+	}
+	atomic_fetch_add(&sh->streams, 1);
+}
+
+/* The context's own descriptor in flight on a socket pair the process keeps. */
+static void c_fd_in_flight(int fd)
+{
+	char c = 0;
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return;
+	memset(&u, 0, sizeof(u));
+	u.h.cmsg_level = SOL_SOCKET;
+	u.h.cmsg_type = SCM_RIGHTS;
+	u.h.cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(&u.h), &fd, sizeof(int));
+	if (sendmsg(sv[0], &mh, 0) == 1)
+		atomic_fetch_add(&sh->inflight, 1);
+	/* both ends stay open until the process exits or is killed */
+}
+
 static int c_main(void *arg)
 {
 	struct fb_object me = { .type = FB_OBJ_LOCAL, .cookie = 0xc100 + (intptr_t)arg };
@@ -324,6 +442,8 @@ static int c_main(void *arg)
 	struct fbp_ret r;
 	__u32 hs = 0;
 	__u64 off = 0;
+	unsigned long long next_link = 0xb0000000ULL;
+	bool in_flight = false;
 	pthread_t th;
 	int ret, i;
 
@@ -357,12 +477,26 @@ static int c_main(void *arg)
 		fbp_wr(&p, &w, NULL, false);
 	}
 	while (!atomic_load(&sh->stop)) {
-		unsigned int op = fbr_rnd(&rng, 10);
+		unsigned int op = fbr_rnd(&rng, 14);
 		__u32 target = hs;
 
-		if (!hs)
+		if (!hs && op != 11 && op != 13)
 			op = 7;	/* peers only */
 		switch (op) {
+		case 10:
+			c_link_burst(&p, hs, &next_link);
+			break;
+		case 11:
+			c_thread_churn(p.fd);
+			break;
+		case 12:
+			c_long_stream(p.fd, hs);
+			break;
+		case 13:
+			if (!in_flight)
+				c_fd_in_flight(p.fd);
+			in_flight = true;
+			break;
 		case 0: case 1: {
 			size_t n = fbr_rnd(&rng, sizeof(buf));
 			__u32 s = (__u32)fbr_rnd64(&rng);
@@ -424,7 +558,7 @@ static int c_main(void *arg)
 			if (!ret && r.cmd == FB_RET_REPLY)
 				fbp_free(&p, r.msg.data);
 			break;
-		default: {	/* a peer: call it, link to its death */
+		case 7: case 8: case 9: {	/* a peer: call it, link to its death */
 			__u32 h = 0;
 
 			ret = fbp_call(&p, 0, M_GET_ANY, NULL, 0, NULL, 0, &r, NULL, NULL);
@@ -541,6 +675,10 @@ int main(void)
 	       (unsigned long long)sh->nested, (unsigned long long)sh->fds,
 	       (unsigned long long)sh->oneways, (unsigned long long)sh->deaths,
 	       (fbp_now_ms() - start) / 1000.0);
+	printf("# attacks: %llu bursts of %d death links, %llu threads without THREAD_EXIT, %llu long streams, %llu contexts in flight\n",
+	       (unsigned long long)sh->links, LINK_BURST,
+	       (unsigned long long)sh->threads, (unsigned long long)sh->streams,
+	       (unsigned long long)sh->inflight);
 	CHECK(!atomic_load(&sh->bad), "%s (seed %llu)", sh->msg, (unsigned long long)seed);
 	CHECK(sh->calls > 0, "no call was answered");
 	return fb_done();

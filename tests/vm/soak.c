@@ -8,7 +8,10 @@
  * checked echo calls of 0..64 KiB (the slot allocator and lazy pages),
  * oneway batches, objects handed out and dropped (nodes created, release
  * notices), fds passed both ways, death links made and cancelled, nested
- * calls.  At 25% (warm) and at 100% the threads stop at a barrier and the
+ * calls; and two of the resource attacks of docs/security.md (G6): a burst
+ * of LINK_BURST death links on one object dropped with its last reference
+ * (the batched drop), and write streams longer than one ioctl's budget
+ * (EINTR, go on).  At 25% (warm) and at 100% the threads stop at a barrier and the
  * parent samples /proc/meminfo (Slab, SUnreclaim, MemAvailable),
  * /proc/slabinfo when present, and the live_* counters of debugfs stats.
  *
@@ -33,6 +36,8 @@
 #define MGR_COOKIE	0x50a4ULL
 #define NTHREADS	3
 #define MAXMSG		(64 * 1024)
+#define LINK_BURST	512
+#define STREAM_PAIRS	3000	/* 6000 commands: more than one ioctl runs */
 
 enum { C_ECHO = 1, C_GIVE, C_OBJ, C_FD, C_NEST, C_BACK, C_FLOOD };
 
@@ -143,6 +148,7 @@ struct client {
 	pthread_barrier_t bar;
 	unsigned long phase_at;		/* ops per thread at the warm sample */
 	_Atomic unsigned long long calls, oneways, objects, fds, nested, links;
+	_Atomic unsigned long long bursts, streams;
 	_Atomic int errors;
 };
 
@@ -176,12 +182,86 @@ static void call_ok(struct fbp *t, int ret, struct fbp_ret *r, const char *what)
 	(void)t;
 }
 
+/* An object handed out, LINK_BURST deaths linked to it, its last ref dropped. */
+static void link_burst(struct fbp *t)
+{
+	struct fbp_ret r;
+	struct fbp_w w;
+	/* a cookie names one link of the context: each burst its own */
+	__u64 base = 0xe00000000ULL + LINK_BURST * atomic_fetch_add(&cl.bursts, 1);
+	__u32 h;
+	int n = 0, ret;
+
+	ret = fbp_call(t, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
+	call_ok(t, ret, &r, "give");
+	if (ret || r.cmd != FB_RET_REPLY)
+		return;
+	h = fbp_obj(t, &r.msg, 0)->handle;
+	if (fbp_acquire(t, h))
+		fail("acquire", h);
+	fbp_free(t, r.msg.data);
+	while (n < LINK_BURST) {
+		fbp_w_reset(&w);
+		for (; n < LINK_BURST && w.len + 32 <= sizeof(w.buf); n++) {
+			struct fb_death d = { .handle = h, .cookie = base + n };
+
+			fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+		}
+		ret = fbp_wr(t, &w, NULL, false);
+		if (ret) {
+			fail("link burst", ret);
+			break;
+		}
+	}
+	fbp_w_reset(&w);
+	fbp_w_u32(&w, FB_CMD_RELEASE, h);
+	if (fbp_wr(t, &w, NULL, false))
+		fail("release after the burst", h);
+}
+
+/* ACQUIRE/RELEASE pairs on handle 0 beyond one ioctl's command budget. */
+static void long_stream(struct fbp *t)
+{
+	static __thread __u32 cmds[STREAM_PAIRS * 4];
+	struct fb_write_read wr = { 0 };
+	int k, calls = 0;
+
+	for (k = 0; k < STREAM_PAIRS; k++) {
+		cmds[4 * k] = FB_CMD_ACQUIRE;
+		cmds[4 * k + 1] = 0;
+		cmds[4 * k + 2] = FB_CMD_RELEASE;
+		cmds[4 * k + 3] = 0;
+	}
+	wr.write_buffer = (uintptr_t)cmds;
+	wr.write_size = sizeof(cmds);
+	while (wr.write_consumed < wr.write_size && calls++ < 100) {
+		if (ioctl(t->fd, FB_IOC_WRITE_READ, &wr) < 0 && errno != EINTR) {
+			fail("long stream", -errno);
+			return;
+		}
+	}
+	if (wr.write_consumed != wr.write_size)
+		fail("long stream not done after 100 calls", (long)wr.write_consumed);
+	else if (calls < 2)
+		fail("long stream ran in one call, beyond the budget", calls);
+	else
+		atomic_fetch_add(&cl.streams, 1);
+}
+
 static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
 {
 	unsigned int op = fbr_rnd(rng, 100);
 	struct fbp_ret r;
 	int ret;
 
+	if (op < 2) {
+		link_burst(t);
+		return;
+	}
+	if (op < 4) {
+		long_stream(t);
+		return;
+	}
 	if (op < 45) {
 		size_t n = fbr_rnd(rng, 4) ? fbr_rnd(rng, 512) : fbr_rnd(rng, MAXMSG + 1);
 		__u32 s = (__u32)fbr_rnd64(rng);
@@ -388,6 +468,9 @@ int main(void)
 	       (unsigned long long)cl.calls, (unsigned long long)cl.oneways,
 	       (unsigned long long)cl.objects, (unsigned long long)cl.fds,
 	       (unsigned long long)cl.nested, (unsigned long long)cl.links);
+	printf("# attacks: %llu bursts of %d death links, %llu streams of %d commands\n",
+	       (unsigned long long)cl.bursts, LINK_BURST,
+	       (unsigned long long)cl.streams, 2 * STREAM_PAIRS);
 	CHECK(atomic_load(&cl.errors) == 0, "%d operations failed", atomic_load(&cl.errors));
 	for (i = 0; i < NLIVE; i++)
 		CHECK(warm.live[i] == end.live[i], "%s: %lld when warm, %lld at the end",
