@@ -81,6 +81,28 @@ live_zero() {
 	return 1
 }
 
+# The suite's own processes: itself and its ancestors up to init.
+keep=" 1 "
+p=$$
+while [ "$p" -gt 1 ]; do
+	keep="$keep$p "
+	p=$(sed -n 's/^PPid:[[:space:]]*//p' /proc/$p/status)
+done
+
+# Kill what a test left running (a test that died half way leaves its
+# children, which would hold handle 0 or live counts for the next tests);
+# strays says how many.  Kernel threads have no exe, nor have zombies.
+# (In this shell, not a subshell: that would be a stray itself.)
+reap_strays() {
+	strays=0
+	for d in /proc/[0-9]*; do
+		p=${d#/proc/}
+		case "$keep" in *" $p "*) continue ;; esac
+		[ -n "$(readlink $d/exe 2>/dev/null)" ] || continue
+		kill -9 "$p" 2>/dev/null && strays=$((strays + 1))
+	done
+}
+
 for t in /fb/tests/*; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
@@ -102,9 +124,13 @@ for t in /fb/tests/*; do
 		(cd "$dir" && exec timeout "$tt" $runas "$t") ;;
 	esac
 	rc=$?
+	reap_strays
 	rm -rf "$dir"
 	# what an unprivileged test could not read: nothing it made survives it
-	if [ $rc -eq 0 ] && ! live_zero; then
+	if [ "$strays" -gt 0 ]; then
+		bad "$name" "exit $rc, left $strays processes running (killed)"
+		live_zero >/dev/null
+	elif [ $rc -eq 0 ] && ! live_zero; then
 		bad "$name" "live counts not zero after it exited"
 	elif [ $rc -eq 0 ]; then ok "$name"
 	elif [ $rc -eq 143 ] || [ $rc -eq 124 ]; then bad "$name" "timeout after ${tt}s"
