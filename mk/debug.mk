@@ -8,7 +8,8 @@
 # need that kernel (tests/vm-debug/: fault injection) and a kmemleak scan
 # (tools/vm/suite.sh does it where /sys/kernel/debug/kmemleak exists).
 # Everything runs about 5-10x slower there: DEBUG_SCALE shrinks the
-# fixed-size workloads (FB_SCALE in the guest), the fuzzer runs
+# fixed-size workloads (FB_SCALE in the guest), DEBUG_SLOW lengthens the
+# attack tests' deadlines (FB_SLOW, fb_deadline_ms()), the fuzzer runs
 # DEBUG_FUZZ_SECONDS.  The closing line says how long it took.
 #
 #   make check-debug                      the whole suite
@@ -32,6 +33,8 @@ DEBUG_IMAGE		= $(DEBUG_KDIR)/arch/x86/boot/bzImage
 DEBUG_MODULE		:= $(BUILD)/debug/driver/fastbinder.ko
 DEBUG_SELFTEST_MODULE	:= $(BUILD)/debug-selftest/driver/fastbinder.ko
 DEBUG_SCALE		?= 0.5
+# the attack tests' "bounded" deadlines are this many times longer there
+DEBUG_SLOW		?= 5
 DEBUG_FUZZ_SECONDS	?= 120
 DEBUG_TEST_TIMEOUT	?= 400
 DEBUG_VM_TIMEOUT	?= 1750
@@ -85,7 +88,7 @@ check-debug: module-debug
 		$(VM_RUN_ARGS) -T $(DEBUG_VM_TIMEOUT) -- \
 		FB_TESTS="'$(TESTS)'" FB_ROOT_TESTS="'$(VM_ROOT_TESTS) $(DEBUG_ROOT_TESTS)'" \
 		FB_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
-		FB_SCALE=$(DEBUG_SCALE) FB_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) \
+		FB_SCALE=$(DEBUG_SCALE) FB_SLOW=$(DEBUG_SLOW) FB_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) \
 		FB_SOAK_SLAB_KB=$(DEBUG_SOAK_SLAB_KB) sh /fb/suite.sh; \
 	rc=$$?; \
 	echo "check-debug: $$(( ($$(date +%s) - start) / 60 )) min $$(( ($$(date +%s) - start) % 60 )) s on $$(basename $(DEBUG_IMAGE)) of $(DEBUG_KDIR) (exit $$rc)"; \

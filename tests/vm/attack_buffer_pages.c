@@ -40,7 +40,7 @@
 #define ECHO		(16 * 1024)
 #define M_COOKIE	0xba9eULL
 #define OTHER_UID	65533
-#define DEADLINE_MS	2000
+#define DEADLINE_MS	fb_deadline_ms(2000)
 #define PARAM		"/sys/module/fastbinder/parameters/max_user_pages"
 #define CG		"/sys/fs/cgroup"
 #define CG_RECV		CG "/fbt-recv"

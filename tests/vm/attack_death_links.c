@@ -28,7 +28,7 @@
 #define TRY		(1 << 20)	/* links the attacker tries at most */
 #define STREAM		4096		/* LINK_DEATH commands per WRITE_READ */
 #define CMD		(sizeof(__u32) + sizeof(struct fb_death))
-#define DEADLINE_MS	1000
+#define DEADLINE_MS	fb_deadline_ms(1000)
 
 struct report {
 	long long linked;

@@ -47,7 +47,7 @@
 #define V_COOKIE	0x71c7ULL	/* the victim's object */
 #define V2_COOKIE	0x71c8ULL	/* another, which takes no descriptors */
 #define VICTIM_NOFILE	64
-#define DEADLINE_MS	3000
+#define DEADLINE_MS	fb_deadline_ms(3000)
 
 enum { C_REG = 1, C_GET, C_PING, C_FLOOD, C_GIVE };
 

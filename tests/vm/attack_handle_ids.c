@@ -38,7 +38,7 @@
 #define NOBJ		4096
 #define NMSG		4
 #define BELOW_WRAP	6000	/* ids the manager has before 2^32 */
-#define DEADLINE_MS	1000
+#define DEADLINE_MS	fb_deadline_ms(1000)
 
 enum { C_OBJS = 1, C_KEPT, C_LATE };
 

@@ -31,8 +31,8 @@
 #define BIG_STREAM		(1ULL << 30)
 #define SMALL_STREAM		(1 << 20)
 #define MAX_CMDS		4096	/* docs/abi.md: commands per WRITE_READ */
-#define KILL_DEADLINE_MS	1000
-#define DEADLINE_MS	1000
+#define KILL_DEADLINE_MS	fb_deadline_ms(1000)
+#define DEADLINE_MS	fb_deadline_ms(1000)
 
 static int ready[2];
 

@@ -38,7 +38,7 @@
 #define BIG		8192
 #define BURST		64		/* oneway sends per WRITE_READ */
 #define B_CALLS		10
-#define DEADLINE_MS	2000
+#define DEADLINE_MS	fb_deadline_ms(2000)
 #define CALLOUT_EVERY	64		/* flood messages between S's calls to T */
 
 enum { C_REG = 1, C_FLOOD, C_RELAY, C_ECHO, C_STOP };

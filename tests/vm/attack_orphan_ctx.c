@@ -41,8 +41,8 @@
 #include "fbslots.h"
 
 #define MB		(1024 * 1024)
-#define DEADLINE_MS	3000	/* for a death notice, or the counts */
-#define BYSTANDER_MS	1000	/* for one call of the bystander */
+#define DEADLINE_MS	fb_deadline_ms(3000)	/* for a death notice, or the counts */
+#define BYSTANDER_MS	fb_deadline_ms(1000)	/* for one call of the bystander */
 
 #define SLOT_A		1
 #define SLOT_B		2

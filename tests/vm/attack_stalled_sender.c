@@ -33,8 +33,8 @@
 #include "fbslots.h"
 
 #define MB		(1024 * 1024)
-#define DEADLINE_MS	3000	/* for the receiver's exit */
-#define BYSTANDER_MS	1000	/* for one call of the bystander */
+#define DEADLINE_MS	fb_deadline_ms(3000)	/* for the receiver's exit */
+#define BYSTANDER_MS	fb_deadline_ms(1000)	/* for one call of the bystander */
 #define SLOT		1
 #define COOKIE		0x5ca1ULL
 #define SYSCTL		"/proc/sys/vm/unprivileged_userfaultfd"

@@ -22,7 +22,7 @@
 #define NTHREADS	5000
 #define WAVE		16
 #define BOUND		(3 * (WAVE + 1) + 8)
-#define DEADLINE_MS	1000
+#define DEADLINE_MS	fb_deadline_ms(1000)
 
 static int to_child[2], to_parent[2];
 static int fd;

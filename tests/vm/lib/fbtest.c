@@ -204,3 +204,11 @@ int fb_run(const char *cmd, char *out, size_t outlen)
 	st = pclose(f);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
+
+int fb_deadline_ms(int ms)
+{
+	const char *v = getenv("FB_SLOW");
+	double slow = v ? strtod(v, NULL) : 1;
+
+	return slow > 1 ? (int)(ms * slow) : ms;
+}

@@ -87,6 +87,14 @@ void fb_become_nobody(void);
 int fb_run_as_nobody(int (*fn)(void *arg), void *arg);
 
 /*
+ * A deadline of ms milliseconds on a normal kernel, times FB_SLOW (a
+ * number, 1 by default; make check-debug sets it: everything takes
+ * several times longer under KASAN and lockdep).  For the deadlines that
+ * say "bounded", not for the timeouts that stop a wait.
+ */
+int fb_deadline_ms(int ms);
+
+/*
  * Runs a shell command (insmod, rmmod ...): its exit status (128 if it did
  * not exit), and its stdout and stderr in out when out is not NULL.
  */
