@@ -327,16 +327,17 @@ static void c_result(int ret, struct fbp_ret *r, const char *what)
 
 /* ---- the resource attacks (G6), cut short by the kills ---- */
 
-#define LINK_BURST	128	/* two of the close's batches */
+#define LINK_BURST	96	/* more than one of the close's batches */
 #define STREAM_PAIRS	6000	/* 12000 commands: three ioctls' budget */
 
 /*
  * LINK_BURST death links to h, then unlinked: a kill in between leaves the
- * close to drop them in batches.  (Held for good, thousands of them would
- * flood this library's return queue with notices when h's owner dies; the
- * cap itself is attack_death_links' business.)
+ * close to drop them in batches.  Returns false once h's owner is dead: a
+ * link to a dead node is told at once, so more bursts would only pile up
+ * notices (held for good, thousands of links would flood this library's
+ * return queue when h's owner dies; the cap is attack_death_links' job).
  */
-static void c_link_burst(struct fbp *p, __u32 h, unsigned long long *next)
+static bool c_link_burst(struct fbp *p, __u32 h, unsigned long long *next)
 {
 	__u32 cmd = FB_CMD_LINK_DEATH;
 	struct fbp_w w;
@@ -357,6 +358,7 @@ static void c_link_burst(struct fbp *p, __u32 h, unsigned long long *next)
 	if (ret && ret != -ENOENT && ret != -EOWNERDEAD && ret != -EINTR)
 		bad("link burst", ret, pass);
 	atomic_fetch_add(&sh->links, 1);
+	return ret != -EOWNERDEAD;
 }
 
 /* A thread that polls the context (a record) and leaves without THREAD_EXIT. */
@@ -443,7 +445,7 @@ static int c_main(void *arg)
 	__u32 hs = 0;
 	__u64 off = 0;
 	unsigned long long next_link = 0xb0000000ULL;
-	bool in_flight = false;
+	bool in_flight = false, s_alive = true;
 	pthread_t th;
 	int ret, i;
 
@@ -484,7 +486,8 @@ static int c_main(void *arg)
 			op = 7;	/* peers only */
 		switch (op) {
 		case 10:
-			c_link_burst(&p, hs, &next_link);
+			if (s_alive)
+				s_alive = c_link_burst(&p, hs, &next_link);
 			break;
 		case 11:
 			c_thread_churn(p.fd);

@@ -92,21 +92,32 @@ done
 # Kill what a test left running (a test that died half way leaves its
 # children, which would hold handle 0 or live counts for the next tests);
 # strays says how many, named on "# left running" lines.  Kernel threads
-# have no exe, nor have zombies; busybox timeout's watcher outlives the
-# test by up to a second (killed, not counted).  In this shell, not a
-# subshell: that would be a stray itself.
-reap_strays() {
-	strays=0
+# have no exe; zombies and exiting processes have no cmdline; busybox
+# timeout's watcher outlives the test by up to a second (killed, not
+# counted); a process still there half a second later is a stray.  In this
+# shell, not a subshell: that would list itself.
+running() {
 	for d in /proc/[0-9]*; do
 		p=${d#/proc/}
 		case "$keep" in *" $p "*) continue ;; esac
 		[ -n "$(readlink $d/exe 2>/dev/null)" ] || continue
-		if [ "$(cat $d/comm 2>/dev/null)" != timeout ]; then
-			echo "# left running: $p $(tr '\0' ' ' <$d/cmdline 2>/dev/null)"
-			strays=$((strays + 1))
+		if [ "$(cat $d/comm 2>/dev/null)" = timeout ]; then
+			kill -9 "$p" 2>/dev/null
+			continue
 		fi
-		kill -9 "$p" 2>/dev/null
+		[ -n "$(tr -d '\0' <$d/cmdline 2>/dev/null)" ] && echo "$p"
 	done
+}
+reap_strays() {
+	strays=0
+	running >/tmp/.fb-running
+	[ -s /tmp/.fb-running ] || return 0
+	sleep 0.5
+	running >/tmp/.fb-running
+	while read -r p; do
+		echo "# left running: $p $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)"
+		kill -9 "$p" 2>/dev/null && strays=$((strays + 1))
+	done </tmp/.fb-running
 }
 
 for t in /fb/tests/*; do
