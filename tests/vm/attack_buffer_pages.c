@@ -60,14 +60,6 @@ struct ctl {
 static struct ctl *ctl;
 static unsigned char msg[MSG];
 
-static void become_uid(uid_t uid)
-{
-	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
-		die("drop to uid %u", (unsigned int)uid);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		die("PR_SET_NO_NEW_PRIVS");
-}
-
 static void wait_for(const volatile int *flag)
 {
 	while (!*flag)
@@ -223,7 +215,7 @@ static int b_main(void *arg)
 	(void)arg;
 	fb_failures = 0;	/* not the parent's, from before the fork */
 	alarm(60);
-	become_uid(OTHER_UID);
+	fb_become_user(OTHER_UID);
 	fbp_open(&b, 256 * 1024);
 	for (i = 0; i < 5; i++) {
 		long long t0 = fbp_now_ms(), ms;

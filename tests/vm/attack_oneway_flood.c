@@ -57,16 +57,6 @@ struct ctl {
 
 static struct ctl *ctl;
 
-static void become_uid(uid_t uid)
-{
-	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
-		die("drop to uid %u", (unsigned int)uid);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		die("PR_SET_NO_NEW_PRIVS");
-	if (geteuid() != uid || getegid() != uid)
-		die("still privileged ids");
-}
-
 /* S calls T and frees the reply; 0 when T's reply arrived. */
 static int s_callout(struct fbp *p, __u32 h_t)
 {
@@ -153,7 +143,7 @@ static int t_main(void *arg)
 	(void)arg;
 	fb_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
-	become_uid(OTHER_UID);
+	fb_become_user(OTHER_UID);
 	fbp_open(&t, 64 * 1024);
 	rc = fbp_call(&t, 0, C_REG, &obj, sizeof(obj), &off, 1, &r, NULL, NULL);
 	if (rc || r.cmd != FB_RET_REPLY)
@@ -229,7 +219,7 @@ static int b_main(void *arg)
 	(void)arg;
 	fb_failures = 0;	/* not the parent's, from before the fork */
 	alarm(60);
-	become_uid(OTHER_UID);
+	fb_become_user(OTHER_UID);
 	fbp_open(&b, 64 * 1024);
 	for (i = 0; i < B_CALLS; i++) {
 		long long t0 = fbp_now_ms(), ms;

@@ -125,7 +125,7 @@ int fb_wait(pid_t pid)
 	return -1;
 }
 
-void fb_become_nobody(void)
+void fb_become_user(uid_t uid)
 {
 	const struct rlimit zero = { 0, 0 };
 	struct sched_param sp = { .sched_priority = 1 };
@@ -134,9 +134,9 @@ void fb_become_nobody(void)
 		die("setrlimit");
 	if (setgroups(0, NULL))
 		die("setgroups");
-	if (setgid(FB_NOBODY_UID))
+	if (setgid(uid))
 		die("setgid");
-	if (setuid(FB_NOBODY_UID))
+	if (setuid(uid))
 		die("setuid");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		die("PR_SET_NO_NEW_PRIVS");
@@ -146,8 +146,8 @@ void fb_become_nobody(void)
 	 */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		die("PR_SET_DUMPABLE");
-	if (getuid() != FB_NOBODY_UID || geteuid() != FB_NOBODY_UID ||
-	    getgid() != FB_NOBODY_UID || getegid() != FB_NOBODY_UID)
+	if (getuid() != uid || geteuid() != uid || getgid() != uid ||
+	    getegid() != uid)
 		die("still privileged ids");
 	/* the proof: no way up by ourselves */
 	errno = 0;
@@ -159,6 +159,11 @@ void fb_become_nobody(void)
 	    (errno != EACCES && errno != EPERM))
 		die("nice -1 did not fail with EACCES");
 	errno = 0;
+}
+
+void fb_become_nobody(void)
+{
+	fb_become_user(FB_NOBODY_UID);
 }
 
 struct fb_nobody_call {

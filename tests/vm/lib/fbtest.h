@@ -78,6 +78,8 @@ int fb_wait(pid_t pid);
  */
 #define FB_NOBODY_UID 65534
 void fb_become_nobody(void);
+/* The same as uid (and gid) uid: another unprivileged user. */
+void fb_become_user(uid_t uid);
 
 /*
  * fb_fork() a child that calls fb_become_nobody(), then fn(arg); waits for
