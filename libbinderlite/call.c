@@ -132,7 +132,7 @@ int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 		return -ENOMEM;
 	bl__io_init(io, ctx);
 	fill_txn(&tr, handle, code, flags, request);
-	bl__io_put(io, FB_CMD_SEND, &tr, sizeof(tr));
+	bl__io_put(io, FB_CMD_SEND, &tr);
 	io->request = request;
 	io->want_reply = true;
 	bl__objects_exported(ctx, request, 1);

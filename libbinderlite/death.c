@@ -145,7 +145,7 @@ void bl__death_fired(struct bl_io *io, uint64_t cookie)
 		if (free_it)
 			free(d);
 	}
-	bl__io_put(io, FB_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	bl__io_put(io, FB_CMD_DEATH_DONE, &cookie);
 }
 
 void bl__deaths_drop_all(struct bl_context *ctx)

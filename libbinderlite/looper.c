@@ -41,6 +41,9 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	struct fb_txn tr;
 	int32_t status;
 
+	/* the reply parcel may still be queued for the previous request's */
+	if (io->reply_queued)
+		bl__io_flush(io);
 	obj = bl__object_lookup_ref(ctx, msg->cookie);
 	bl_parcel_reset(&io->reply);
 	if (!obj)
@@ -54,7 +57,7 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	/* the request's descriptors go with it, after the reply is sent */
 	bl__msg_close_fds(ctx, msg, io);
 
-	bl__io_put(io, FB_CMD_FREE_BUFFER, &msg->data, sizeof(msg->data));
+	bl__io_put(io, FB_CMD_FREE_BUFFER, &msg->data);
 	if (oneway)
 		return;
 	if (bl_parcel_open_arrays(&io->reply)) {
@@ -69,7 +72,7 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	tr.offsets = (uintptr_t)io->reply.offsets;
 	tr.offsets_count = (uint32_t)io->reply.offsets_count;
 	bl__objects_exported(ctx, &io->reply, 1);
-	bl__io_put(io, FB_CMD_REPLY, &tr, sizeof(tr));
+	bl__io_put(io, FB_CMD_REPLY, &tr);
 }
 
 static void loopers_add(struct bl_context *ctx, int delta)
@@ -104,7 +107,7 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 	bl__io_init(io, ctx);
 	io->looper = true;
 	bl_looping = ctx;
-	bl__io_put(io, enter_cmd, NULL, 0);
+	bl__io_put(io, enter_cmd, NULL);
 	while (!stopping(ctx)) {
 		ret = bl__io_run(io, true);
 		if (ret == -EAGAIN) {
@@ -117,7 +120,7 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 		ret = 0;
 	}
 	/* the last reply, and leave the pool */
-	bl__io_put(io, FB_CMD_EXIT_LOOPER, NULL, 0);
+	bl__io_put(io, FB_CMD_EXIT_LOOPER, NULL);
 	bl__io_run(io, false);
 	bl_looping = outer;
 	bl__io_fini(io);

@@ -5,7 +5,10 @@
  * objects in both directions with a nested call back into the caller's
  * waiting thread, oneway order, a batch of 64 oneway sends in one
  * syscall, a timeout (and the thread usable afterwards), release of an
- * exported object to its destroy callback, and a death callback.
+ * exported object to its destroy callback, and a death callback; and a
+ * service whose write buffer holds less than one request's answer
+ * (bl__wbuf_limit), whose every FB_CMD_REPLY and FB_CMD_FREE_BUFFER must
+ * still go out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,6 +22,8 @@
 
 #include "bltest.h"
 #include "fbtest.h"
+/* bl__wbuf_limit, the library's write-buffer test hook (static library) */
+#include "../../libbinderlite/internal.h"
 
 enum {
 	M_ECHO_ALL = 1,		/* every type back, and "ping" into the fd */
@@ -32,6 +37,15 @@ enum {
 };
 
 #define SVC "test.lib_call"
+#define SVC_SMALL "test.lib_call.small_wbuf"
+/*
+ * The small service's write buffer: an FB_CMD_FREE_BUFFER (12 bytes) and
+ * an FB_CMD_REPLY (44) do not fit together, nor do five frees of the
+ * oneway messages one read delivers; its receive buffer is small enough
+ * that leaked slots fill it within a few rounds.
+ */
+#define SMALL_WBUF	48
+#define SMALL_MAP	(64 * 1024)
 
 /* ---- the service ---------------------------------------------------------- */
 
@@ -160,17 +174,26 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 	}
 }
 
+/* arg: NULL, or the small service's name (a small write buffer and map) */
 static int svc_main(void *arg)
 {
-	struct bl_context *ctx = blt_open();
+	const char *small = arg;
+	struct bl_context *ctx;
 	struct bl_object *obj;
 	int ret;
 
-	(void)arg;
+	if (small) {
+		bl__wbuf_limit = SMALL_WBUF;
+		ret = bl_context_open(NULL, SMALL_MAP, &ctx);
+		if (ret)
+			die("open: %s", strerror(-ret));
+	} else {
+		ctx = blt_open();
+	}
 	/* it takes descriptors (a pipe end in M_ECHO_ALL) */
 	ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj) ?:
 	      bl_object_set_accept_fds(obj, true) ?:
-	      bl_sm_add(ctx, SVC, obj);
+	      bl_sm_add(ctx, small ? small : SVC, obj);
 	if (ret) {
 		fprintf(stderr, "service: %s\n", strerror(-ret));
 		return 1;
@@ -362,8 +385,13 @@ static void check_log(struct bl_context *ctx, uint32_t h, uint32_t n,
 	int32_t v;
 
 	while (blt_now_ms() < until) {
-		if (bl_call(ctx, h, M_GET_LOG, NULL, &r, BL_NO_TIMEOUT))
+		/* timed: a reply the service never sent fails, not hangs */
+		int ret = bl_call(ctx, h, M_GET_LOG, NULL, &r, 5000);
+
+		if (ret) {
+			CHECK(ret == 0, "%s: log call: %d", what, ret);
 			break;
+		}
 		if (bl_reader_read_u32(&r.reader, &count))
 			count = 0;
 		for (uint32_t i = 0; i < count; i++, got++)
@@ -417,6 +445,48 @@ static void test_oneway(struct bl_context *ctx, uint32_t h)
 	check_log(ctx, h, 10, "partial batch");
 	for (int i = 0; i < 64; i++)
 		bl_parcel_fini(&p[i]);
+}
+
+/*
+ * The small service: 40 rounds of a batch of 16 oneway messages of 512
+ * bytes (one read takes several of them: their frees overflow the write
+ * buffer) and the timed calls of check_log() (a free and a reply
+ * overflow it).  A dropped reply times out; dropped frees fill the 64 KiB
+ * receive buffer in a round or two, and the sends fail.
+ */
+static void test_small_wbuf(struct bl_context *ctx)
+{
+	static uint8_t pad[512];
+	struct bl_parcel p[16];
+	struct bl_oneway m[16];
+	struct bl_reply r;
+	pid_t svc;
+	size_t sent;
+	uint32_t h;
+	int ret = 0;
+
+	svc = fb_fork(svc_main, SVC_SMALL);
+	CHECK(bl_sm_get(ctx, SVC_SMALL, 5000, &h) == 0, "small service");
+	for (int i = 0; i < 16; i++) {
+		bl_parcel_init(&p[i]);
+		bl_parcel_write_i32(&p[i], i);
+		bl_parcel_write_blob(&p[i], pad, sizeof(pad));
+		m[i] = (struct bl_oneway){ h, M_RECORD, &p[i] };
+	}
+	for (int round = 0; round < 40 && !ret; round++) {
+		ret = bl_send_oneway_batch(ctx, m, 16, &sent);
+		CHECK(ret == 0 && sent == 16, "small wbuf, round %d: %d, %zu "
+		      "sent", round, ret, sent);
+		check_log(ctx, h, 16, "small wbuf");
+	}
+	for (int i = 0; i < 16; i++)
+		bl_parcel_fini(&p[i]);
+	ret = call_i32(ctx, h, M_STATUS, 7, 5000, &r);
+	CHECK(ret == 0 && r.status == 7, "small wbuf, a call: %d", ret);
+	if (!ret)
+		bl_reply_fini(&r);
+	blt_kill(svc);
+	bl_handle_release(ctx, h);
 }
 
 static void test_timeout(struct bl_context *ctx, uint32_t h)
@@ -527,6 +597,7 @@ static int client(void *arg)
 	test_status(ctx, h);
 	test_objects(ctx, h);
 	test_oneway(ctx, h);
+	test_small_wbuf(ctx);
 	test_timeout(ctx, h);
 	test_release(ctx, h);
 
