@@ -61,6 +61,14 @@ struct bl_context {
 	bool stopping;			/* bl_context_stop() in progress */
 	unsigned int loopers;		/* threads inside a loop now */
 	unsigned int pool_threads;	/* pool threads alive */
+	/*
+	 * The driver's count of the threads it asked for that registered:
+	 * it never goes down, and the driver asks for more only while it is
+	 * below FB_IOC_SET_MAX_THREADS, so a pool started again must set its
+	 * maximum above it (looper.c).
+	 */
+	uint32_t spawned;
+	bool spawn_owed;		/* a spawn request we did not answer */
 	pthread_cond_t loopers_cond;	/* signalled when loopers drops */
 	struct bl_pool_thread *pool;	/* started threads, to join */
 };

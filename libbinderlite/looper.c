@@ -102,8 +102,12 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 	int ret = 0;
 
 	io = malloc(sizeof(*io));
-	if (!io)
+	if (!io) {
+		/* the driver waits for this registration to ask for more */
+		if (enter_cmd == FB_CMD_REGISTER_LOOPER)
+			bl__command(ctx, enter_cmd, NULL, 0);
 		return -ENOMEM;
+	}
 	bl__io_init(io, ctx);
 	io->looper = true;
 	bl_looping = ctx;
@@ -184,7 +188,10 @@ static void *pool_main(void *arg)
 	return NULL;
 }
 
-/* ctx->lock held. */
+/*
+ * ctx->lock held.  A registered thread answers a FB_RET_SPAWN_LOOPER: it
+ * always sends FB_CMD_REGISTER_LOOPER, which the driver counts for good.
+ */
 static int pool_add_locked(struct bl_context *ctx, bool registered)
 {
 	struct bl_pool_thread *pt;
@@ -207,22 +214,33 @@ static int pool_add_locked(struct bl_context *ctx, bool registered)
 	}
 	pt->next = ctx->pool;
 	ctx->pool = pt;
+	if (registered)
+		ctx->spawned++;
 	return 0;
 }
 
+/*
+ * The driver asks for no more threads until one registers for this
+ * request: one we cannot start now is owed to the next bl_pool_start().
+ */
 void bl__spawn_looper(struct bl_context *ctx)
 {
 	pthread_mutex_lock(&ctx->lock);
-	if (ctx->pool_on && !ctx->stopping)
-		pool_add_locked(ctx, true);
+	if (!ctx->pool_on || ctx->stopping || pool_add_locked(ctx, true))
+		ctx->spawn_owed = true;
 	pthread_mutex_unlock(&ctx->lock);
 }
+
+/* FB_IOC_SET_MAX_THREADS refuses more (docs/abi.md, "Limits"). */
+#define BL_DRIVER_MAX_THREADS	1024u
 
 int bl_pool_start(struct bl_context *ctx, unsigned int threads,
 		  unsigned int max_threads)
 {
-	uint32_t extra;
-	unsigned int i;
+	unsigned int extra, i;
+	uint64_t limit;
+	uint32_t max;
+	bool owed;
 	int ret = 0;
 
 	if (!ctx || !threads || threads > max_threads)
@@ -232,16 +250,32 @@ int bl_pool_start(struct bl_context *ctx, unsigned int threads,
 		pthread_mutex_unlock(&ctx->lock);
 		return -EALREADY;
 	}
-	/* the driver may ask for the rest when all are busy */
+	/*
+	 * The driver may ask for the rest when all are busy.  Its maximum
+	 * counts every thread it asked for that registered, those of a pool
+	 * stopped before included, so the rest comes on top of them (up to
+	 * the driver's ceiling); and a request left unanswered is answered by
+	 * the first thread, or the driver would never ask again.
+	 */
 	extra = max_threads - threads;
-	if (ioctl(ctx->fd, FB_IOC_SET_MAX_THREADS, &extra) < 0) {
+	owed = ctx->spawn_owed;
+	limit = (uint64_t)ctx->spawned + owed + extra;
+	if (extra > BL_DRIVER_MAX_THREADS)
+		limit = extra;		/* the driver's -EINVAL, as ever */
+	else if (limit > BL_DRIVER_MAX_THREADS)
+		limit = BL_DRIVER_MAX_THREADS;
+	max = (uint32_t)limit;
+	if (ioctl(ctx->fd, FB_IOC_SET_MAX_THREADS, &max) < 0) {
 		ret = -errno;
 		pthread_mutex_unlock(&ctx->lock);
 		return ret;
 	}
 	ctx->pool_on = true;
-	for (i = 0; i < threads && !ret; i++)
-		ret = pool_add_locked(ctx, false);
+	for (i = 0; i < threads && !ret; i++) {
+		ret = pool_add_locked(ctx, owed && i == 0);
+		if (!ret && owed && i == 0)
+			ctx->spawn_owed = false;
+	}
 	pthread_mutex_unlock(&ctx->lock);
 	if (ret)
 		bl_context_stop(ctx);

@@ -656,7 +656,9 @@ int bl_loop_once(struct bl_context *ctx, int timeout_ms);
 /*
  * Starts threads pool threads now and lets the driver ask for more, up to
  * max_threads in all, when every looper is busy.  -EINVAL if threads is
- * 0 or above max_threads, -EALREADY if a pool runs; pthread errors.
+ * 0 or above max_threads, -EALREADY if a pool runs; pthread errors.  A
+ * pool stopped with bl_context_stop() may be started again and grows again
+ * (the driver asks for at most 1024 threads over a context's life).
  */
 int bl_pool_start(struct bl_context *ctx, unsigned int threads,
 		  unsigned int max_threads);
