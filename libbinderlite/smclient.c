@@ -13,21 +13,8 @@
 
 static bool name_ok(const char *name)
 {
-	size_t n = 0;
-
-	if (!name)
-		return false;
-	for (; name[n]; n++) {
-		char c = name[n];
-
-		if (n >= BL_SM_NAME_MAX)
-			return false;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		      c == '/' || c == '-'))
-			return false;
-	}
-	return n > 0;
+	/* one byte over the maximum is enough to refuse a long one */
+	return name && bl_sm_name_valid(name, strnlen(name, BL_SM_NAME_MAX + 1));
 }
 
 int bl_sm_set_manager_uid(struct bl_context *ctx, uint32_t uid)

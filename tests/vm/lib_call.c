@@ -5,7 +5,11 @@
  * objects in both directions with a nested call back into the caller's
  * waiting thread, oneway order, a batch of 64 oneway sends in one
  * syscall, a timeout (and the thread usable afterwards), release of an
- * exported object to its destroy callback, and a death callback; and a
+ * exported object to its destroy callback, and a death callback; the
+ * object API (bl_object_ref(), bl_object_context(), bl_object_from_cookie()
+ * on an object that came back, bl_object_set_min_priority(): its checks,
+ * its refusal to an unprivileged process, and, as root, the raised
+ * handler); and a
  * service whose write buffer holds less than one request's answer
  * (bl__wbuf_limit), whose every FB_CMD_REPLY and FB_CMD_FREE_BUFFER must
  * still go out.
@@ -15,8 +19,10 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -34,6 +40,7 @@ enum {
 	M_SLEEP,		/* sleeps i32 ms, replies i32 99 */
 	M_KEEP,			/* keeps the handle it got */
 	M_DROP,			/* releases the kept handle */
+	M_GIVE_KEPT,		/* the kept handle, back */
 };
 
 #define SVC "test.lib_call"
@@ -169,6 +176,12 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 		       bl_handle_acquire(ctx, svc_kept);
 	case M_DROP:
 		return bl_handle_release(ctx, svc_kept);
+	case M_GIVE_KEPT:
+		/*
+		 * Kept: a handle only read from the request would be gone by
+		 * the time the reply goes (the request's buffer is freed first)
+		 */
+		return bl_parcel_write_handle(reply, svc_kept);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -563,6 +576,156 @@ static void test_release(struct bl_context *ctx, uint32_t h)
 	CHECK(sem_wait_ms(&destroyed, 5000), "destroyed once released");
 }
 
+static atomic_int destroy_count;
+
+static void count_destroy(struct bl_object *obj)
+{
+	(void)obj;
+	atomic_fetch_add(&destroy_count, 1);
+}
+
+/*
+ * The object calls no other test reaches, as uid 65534: a reference of
+ * the caller's more, the context, the cookie of an object that came back,
+ * and the minimum priority's checks (RLIMIT_NICE is 0 here, so the first
+ * send of an object with a minimum is refused: test_min_priority() runs
+ * one as root).
+ */
+static void test_object_api(struct bl_context *ctx, uint32_t h)
+{
+	struct bl_parcel p = BL_PARCEL_INIT;
+	struct bl_object *o, *back = NULL, *pr;
+	struct bl_reply r;
+	uint64_t cookie = 0;
+	int ret;
+
+	atomic_store(&destroy_count, 0);
+	CHECK(bl_object_new(ctx, cb_handler, count_destroy, NULL, &o) == 0,
+	      "object for the API");
+	CHECK(bl_object_context(o) == ctx, "bl_object_context()");
+	CHECK(!bl_object_context(NULL) && !bl_object_ref(NULL), "NULL objects");
+	CHECK(bl_object_ref(o) == o, "bl_object_ref() returns the object");
+	bl_object_unref(o);
+	CHECK(atomic_load(&destroy_count) == 0,
+	      "alive after one of two unrefs");
+
+	CHECK(bl_parcel_write_obj(&p, o) == 0, "write the object");
+	ret = bl_call(ctx, h, M_KEEP, &p, &r, 5000);
+	bl_parcel_fini(&p);
+	CHECK(ret == 0 && r.status == 0, "the service keeps it: %d", ret);
+	if (!ret)
+		bl_reply_fini(&r);
+	ret = bl_call(ctx, h, M_GIVE_KEPT, NULL, &r, 5000);
+	CHECK(ret == 0 && r.status == 0, "and gives it back: %d %d", ret,
+	      ret ? 0 : r.status);
+	if (!ret) {
+		CHECK(bl_reader_read_local(&r.reader, &cookie) == 0,
+		      "it came back as ours");
+		bl_reply_fini(&r);
+	}
+	ret = bl_object_from_cookie(ctx, cookie, &back);
+	CHECK(ret == 0 && back == o, "bl_object_from_cookie(): %d", ret);
+	bl_object_unref(back);
+	/* inside the object: no object starts there */
+	back = o;
+	CHECK(bl_object_from_cookie(ctx, cookie + 8, &back) == -ENOENT &&
+	      !back, "an unknown cookie");
+	CHECK(bl_object_from_cookie(NULL, cookie, &back) == -EINVAL &&
+	      bl_object_from_cookie(ctx, cookie, NULL) == -EINVAL,
+	      "bl_object_from_cookie() misuse");
+	bl_object_unref(o);
+	CHECK(bl_call(ctx, h, M_DROP, NULL, &r, 5000) == 0 && r.status == 0,
+	      "the service drops it");
+	bl_reply_fini(&r);
+	/* the last reference, and the driver's release (on the pool) */
+	for (int i = 0; i < 500 && !atomic_load(&destroy_count); i++)
+		usleep(10 * 1000);
+	CHECK(atomic_load(&destroy_count) == 1, "destroyed once: %d",
+	      atomic_load(&destroy_count));
+
+	CHECK(bl_object_set_min_priority(NULL, false, 0) == -EINVAL,
+	      "min priority of NULL");
+	CHECK(bl_object_new(ctx, cb_handler, NULL, NULL, &pr) == 0, "new");
+	CHECK(bl_object_set_min_priority(pr, false, -21) == -EINVAL &&
+	      bl_object_set_min_priority(pr, false, 20) == -EINVAL &&
+	      bl_object_set_min_priority(pr, true, 0) == -EINVAL &&
+	      bl_object_set_min_priority(pr, true, 100) == -EINVAL,
+	      "min priority out of range");
+	CHECK(bl_object_set_min_priority(pr, true, 99) == 0 &&
+	      bl_object_set_min_priority(pr, false, -5) == 0,
+	      "min priority in range (the last one counts)");
+	bl_parcel_write_obj(&p, pr);
+	ret = bl_call(ctx, h, M_KEEP, &p, &r, 5000);
+	bl_parcel_fini(&p);
+	CHECK(ret == -EPERM, "a minimum this process may not have: %d", ret);
+	if (!ret)
+		bl_reply_fini(&r);
+	CHECK(bl_object_set_min_priority(pr, false, -4) == -EBUSY,
+	      "min priority after the first send");
+	bl_object_unref(pr);
+}
+
+#define PRIO_SVC "test.lib_call.prio"
+
+static int32_t prio_handler(struct bl_object *obj, uint32_t code,
+			    struct bl_reader *req, struct bl_parcel *reply,
+			    const struct bl_call_info *info)
+{
+	(void)obj; (void)code; (void)req; (void)info;
+	errno = 0;
+	return bl_parcel_write_i32(reply, getpriority(PRIO_PROCESS,
+					(id_t)syscall(SYS_gettid))) ?: -errno;
+}
+
+static int prio_svc_main(void *arg)
+{
+	struct bl_context *ctx = blt_open();
+	struct bl_object *obj;
+	int ret;
+
+	(void)arg;
+	ret = bl_object_new(ctx, prio_handler, NULL, NULL, &obj) ?:
+	      bl_object_set_min_priority(obj, false, -5) ?:
+	      bl_sm_add(ctx, PRIO_SVC, obj);
+	if (ret) {
+		fprintf(stderr, "prio service: %s\n", strerror(-ret));
+		return 1;
+	}
+	bl_object_unref(obj);
+	return bl_loop(ctx) ? 1 : 0;
+}
+
+/*
+ * As root (CAP_SYS_NICE: raising a handler is a privilege): a call from a
+ * nice 0 thread to an object with a minimum of nice -5 runs its handler at
+ * nice -5.
+ */
+static void test_min_priority(void)
+{
+	struct bl_context *ctx = blt_open();
+	struct bl_reply r;
+	int32_t nice = 99;
+	pid_t svc;
+	uint32_t h;
+	int ret;
+
+	svc = fb_fork(prio_svc_main, NULL);
+	ret = bl_sm_get(ctx, PRIO_SVC, 5000, &h);
+	CHECK(ret == 0, "prio service: %d", ret);
+	if (!ret) {
+		ret = bl_call(ctx, h, 1, NULL, &r, 5000);
+		CHECK(ret == 0 && r.status == 0 &&
+		      !bl_reader_read_i32(&r.reader, &nice) && nice <= -5,
+		      "the handler ran at nice %d (want -5 or less): %d",
+		      nice, ret);
+		if (!ret)
+			bl_reply_fini(&r);
+		bl_handle_release(ctx, h);
+	}
+	blt_kill(svc);
+	bl_context_close(ctx);
+}
+
 /* Everything but the manager, as uid 65534. */
 static int client(void *arg)
 {
@@ -596,6 +759,7 @@ static int client(void *arg)
 	test_every_type(ctx, h);
 	test_status(ctx, h);
 	test_objects(ctx, h);
+	test_object_api(ctx, h);
 	test_oneway(ctx, h);
 	test_small_wbuf(ctx);
 	test_timeout(ctx, h);
@@ -621,6 +785,7 @@ int main(void)
 	pid_t mgr = blt_manager_start();
 	int st = fb_run_as_nobody(client, NULL);
 
+	test_min_priority();
 	blt_kill(mgr);
 	CHECK(st == 0, "the calls, as uid 65534: status %d", st);
 	return fb_done();
