@@ -14,16 +14,20 @@
 #include "binderlite.h"
 
 /*
- * Every allocation of the library goes through bl__realloc() and every
- * release through bl__free().  A test may point bl__realloc_hook at a
- * function that fails on demand to exercise the -ENOMEM paths; NULL means
- * realloc().  Not thread safe: set it only while no other thread uses the
- * library.
+ * alloc.c: every allocation of the library goes through bl__realloc()
+ * (bl__zalloc() and bl__strdup() too) and every release through
+ * bl__free().  A test may point bl__realloc_hook at a function that fails
+ * on demand to exercise the -ENOMEM paths; NULL means realloc().  Not
+ * thread safe: set it only while no other thread uses the library (the
+ * hook itself may be called from any of its threads).
  */
 extern void *(*bl__realloc_hook)(void *ptr, size_t size);
 
 void *bl__realloc(void *ptr, size_t size);
 void bl__free(void *ptr);
+/* count * size zeroed bytes (NULL on overflow), as calloc(). */
+void *bl__zalloc(size_t count, size_t size);
+char *bl__strdup(const char *s);
 
 /*
  * object.c: the references a parcel holds on the objects written into it

@@ -86,7 +86,7 @@ static void io_close_deferred(struct bl_io *io)
 void bl__io_fini(struct bl_io *io)
 {
 	io_close_deferred(io);
-	free(io->close_fds);
+	bl__free(io->close_fds);
 	io->close_fds = NULL;
 	io->close_cap = 0;
 	bl_parcel_fini(&io->reply);
@@ -96,7 +96,7 @@ static void close_fd(int fd, struct bl_io *defer)
 {
 	if (defer && defer->close_count == defer->close_cap) {
 		size_t cap = defer->close_cap ? defer->close_cap * 2 : 8;
-		int *v = realloc(defer->close_fds, cap * sizeof(*v));
+		int *v = bl__realloc(defer->close_fds, cap * sizeof(*v));
 
 		if (v) {
 			defer->close_fds = v;

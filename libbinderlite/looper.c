@@ -101,7 +101,7 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 	struct bl_io *io;
 	int ret = 0;
 
-	io = malloc(sizeof(*io));
+	io = bl__realloc(NULL, sizeof(*io));
 	if (!io) {
 		/* the driver waits for this registration to ask for more */
 		if (enter_cmd == FB_CMD_REGISTER_LOOPER)
@@ -128,7 +128,7 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 	bl__io_run(io, false);
 	bl_looping = outer;
 	bl__io_fini(io);
-	free(io);
+	bl__free(io);
 	return ret;
 }
 
@@ -159,7 +159,7 @@ int bl_loop_once(struct bl_context *ctx, int timeout_ms)
 		return -errno;
 	if (ret == 0)
 		return 0;
-	io = malloc(sizeof(*io));
+	io = bl__realloc(NULL, sizeof(*io));
 	if (!io)
 		return -ENOMEM;
 	bl__io_init(io, ctx);
@@ -168,7 +168,7 @@ int bl_loop_once(struct bl_context *ctx, int timeout_ms)
 	if (io->wlen)
 		bl__io_run(io, false);	/* the reply, the frees */
 	bl__io_fini(io);
-	free(io);
+	bl__free(io);
 	return ret == -EAGAIN ? 0 : ret;
 }
 
@@ -197,7 +197,7 @@ static int pool_add_locked(struct bl_context *ctx, bool registered)
 	struct bl_pool_thread *pt;
 	int err;
 
-	pt = calloc(1, sizeof(*pt));
+	pt = bl__zalloc(1, sizeof(*pt));
 	if (!pt)
 		return -ENOMEM;
 	pt->ctx = ctx;
@@ -209,7 +209,7 @@ static int pool_add_locked(struct bl_context *ctx, bool registered)
 	if (err) {
 		ctx->loopers--;
 		ctx->pool_threads--;
-		free(pt);
+		bl__free(pt);
 		return -err;
 	}
 	pt->next = ctx->pool;
@@ -307,7 +307,7 @@ void bl__pool_join(struct bl_context *ctx)
 		struct bl_pool_thread *next = pt->next;
 
 		pthread_join(pt->tid, NULL);
-		free(pt);
+		bl__free(pt);
 		pt = next;
 	}
 }

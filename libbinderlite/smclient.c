@@ -204,8 +204,8 @@ void bl_sm_list_free(char **names, size_t count)
 	if (!names)
 		return;
 	for (i = 0; i < count; i++)
-		free(names[i]);
-	free(names);
+		bl__free(names[i]);
+	bl__free(names);
 }
 
 int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count)
@@ -228,7 +228,7 @@ int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count)
 	if (!ret && n > bl_reader_remaining(&reply.reader) / 8)
 		ret = -EBADMSG;
 	if (!ret) {
-		v = calloc(n ? n : 1, sizeof(*v));
+		v = bl__zalloc(n, sizeof(*v));
 		if (!v)
 			ret = -ENOMEM;
 	}
@@ -237,7 +237,7 @@ int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count)
 
 		ret = bl_reader_read_string(&reply.reader, &s, NULL);
 		if (!ret) {
-			v[i] = strdup(s);
+			v[i] = bl__strdup(s);
 			if (!v[i])
 				ret = -ENOMEM;
 		}

@@ -9,7 +9,9 @@
  * object API (bl_object_ref(), bl_object_context(), bl_object_from_cookie()
  * on an object that came back, bl_object_set_min_priority(): its checks,
  * its refusal to an unprivileged process, and, as root, the raised
- * handler); and a
+ * handler); every public call that allocates, with each of its
+ * allocations failing in turn (bl__realloc_hook): -ENOMEM and nothing
+ * leaked (valgrind_user runs this test under memcheck); and a
  * service whose write buffer holds less than one request's answer
  * (bl__wbuf_limit), whose every FB_CMD_REPLY and FB_CMD_FREE_BUFFER must
  * still go out.
@@ -726,6 +728,234 @@ static void test_min_priority(void)
 	bl_context_close(ctx);
 }
 
+/* ---- out of memory ----------------------------------------------------- */
+
+/* allocations that succeed before one fails (then -1: none fails) */
+static atomic_int oom_at = -1;
+static atomic_int oom_failed;
+
+/* the library's allocation hook; its pool threads may call it too */
+static void *oom_realloc(void *ptr, size_t size)
+{
+	if (atomic_load(&oom_at) >= 0 && atomic_fetch_sub(&oom_at, 1) == 0) {
+		atomic_fetch_add(&oom_failed, 1);
+		return NULL;
+	}
+	return realloc(ptr, size);
+}
+
+struct oom_env {
+	struct bl_context *ctx;
+	uint32_t h;			/* the service */
+	struct bl_object *obj;		/* an object of ours */
+};
+
+/*
+ * Runs op with its first, second, ... allocation failing until it runs
+ * with none failing, which must succeed.  A failure must reach the caller
+ * as -ENOMEM, but where the library has a fallback (a descriptor closed
+ * at once instead of later, a pool thread that could not start its loop)
+ * the call may succeed all the same; at least one must be -ENOMEM.  op
+ * undoes what it did when it succeeded.
+ */
+static void oom_sweep(const char *what, int (*op)(struct oom_env *),
+		      struct oom_env *e)
+{
+	int n, ret = 0, enomem = 0;
+
+	for (n = 0; n < 64; n++) {
+		atomic_store(&oom_failed, 0);
+		atomic_store(&oom_at, n);
+		ret = op(e);
+		atomic_store(&oom_at, -1);
+		if (!atomic_load(&oom_failed))
+			break;
+		CHECK(ret >= 0 || ret == -ENOMEM, "%s: allocation %d failed: %d",
+		      what, n, ret);
+		enomem += ret == -ENOMEM;
+	}
+	CHECK(ret >= 0, "%s: with every allocation: %d", what, ret);
+	CHECK(enomem > 0, "%s: no -ENOMEM in %d tries", what, n);
+}
+
+static int oom_open(struct oom_env *e)
+{
+	struct bl_context *c;
+	int ret = bl_context_open(NULL, 0, &c);
+
+	(void)e;
+	if (!ret)
+		bl_context_close(c);
+	return ret;
+}
+
+static int oom_object(struct oom_env *e)
+{
+	struct bl_object *o;
+	int ret = bl_object_new(e->ctx, cb_handler, NULL, NULL, &o);
+
+	bl_object_unref(o);
+	return ret;
+}
+
+static int oom_call_ms(struct oom_env *e, int timeout)
+{
+	struct bl_parcel p = BL_PARCEL_INIT;
+	struct bl_reply r;
+	int ret = bl_parcel_write_i32(&p, 3) ?:
+		  bl_call(e->ctx, e->h, M_STATUS, &p, &r, timeout);
+
+	if (!ret) {
+		CHECK(r.status == 3, "oom call: status %d", r.status);
+		bl_reply_fini(&r);
+	}
+	bl_parcel_fini(&p);
+	return ret;
+}
+
+static int oom_call(struct oom_env *e)
+{
+	return oom_call_ms(e, BL_NO_TIMEOUT);
+}
+
+static int oom_call_timed(struct oom_env *e)
+{
+	return oom_call_ms(e, 5000);
+}
+
+/* M_STATUS oneway: the service does nothing with it */
+static int oom_oneway(struct oom_env *e)
+{
+	struct bl_parcel p[3];
+	struct bl_oneway m[3];
+	size_t sent;
+	int ret = 0;
+
+	for (int i = 0; i < 3; i++) {
+		bl_parcel_init(&p[i]);
+		if (!ret)
+			ret = bl_parcel_write_i32(&p[i], i);
+		m[i] = (struct bl_oneway){ e->h, M_STATUS, &p[i] };
+	}
+	if (!ret)
+		ret = bl_send_oneway(e->ctx, e->h, M_STATUS, &p[0]);
+	if (!ret)
+		ret = bl_send_oneway_batch(e->ctx, m, 3, &sent);
+	for (int i = 0; i < 3; i++)
+		bl_parcel_fini(&p[i]);
+	return ret;
+}
+
+static void oom_death_fn(struct bl_context *ctx, uint32_t handle, void *data)
+{
+	(void)ctx; (void)handle; (void)data;
+}
+
+static int oom_death(struct oom_env *e)
+{
+	struct bl_death *d;
+	int ret = bl_link_death(e->ctx, e->h, oom_death_fn, NULL, &d);
+
+	if (!ret)
+		ret = bl_unlink_death(d);
+	return ret;
+}
+
+static int oom_sm(struct oom_env *e)
+{
+	char **names = NULL;
+	size_t count = 0;
+	uint32_t h1, h2;
+	int ret;
+
+	ret = bl_sm_check(e->ctx, SVC, &h1);
+	if (ret)
+		return ret;
+	bl_handle_release(e->ctx, h1);
+	ret = bl_sm_get(e->ctx, SVC, 1000, &h2);
+	if (ret)
+		return ret;
+	bl_handle_release(e->ctx, h2);
+	ret = bl_sm_list(e->ctx, &names, &count);
+	if (!ret) {
+		CHECK(count >= 1, "oom list: %zu names", count);
+		bl_sm_list_free(names, count);
+	}
+	return ret;
+}
+
+/* the same name each time: a failed try never reaches the manager */
+static int oom_sm_add(struct oom_env *e)
+{
+	return bl_sm_add(e->ctx, "test.lib_call.oom", e->obj);
+}
+
+/* a release notice is pending (see oom_main()): one pass reads it */
+static int oom_loop_once(struct oom_env *e)
+{
+	return bl_loop_once(e->ctx, 1000);
+}
+
+static int oom_pool(struct oom_env *e)
+{
+	int ret = bl_pool_start(e->ctx, 1, 2);
+
+	if (!ret)
+		bl_context_stop(e->ctx);
+	return ret;
+}
+
+/* In a process of its own: no thread of another test shares the hook. */
+static int oom_main(void *arg)
+{
+	struct oom_env e = { 0 };
+	struct bl_parcel p = BL_PARCEL_INIT;
+	struct bl_object *gone;
+	struct bl_reply r;
+	int ret;
+
+	(void)arg;
+	e.ctx = blt_open();
+	ret = bl_sm_get(e.ctx, SVC, 5000, &e.h);
+	CHECK(ret == 0, "oom: the service: %d", ret);
+	if (ret)
+		return fb_done();
+	CHECK(bl_object_new(e.ctx, cb_handler, NULL, NULL, &e.obj) == 0,
+	      "oom: object");
+	bl__realloc_hook = oom_realloc;
+	oom_sweep("bl_context_open", oom_open, &e);
+	oom_sweep("bl_object_new", oom_object, &e);
+	oom_sweep("bl_call", oom_call, &e);
+	oom_sweep("bl_call with a timeout", oom_call_timed, &e);
+	oom_sweep("bl_send_oneway, _batch", oom_oneway, &e);
+	oom_sweep("bl_link_death", oom_death, &e);
+	oom_sweep("bl_sm_check, _get, _list", oom_sm, &e);
+	oom_sweep("bl_sm_add", oom_sm_add, &e);
+	bl__realloc_hook = NULL;
+
+	/* an object the service keeps and drops: its release is pending */
+	bl_object_new(e.ctx, cb_handler, NULL, NULL, &gone);
+	bl_parcel_write_obj(&p, gone);
+	bl_object_unref(gone);
+	ret = bl_call(e.ctx, e.h, M_KEEP, &p, &r, 5000);
+	bl_parcel_fini(&p);
+	if (!ret)
+		bl_reply_fini(&r);
+	ret = ret ?: bl_call(e.ctx, e.h, M_DROP, NULL, &r, 5000);
+	if (!ret)
+		bl_reply_fini(&r);
+	CHECK(ret == 0, "oom: keep and drop: %d", ret);
+	bl__realloc_hook = oom_realloc;
+	oom_sweep("bl_loop_once", oom_loop_once, &e);
+	oom_sweep("bl_pool_start", oom_pool, &e);
+	bl__realloc_hook = NULL;
+
+	bl_object_unref(e.obj);
+	bl_handle_release(e.ctx, e.h);
+	bl_context_close(e.ctx);
+	return fb_done();
+}
+
 /* Everything but the manager, as uid 65534. */
 static int client(void *arg)
 {
@@ -740,6 +970,14 @@ static int client(void *arg)
 	sem_init(&destroyed, 0, 0);
 	sem_init(&died, 0, 0);
 	svc = fb_fork(svc_main, NULL);
+	/*
+	 * Forked before this process opens its context: a child inherits
+	 * the parent's heap without the pointers the parent keeps in
+	 * registers and other threads' stacks, which memcheck reports as
+	 * lost when the child exits.
+	 */
+	CHECK(fb_wait(fb_fork(oom_main, NULL)) == 0,
+	      "out of memory, every public call");
 	ctx = blt_open();
 	CHECK(bl_context_abi_version(ctx) == FB_ABI_VERSION, "abi version");
 	ret = bl_sm_get(ctx, SVC, 5000, &h);
