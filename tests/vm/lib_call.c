@@ -463,7 +463,7 @@ static void test_oneway(struct bl_context *ctx, uint32_t h)
 }
 
 /*
- * The small service: 40 rounds of a batch of 16 oneway messages of 512
+ * The small service: 12 rounds of a batch of 16 oneway messages of 512
  * bytes (one read takes several of them: their frees overflow the write
  * buffer) and the timed calls of check_log() (a free and a reply
  * overflow it).  A dropped reply times out; dropped frees fill the 64 KiB
@@ -488,7 +488,7 @@ static void test_small_wbuf(struct bl_context *ctx)
 		bl_parcel_write_blob(&p[i], pad, sizeof(pad));
 		m[i] = (struct bl_oneway){ h, M_RECORD, &p[i] };
 	}
-	for (int round = 0; round < 40 && !ret; round++) {
+	for (int round = 0; round < 12 && !ret; round++) {
 		ret = bl_send_oneway_batch(ctx, m, 16, &sent);
 		CHECK(ret == 0 && sent == 16, "small wbuf, round %d: %d, %zu "
 		      "sent", round, ret, sent);
