@@ -127,12 +127,12 @@ int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	if (ret)
 		return ret;
 	/* 2 KiB of buffers: too much for the stacks of small threads */
-	io = malloc(sizeof(*io));
+	io = bl__realloc(NULL, sizeof(*io));
 	if (!io)
 		return -ENOMEM;
 	bl__io_init(io, ctx);
 	fill_txn(&tr, handle, code, flags, request);
-	bl__io_put(io, FB_CMD_SEND, &tr, sizeof(tr));
+	bl__io_put(io, FB_CMD_SEND, &tr);
 	io->request = request;
 	io->want_reply = true;
 	bl__objects_exported(ctx, request, 1);
@@ -177,7 +177,7 @@ int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 		ret = -EPROTO;
 	}
 	bl__io_fini(io);
-	free(io);
+	bl__free(io);
 	return ret;
 }
 
@@ -208,7 +208,7 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 		if (ret)
 			return ret;
 	}
-	buf = malloc(count * one);
+	buf = bl__realloc(NULL, count * one);
 	if (!buf)
 		return -ENOMEM;
 	for (i = 0; i < count; i++) {
@@ -231,7 +231,7 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 	went = ret ? wr.write_consumed / one : count;
 	for (i = went; i < count; i++)
 		bl__objects_exported(ctx, msgs[i].request, -1);
-	free(buf);
+	bl__free(buf);
 	if (sent)
 		*sent = went;
 	return ret;

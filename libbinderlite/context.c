@@ -49,7 +49,7 @@ int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
 		map_size = BL_DEFAULT_MAP_SIZE;
 	if (page <= 0 || map_size % (size_t)page)
 		return -EINVAL;
-	ctx = calloc(1, sizeof(*ctx));
+	ctx = bl__zalloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
 	ctx->sm_uid = default_sm_uid();
@@ -94,7 +94,7 @@ out_unmap:
 out_close:
 	close(ctx->fd);
 out_free:
-	free(ctx);
+	bl__free(ctx);
 	return err;
 }
 
@@ -111,7 +111,7 @@ void bl_context_close(struct bl_context *ctx)
 	bl__objects_drop_all(ctx);
 	pthread_cond_destroy(&ctx->loopers_cond);
 	pthread_mutex_destroy(&ctx->lock);
-	free(ctx);
+	bl__free(ctx);
 }
 
 int bl_context_fd(const struct bl_context *ctx)

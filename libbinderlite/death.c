@@ -60,7 +60,7 @@ int bl_link_death(struct bl_context *ctx, uint32_t handle, bl_death_fn fn,
 	if (!ctx || !fn || !out)
 		return -EINVAL;
 	*out = NULL;
-	d = calloc(1, sizeof(*d));
+	d = bl__zalloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
 	d->ctx = ctx;
@@ -82,7 +82,7 @@ int bl_link_death(struct bl_context *ctx, uint32_t handle, bl_death_fn fn,
 		if (pp)
 			*pp = d->next;
 		pthread_mutex_unlock(&ctx->lock);
-		free(d);
+		bl__free(d);
 		return ret;
 	}
 	*out = d;
@@ -111,13 +111,13 @@ int bl_unlink_death(struct bl_death *d)
 	if (fired) {
 		/* the driver's link went with our DEATH_DONE */
 		if (!running)
-			free(d);
+			bl__free(d);
 		return -EOWNERDEAD;
 	}
 	/* off the list: a notice that comes now finds nothing */
 	cmd = death_cmd(d);
 	ret = bl__command(ctx, FB_CMD_UNLINK_DEATH, &cmd, sizeof(cmd));
-	free(d);
+	bl__free(d);
 	return ret;
 }
 
@@ -143,9 +143,9 @@ void bl__death_fired(struct bl_io *io, uint64_t cookie)
 		free_it = d->unlinked;
 		pthread_mutex_unlock(&ctx->lock);
 		if (free_it)
-			free(d);
+			bl__free(d);
 	}
-	bl__io_put(io, FB_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	bl__io_put(io, FB_CMD_DEATH_DONE, &cookie);
 }
 
 void bl__deaths_drop_all(struct bl_context *ctx)
@@ -154,6 +154,6 @@ void bl__deaths_drop_all(struct bl_context *ctx)
 
 	while ((d = ctx->deaths)) {
 		ctx->deaths = d->next;
-		free(d);
+		bl__free(d);
 	}
 }

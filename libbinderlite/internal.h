@@ -14,16 +14,20 @@
 #include "binderlite.h"
 
 /*
- * Every allocation of the library goes through bl__realloc() and every
- * release through bl__free().  A test may point bl__realloc_hook at a
- * function that fails on demand to exercise the -ENOMEM paths; NULL means
- * realloc().  Not thread safe: set it only while no other thread uses the
- * library.
+ * alloc.c: every allocation of the library goes through bl__realloc()
+ * (bl__zalloc() and bl__strdup() too) and every release through
+ * bl__free().  A test may point bl__realloc_hook at a function that fails
+ * on demand to exercise the -ENOMEM paths; NULL means realloc().  Not
+ * thread safe: set it only while no other thread uses the library (the
+ * hook itself may be called from any of its threads).
  */
 extern void *(*bl__realloc_hook)(void *ptr, size_t size);
 
 void *bl__realloc(void *ptr, size_t size);
 void bl__free(void *ptr);
+/* count * size zeroed bytes (NULL on overflow), as calloc(). */
+void *bl__zalloc(size_t count, size_t size);
+char *bl__strdup(const char *s);
 
 /*
  * object.c: the references a parcel holds on the objects written into it
@@ -61,6 +65,14 @@ struct bl_context {
 	bool stopping;			/* bl_context_stop() in progress */
 	unsigned int loopers;		/* threads inside a loop now */
 	unsigned int pool_threads;	/* pool threads alive */
+	/*
+	 * The driver's count of the threads it asked for that registered:
+	 * it never goes down, and the driver asks for more only while it is
+	 * below FB_IOC_SET_MAX_THREADS, so a pool started again must set its
+	 * maximum above it (looper.c).
+	 */
+	uint32_t spawned;
+	bool spawn_owed;		/* a spawn request we did not answer */
 	pthread_cond_t loopers_cond;	/* signalled when loopers drops */
 	struct bl_pool_thread *pool;	/* started threads, to join */
 };
@@ -89,6 +101,13 @@ static inline uint64_t bl__cookie(const struct bl_object *obj)
 #define BL_RBUF	1024
 
 /*
+ * Test hook: a smaller write buffer for the frames opened from now on (bytes;
+ * 0 means BL_WBUF, and at least the largest command is kept), so that a test
+ * makes bl__io_put() flush often.  Not thread safe, like bl__realloc_hook.
+ */
+extern size_t bl__wbuf_limit;
+
+/*
  * One loop frame (bl_call, bl_loop, ...) on the stack: commands waiting for
  * the frame's next WRITE_READ, and the reply parcel of the call it handled,
  * which must outlive that WRITE_READ.
@@ -96,8 +115,10 @@ static inline uint64_t bl__cookie(const struct bl_object *obj)
 struct bl_io {
 	struct bl_context *ctx;
 	size_t wlen;
+	size_t wcap;			/* BL_WBUF, or less (bl__wbuf_limit) */
 	uint8_t wbuf[BL_WBUF];
 	struct bl_parcel reply;
+	bool reply_queued;		/* an FB_CMD_REPLY of reply is in wbuf */
 	const struct bl_parcel *request;	/* of the queued FB_CMD_SEND */
 	bool looper;			/* may take work of the whole context */
 	unsigned int handled;		/* returns dispatched */
@@ -115,8 +136,16 @@ struct bl_io {
 
 void bl__io_init(struct bl_io *io, struct bl_context *ctx);
 void bl__io_fini(struct bl_io *io);
-int bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload,
-	       size_t size);
+/*
+ * Queues cmd with its payload (_IOC_SIZE(cmd) bytes) for the frame's next
+ * WRITE_READ.  A command is never dropped: when the buffer has no room, the
+ * commands already queued go out first (bl__io_flush()).  The frame's reply
+ * parcel must not change between its FB_CMD_REPLY's bl__io_put() and the
+ * flush that sends it: bl__dispatch_txn() flushes before it reuses it.
+ */
+void bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload);
+/* Sends the frame's queued commands now, without reading. */
+void bl__io_flush(struct bl_io *io);
 /*
  * One WRITE_READ: the frame's pending commands, then (read) a blocking read
  * whose returns are dispatched.  Returns the number of returns handled,

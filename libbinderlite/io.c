@@ -20,6 +20,11 @@
 
 #include "internal.h"
 
+size_t bl__wbuf_limit;
+
+/* The largest command: FB_CMD_SEND or FB_CMD_REPLY with its struct fb_txn. */
+#define BL_CMD_MAX	(sizeof(uint32_t) + sizeof(struct fb_txn))
+
 /*
  * Every FB_IOC_WRITE_READ.  valgrind's memcheck knows only the struct the
  * ioctl number names, not the buffers it points to: tell it that the
@@ -52,7 +57,12 @@ void bl__io_init(struct bl_io *io, struct bl_context *ctx)
 {
 	io->ctx = ctx;
 	io->wlen = 0;
+	io->wcap = BL_WBUF;
+	if (bl__wbuf_limit && bl__wbuf_limit < BL_WBUF)
+		io->wcap = bl__wbuf_limit < BL_CMD_MAX ? BL_CMD_MAX
+						       : bl__wbuf_limit;
 	bl_parcel_init(&io->reply);
+	io->reply_queued = false;
 	io->request = NULL;
 	io->looper = false;
 	io->want_reply = false;
@@ -76,7 +86,7 @@ static void io_close_deferred(struct bl_io *io)
 void bl__io_fini(struct bl_io *io)
 {
 	io_close_deferred(io);
-	free(io->close_fds);
+	bl__free(io->close_fds);
 	io->close_fds = NULL;
 	io->close_cap = 0;
 	bl_parcel_fini(&io->reply);
@@ -86,7 +96,7 @@ static void close_fd(int fd, struct bl_io *defer)
 {
 	if (defer && defer->close_count == defer->close_cap) {
 		size_t cap = defer->close_cap ? defer->close_cap * 2 : 8;
-		int *v = realloc(defer->close_fds, cap * sizeof(*v));
+		int *v = bl__realloc(defer->close_fds, cap * sizeof(*v));
 
 		if (v) {
 			defer->close_fds = v;
@@ -145,16 +155,25 @@ void bl__msg_close_fds(struct bl_context *ctx, const struct fb_txn_msg *msg,
 		     msg->offsets_count, defer);
 }
 
-int bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload,
-	       size_t size)
+void bl__io_flush(struct bl_io *io)
 {
-	if (size != _IOC_SIZE(cmd) || io->wlen + sizeof(cmd) + size > BL_WBUF)
-		return -ENOBUFS;
+	/* nothing to read: it returns once every command went (or failed) */
+	if (io->wlen)
+		bl__io_run(io, false);
+}
+
+void bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload)
+{
+	size_t size = _IOC_SIZE(cmd);
+
+	if (io->wlen + sizeof(cmd) + size > io->wcap)
+		bl__io_flush(io);
 	memcpy(io->wbuf + io->wlen, &cmd, sizeof(cmd));
 	if (size)
 		memcpy(io->wbuf + io->wlen + sizeof(cmd), payload, size);
 	io->wlen += sizeof(cmd) + size;
-	return 0;
+	if (cmd == FB_CMD_REPLY)
+		io->reply_queued = true;
 }
 
 int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
@@ -255,8 +274,7 @@ static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 			} else {
 				/* nobody waits for it (cannot happen) */
 				bl__msg_close_fds(io->ctx, &msg, NULL);
-				bl__io_put(io, FB_CMD_FREE_BUFFER, &msg.data,
-					   sizeof(msg.data));
+				bl__io_put(io, FB_CMD_FREE_BUFFER, &msg.data);
 			}
 			break;
 		case FB_RET_FAILED:
@@ -328,7 +346,10 @@ int bl__io_run(struct bl_io *io, bool read)
 	/* the replies that could carry them are out */
 	io_close_deferred(io);
 	/* the reply parcel went out with this ioctl (or failed): reusable */
-	bl_parcel_reset(&io->reply);
+	if (io->reply_queued) {
+		bl_parcel_reset(&io->reply);
+		io->reply_queued = false;
+	}
 	io->request = NULL;
 	if (err)
 		return err;

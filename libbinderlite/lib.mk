@@ -24,7 +24,8 @@ BL_SOVERSION	:= 1
 BL_BUILDDIR	:= build/libbinderlite
 BL_TESTDIR	:= build/tests/host
 
-BL_SRCS		:= libbinderlite/parcel.c libbinderlite/context.c \
+BL_SRCS		:= libbinderlite/alloc.c libbinderlite/parcel.c \
+		   libbinderlite/context.c \
 		   libbinderlite/io.c libbinderlite/object.c \
 		   libbinderlite/call.c libbinderlite/looper.c \
 		   libbinderlite/death.c libbinderlite/smclient.c

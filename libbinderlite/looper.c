@@ -41,6 +41,9 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	struct fb_txn tr;
 	int32_t status;
 
+	/* the reply parcel may still be queued for the previous request's */
+	if (io->reply_queued)
+		bl__io_flush(io);
 	obj = bl__object_lookup_ref(ctx, msg->cookie);
 	bl_parcel_reset(&io->reply);
 	if (!obj)
@@ -54,7 +57,7 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	/* the request's descriptors go with it, after the reply is sent */
 	bl__msg_close_fds(ctx, msg, io);
 
-	bl__io_put(io, FB_CMD_FREE_BUFFER, &msg->data, sizeof(msg->data));
+	bl__io_put(io, FB_CMD_FREE_BUFFER, &msg->data);
 	if (oneway)
 		return;
 	if (bl_parcel_open_arrays(&io->reply)) {
@@ -69,7 +72,7 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	tr.offsets = (uintptr_t)io->reply.offsets;
 	tr.offsets_count = (uint32_t)io->reply.offsets_count;
 	bl__objects_exported(ctx, &io->reply, 1);
-	bl__io_put(io, FB_CMD_REPLY, &tr, sizeof(tr));
+	bl__io_put(io, FB_CMD_REPLY, &tr);
 }
 
 static void loopers_add(struct bl_context *ctx, int delta)
@@ -98,13 +101,17 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 	struct bl_io *io;
 	int ret = 0;
 
-	io = malloc(sizeof(*io));
-	if (!io)
+	io = bl__realloc(NULL, sizeof(*io));
+	if (!io) {
+		/* the driver waits for this registration to ask for more */
+		if (enter_cmd == FB_CMD_REGISTER_LOOPER)
+			bl__command(ctx, enter_cmd, NULL, 0);
 		return -ENOMEM;
+	}
 	bl__io_init(io, ctx);
 	io->looper = true;
 	bl_looping = ctx;
-	bl__io_put(io, enter_cmd, NULL, 0);
+	bl__io_put(io, enter_cmd, NULL);
 	while (!stopping(ctx)) {
 		ret = bl__io_run(io, true);
 		if (ret == -EAGAIN) {
@@ -117,11 +124,11 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 		ret = 0;
 	}
 	/* the last reply, and leave the pool */
-	bl__io_put(io, FB_CMD_EXIT_LOOPER, NULL, 0);
+	bl__io_put(io, FB_CMD_EXIT_LOOPER, NULL);
 	bl__io_run(io, false);
 	bl_looping = outer;
 	bl__io_fini(io);
-	free(io);
+	bl__free(io);
 	return ret;
 }
 
@@ -152,7 +159,7 @@ int bl_loop_once(struct bl_context *ctx, int timeout_ms)
 		return -errno;
 	if (ret == 0)
 		return 0;
-	io = malloc(sizeof(*io));
+	io = bl__realloc(NULL, sizeof(*io));
 	if (!io)
 		return -ENOMEM;
 	bl__io_init(io, ctx);
@@ -161,7 +168,7 @@ int bl_loop_once(struct bl_context *ctx, int timeout_ms)
 	if (io->wlen)
 		bl__io_run(io, false);	/* the reply, the frees */
 	bl__io_fini(io);
-	free(io);
+	bl__free(io);
 	return ret == -EAGAIN ? 0 : ret;
 }
 
@@ -181,13 +188,16 @@ static void *pool_main(void *arg)
 	return NULL;
 }
 
-/* ctx->lock held. */
+/*
+ * ctx->lock held.  A registered thread answers a FB_RET_SPAWN_LOOPER: it
+ * always sends FB_CMD_REGISTER_LOOPER, which the driver counts for good.
+ */
 static int pool_add_locked(struct bl_context *ctx, bool registered)
 {
 	struct bl_pool_thread *pt;
 	int err;
 
-	pt = calloc(1, sizeof(*pt));
+	pt = bl__zalloc(1, sizeof(*pt));
 	if (!pt)
 		return -ENOMEM;
 	pt->ctx = ctx;
@@ -199,27 +209,38 @@ static int pool_add_locked(struct bl_context *ctx, bool registered)
 	if (err) {
 		ctx->loopers--;
 		ctx->pool_threads--;
-		free(pt);
+		bl__free(pt);
 		return -err;
 	}
 	pt->next = ctx->pool;
 	ctx->pool = pt;
+	if (registered)
+		ctx->spawned++;
 	return 0;
 }
 
+/*
+ * The driver asks for no more threads until one registers for this
+ * request: one we cannot start now is owed to the next bl_pool_start().
+ */
 void bl__spawn_looper(struct bl_context *ctx)
 {
 	pthread_mutex_lock(&ctx->lock);
-	if (ctx->pool_on && !ctx->stopping)
-		pool_add_locked(ctx, true);
+	if (!ctx->pool_on || ctx->stopping || pool_add_locked(ctx, true))
+		ctx->spawn_owed = true;
 	pthread_mutex_unlock(&ctx->lock);
 }
+
+/* FB_IOC_SET_MAX_THREADS refuses more (docs/abi.md, "Limits"). */
+#define BL_DRIVER_MAX_THREADS	1024u
 
 int bl_pool_start(struct bl_context *ctx, unsigned int threads,
 		  unsigned int max_threads)
 {
-	uint32_t extra;
-	unsigned int i;
+	unsigned int extra, i;
+	uint64_t limit;
+	uint32_t max;
+	bool owed;
 	int ret = 0;
 
 	if (!ctx || !threads || threads > max_threads)
@@ -229,16 +250,32 @@ int bl_pool_start(struct bl_context *ctx, unsigned int threads,
 		pthread_mutex_unlock(&ctx->lock);
 		return -EALREADY;
 	}
-	/* the driver may ask for the rest when all are busy */
+	/*
+	 * The driver may ask for the rest when all are busy.  Its maximum
+	 * counts every thread it asked for that registered, those of a pool
+	 * stopped before included, so the rest comes on top of them (up to
+	 * the driver's ceiling); and a request left unanswered is answered by
+	 * the first thread, or the driver would never ask again.
+	 */
 	extra = max_threads - threads;
-	if (ioctl(ctx->fd, FB_IOC_SET_MAX_THREADS, &extra) < 0) {
+	owed = ctx->spawn_owed;
+	limit = (uint64_t)ctx->spawned + owed + extra;
+	if (extra > BL_DRIVER_MAX_THREADS)
+		limit = extra;		/* the driver's -EINVAL, as ever */
+	else if (limit > BL_DRIVER_MAX_THREADS)
+		limit = BL_DRIVER_MAX_THREADS;
+	max = (uint32_t)limit;
+	if (ioctl(ctx->fd, FB_IOC_SET_MAX_THREADS, &max) < 0) {
 		ret = -errno;
 		pthread_mutex_unlock(&ctx->lock);
 		return ret;
 	}
 	ctx->pool_on = true;
-	for (i = 0; i < threads && !ret; i++)
-		ret = pool_add_locked(ctx, false);
+	for (i = 0; i < threads && !ret; i++) {
+		ret = pool_add_locked(ctx, owed && i == 0);
+		if (!ret && owed && i == 0)
+			ctx->spawn_owed = false;
+	}
 	pthread_mutex_unlock(&ctx->lock);
 	if (ret)
 		bl_context_stop(ctx);
@@ -270,7 +307,7 @@ void bl__pool_join(struct bl_context *ctx)
 		struct bl_pool_thread *next = pt->next;
 
 		pthread_join(pt->tid, NULL);
-		free(pt);
+		bl__free(pt);
 		pt = next;
 	}
 }

@@ -54,7 +54,7 @@ static void destroy(struct bl_object *obj)
 {
 	if (obj->destroy)
 		obj->destroy(obj);
-	free(obj);
+	bl__free(obj);
 }
 
 int bl_object_new(struct bl_context *ctx, bl_handler_fn handler,
@@ -69,7 +69,7 @@ int bl_object_new(struct bl_context *ctx, bl_handler_fn handler,
 	*out = NULL;
 	if (!ctx || !handler)
 		return -EINVAL;
-	obj = calloc(1, sizeof(*obj));
+	obj = bl__zalloc(1, sizeof(*obj));
 	if (!obj)
 		return -ENOMEM;
 	obj->ctx = ctx;

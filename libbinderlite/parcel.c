@@ -16,22 +16,6 @@
 
 #include "internal.h"
 
-/* ---- allocation -------------------------------------------------------- */
-
-void *(*bl__realloc_hook)(void *ptr, size_t size);
-
-void *bl__realloc(void *ptr, size_t size)
-{
-	if (bl__realloc_hook)
-		return bl__realloc_hook(ptr, size);
-	return realloc(ptr, size);
-}
-
-void bl__free(void *ptr)
-{
-	free(ptr);
-}
-
 /* ---- wire helpers ------------------------------------------------------ */
 
 #define HDR		8u	/* tag + 4 bytes (a 32-bit value, a length, or 0) */

@@ -13,21 +13,8 @@
 
 static bool name_ok(const char *name)
 {
-	size_t n = 0;
-
-	if (!name)
-		return false;
-	for (; name[n]; n++) {
-		char c = name[n];
-
-		if (n >= BL_SM_NAME_MAX)
-			return false;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-		      c == '/' || c == '-'))
-			return false;
-	}
-	return n > 0;
+	/* one byte over the maximum is enough to refuse a long one */
+	return name && bl_sm_name_valid(name, strnlen(name, BL_SM_NAME_MAX + 1));
 }
 
 int bl_sm_set_manager_uid(struct bl_context *ctx, uint32_t uid)
@@ -41,39 +28,76 @@ int bl_sm_set_manager_uid(struct bl_context *ctx, uint32_t uid)
 }
 
 /*
- * A call to the manager; its status folded into the return value.  The
- * driver's -ENOENT for handle 0 (no manager) and -EOWNERDEAD (it died
- * during the call) become -EHOSTDOWN, so that -ENOENT keeps meaning "no
- * such name", which only the manager says.  A reply from any other euid
- * than the expected manager's is not the directory's answer: -EACCES, and
- * nothing in it is used.  The manager's replies never carry descriptors.
+ * What a call to the manager came to, in two parts the library never folds
+ * together internally, as sd-bus keeps a method's error (sd_bus_error)
+ * apart from the failure of the call itself:
+ *   err     the call: 0, or a negative errno of the library or the driver
+ *           (-ENOENT: no manager at handle 0, -EOWNERDEAD: it died during
+ *           the call), or -EACCES: the reply is not the manager's (another
+ *           euid than the expected one), and nothing in it is used;
+ *   status  when err is 0, the manager's answer: 0, or the negative errno
+ *           it chose (-ENOENT: no such name, -EEXIST, -EPERM, ...).
+ * sm_errno() makes the one return value of the public functions.
+ */
+struct sm_result {
+	int err;
+	int32_t status;
+};
+
+/* No manager runs (yet), or it died during the call. */
+static bool sm_no_manager(const struct sm_result *res)
+{
+	return res->err == -ENOENT || res->err == -EOWNERDEAD;
+}
+
+/*
+ * The public errno: the driver's "no manager" becomes -EHOSTDOWN, so that
+ * -ENOENT keeps meaning "no such name", which only the manager says; a
+ * positive status, which the protocol does not define, is -EPROTO.
+ */
+static int sm_errno(const struct sm_result *res)
+{
+	if (sm_no_manager(res))
+		return -EHOSTDOWN;
+	if (res->err)
+		return res->err;
+	return res->status > 0 ? -EPROTO : res->status;
+}
+
+/*
+ * A call to the manager; *res says what it came to, the return value is
+ * sm_errno(res).  reply holds a buffer only when both parts are 0.  The
+ * manager's replies never carry descriptors.
  */
 static int sm_call(struct bl_context *ctx, uint32_t code,
-		   const struct bl_parcel *req, struct bl_reply *reply)
+		   const struct bl_parcel *req, struct bl_reply *reply,
+		   struct sm_result *res)
 {
 	uint32_t euid, want;
-	int ret = bl__call(ctx, FB_CONTEXT_MGR_HANDLE, code, 0, req, reply,
-			   BL_NO_TIMEOUT, &euid);
 
-	if (ret)
-		return ret == -ENOENT || ret == -EOWNERDEAD ? -EHOSTDOWN : ret;
+	res->status = 0;
+	res->err = bl__call(ctx, FB_CONTEXT_MGR_HANDLE, code, 0, req, reply,
+			    BL_NO_TIMEOUT, &euid);
+	if (res->err)
+		return sm_errno(res);
 	pthread_mutex_lock(&ctx->lock);
 	want = ctx->sm_uid;
 	pthread_mutex_unlock(&ctx->lock);
 	if (euid != want) {
 		bl_reply_fini(reply);
-		return -EACCES;
+		res->err = -EACCES;
+		return sm_errno(res);
 	}
-	if (reply->status) {
-		ret = reply->status < 0 ? reply->status : -EPROTO;
+	res->status = reply->status;
+	if (res->status)
 		bl_reply_fini(reply);
-	}
-	return ret;
+	return sm_errno(res);
 }
 
 int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj)
 {
 	struct bl_parcel req = BL_PARCEL_INIT;
+	struct sm_result res;
 	struct bl_reply reply;
 	int ret;
 
@@ -83,25 +107,32 @@ int bl_sm_add(struct bl_context *ctx, const char *name, struct bl_object *obj)
 	if (!ret)
 		ret = bl_parcel_write_obj(&req, obj);
 	if (!ret)
-		ret = sm_call(ctx, BL_SM_ADD, &req, &reply);
+		ret = sm_call(ctx, BL_SM_ADD, &req, &reply, &res);
 	if (!ret)
 		bl_reply_fini(&reply);
 	bl_parcel_fini(&req);
 	return ret;
 }
 
-int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle)
+/*
+ * bl_sm_check(), and in *res what the call came to ({0, 0} when it was
+ * not made, or failed after the manager's answer).
+ */
+static int sm_check(struct bl_context *ctx, const char *name,
+		    uint32_t *handle, struct sm_result *res)
 {
 	struct bl_parcel req = BL_PARCEL_INIT;
 	struct fb_object obj;
 	struct bl_reply reply;
 	int ret;
 
+	res->err = 0;
+	res->status = 0;
 	if (!ctx || !handle || !name_ok(name))
 		return -EINVAL;
 	ret = bl_parcel_write_string(&req, name);
 	if (!ret)
-		ret = sm_call(ctx, BL_SM_CHECK, &req, &reply);
+		ret = sm_call(ctx, BL_SM_CHECK, &req, &reply, res);
 	bl_parcel_fini(&req);
 	if (ret)
 		return ret;
@@ -116,6 +147,13 @@ int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle)
 	}
 	bl_reply_fini(&reply);
 	return ret;
+}
+
+int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle)
+{
+	struct sm_result res;
+
+	return sm_check(ctx, name, handle, &res);
 }
 
 int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
@@ -133,11 +171,14 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 	 * the manager too, when none runs yet.
 	 */
 	for (;;) {
+		struct sm_result res;
 		struct timespec ts;
 		long elapsed;
-		int ret = bl_sm_check(ctx, name, handle);
+		int ret = sm_check(ctx, name, handle, &res);
 
-		if (ret != -ENOENT && ret != -EHOSTDOWN)
+		/* again only while no manager runs, or it knows no such name */
+		if (!ret || !(sm_no_manager(&res) ||
+			      (!res.err && res.status == -ENOENT)))
 			return ret;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		elapsed = (now.tv_sec - start.tv_sec) * 1000 +
@@ -163,12 +204,13 @@ void bl_sm_list_free(char **names, size_t count)
 	if (!names)
 		return;
 	for (i = 0; i < count; i++)
-		free(names[i]);
-	free(names);
+		bl__free(names[i]);
+	bl__free(names);
 }
 
 int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count)
 {
+	struct sm_result res;
 	struct bl_reply reply;
 	uint32_t n, i;
 	char **v = NULL;
@@ -178,7 +220,7 @@ int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count)
 		return -EINVAL;
 	*names = NULL;
 	*count = 0;
-	ret = sm_call(ctx, BL_SM_LIST, NULL, &reply);
+	ret = sm_call(ctx, BL_SM_LIST, NULL, &reply, &res);
 	if (ret)
 		return ret;
 	ret = bl_reader_read_u32(&reply.reader, &n);
@@ -186,7 +228,7 @@ int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count)
 	if (!ret && n > bl_reader_remaining(&reply.reader) / 8)
 		ret = -EBADMSG;
 	if (!ret) {
-		v = calloc(n ? n : 1, sizeof(*v));
+		v = bl__zalloc(n, sizeof(*v));
 		if (!v)
 			ret = -ENOMEM;
 	}
@@ -195,7 +237,7 @@ int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count)
 
 		ret = bl_reader_read_string(&reply.reader, &s, NULL);
 		if (!ret) {
-			v[i] = strdup(s);
+			v[i] = bl__strdup(s);
 			if (!v[i])
 				ret = -ENOMEM;
 		}

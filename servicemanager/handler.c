@@ -14,20 +14,15 @@
 #include "handler.h"
 #include "log.h"
 
-/* 1..BL_SM_NAME_MAX characters of [A-Za-z0-9._/-], as the library says. */
+/* A service name, by the library's rule (bl_sm_name_valid()). */
 static int read_name(struct bl_reader *r, const char **name)
 {
-	size_t len, i;
+	size_t len;
 	int ret = bl_reader_read_string(r, name, &len);
 
 	if (ret)
 		return ret;
-	if (!len || len > BL_SM_NAME_MAX)
-		return -EINVAL;
-	for (i = 0; i < len; i++)
-		if (!sm_name_char((*name)[i]))
-			return -EINVAL;
-	return 0;
+	return bl_sm_name_valid(*name, len) ? 0 : -EINVAL;
 }
 
 static int32_t do_add(struct sm_state *sm, struct bl_reader *r,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binderlite.h"
 #include "policy.h"
 
 #define SM_MAX_RULES	4096
@@ -44,12 +45,6 @@ static int add_rule(struct sm_policy *p, uid_t uid, const char *name,
 	r->prefix = prefix;
 	p->count++;
 	return 0;
-}
-
-bool sm_name_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '.' || c == '_' ||
-	       c == '/' || c == '-';
 }
 
 static int parse_uid(const char *s, uid_t *uid)
@@ -96,7 +91,7 @@ static int parse_line(char *line, struct sm_policy *p)
 	if (!len && !prefix)
 		return -EINVAL;
 	for (i = 0; i < len; i++)
-		if (!sm_name_char(word[2][i]))
+		if (!bl_sm_name_char(word[2][i]))
 			return -EINVAL;
 	return add_rule(p, uid, word[2], len, prefix);
 }

@@ -38,7 +38,4 @@ bool sm_policy_allows(const struct sm_policy *p, uid_t uid, const char *name);
 
 void sm_policy_free(struct sm_policy *p);
 
-/* A character of a service name: [A-Za-z0-9._/-], as the library says. */
-bool sm_name_char(char c);
-
 #endif /* SM_POLICY_H */

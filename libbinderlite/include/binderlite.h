@@ -656,7 +656,9 @@ int bl_loop_once(struct bl_context *ctx, int timeout_ms);
 /*
  * Starts threads pool threads now and lets the driver ask for more, up to
  * max_threads in all, when every looper is busy.  -EINVAL if threads is
- * 0 or above max_threads, -EALREADY if a pool runs; pthread errors.
+ * 0 or above max_threads, -EALREADY if a pool runs; pthread errors.  A
+ * pool stopped with bl_context_stop() may be started again and grows again
+ * (the driver asks for at most 1024 threads over a context's life).
  */
 int bl_pool_start(struct bl_context *ctx, unsigned int threads,
 		  unsigned int max_threads);
@@ -703,7 +705,8 @@ int bl_unlink_death(struct bl_death *death);
  * 7. The service manager client
  *
  * The service manager (fb-servicemanager) is handle 0: it maps names to
- * objects.  Names are 1..BL_SM_NAME_MAX bytes of [A-Za-z0-9._/-].  The
+ * objects.  Names are 1..BL_SM_NAME_MAX bytes of [A-Za-z0-9._/-]
+ * (bl_sm_name_valid()).  The
  * protocol is in docs/servicemanager.md.
  *
  * Who answers is checked: every reply carries the replier's euid, and a
@@ -718,6 +721,31 @@ int bl_unlink_death(struct bl_death *death);
  * ====================================================================== */
 
 #define BL_SM_NAME_MAX		127
+
+/*
+ * The service-name rule, in this one place for the library, the service
+ * manager and its policy file: a name is 1..BL_SM_NAME_MAX characters of
+ * [A-Za-z0-9._/-] (ASCII, whatever the locale).
+ */
+static inline bool bl_sm_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '/' ||
+	       c == '-';
+}
+
+/* Whether the len bytes at name are a service name (NULL: false). */
+static inline bool bl_sm_name_valid(const char *name, size_t len)
+{
+	size_t i;
+
+	if (!name || !len || len > BL_SM_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!bl_sm_name_char(name[i]))
+			return false;
+	return true;
+}
 
 /* Method codes of handle 0 (the wire protocol, for other clients). */
 enum bl_sm_code {

@@ -14,7 +14,8 @@
  * malformed input (truncation at every byte, wrong and unknown tags, bad
  * values and padding, hostile lengths, bad offsets arrays, objects not at
  * listed offsets, listed offsets inside plain values); writer growth; the
- * -ENOMEM paths through an allocation hook; API misuse.
+ * -ENOMEM paths through an allocation hook; API misuse; and the
+ * service-name rule of binderlite.h (bl_sm_name_char(), bl_sm_name_valid()).
  */
 #include <check.h>
 #include <errno.h>
@@ -1280,12 +1281,42 @@ START_TEST(test_peek_skip_null_args)
 }
 END_TEST
 
+/* ---- the service-name rule (binderlite.h, section 7) ------------------- */
+
+START_TEST(test_sm_name_rule)
+{
+	char name[BL_SM_NAME_MAX + 2];
+	int c, n = 0;
+
+	for (c = 0; c < 256; c++) {
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			  c == '/' || c == '-';
+
+		ck_assert_msg(bl_sm_name_char((char)c) == ok, "char %d", c);
+		n += ok;
+	}
+	ck_assert_int_eq(n, 66);
+	memset(name, 'a', sizeof(name));
+	ck_assert(bl_sm_name_valid(name, 1));
+	ck_assert(bl_sm_name_valid(name, BL_SM_NAME_MAX));
+	ck_assert(!bl_sm_name_valid(name, BL_SM_NAME_MAX + 1));
+	ck_assert(!bl_sm_name_valid(name, 0));
+	ck_assert(!bl_sm_name_valid(NULL, 1));
+	ck_assert(bl_sm_name_valid("org.example/a_b-9", 17));
+	ck_assert(!bl_sm_name_valid("a b", 3));
+	ck_assert(!bl_sm_name_valid("ab\0c", 4));	/* a NUL inside */
+	ck_assert(!bl_sm_name_valid("h\xc3\xa9", 3));	/* not ASCII */
+}
+END_TEST
+
 static Suite *parcel_suite(void)
 {
 	Suite *s = suite_create("parcel");
 	TCase *rt = tcase_create("roundtrip");
 	TCase *bad = tcase_create("malformed");
 	TCase *wr = tcase_create("writer");
+	TCase *names = tcase_create("service names");
 
 	tcase_add_test(rt, test_roundtrip_scalars);
 	tcase_add_test(rt, test_roundtrip_strings);
@@ -1316,6 +1347,9 @@ static Suite *parcel_suite(void)
 	tcase_add_test(wr, test_enomem);
 	tcase_set_timeout(wr, 120);	/* valgrind */
 	suite_add_tcase(s, wr);
+
+	tcase_add_test(names, test_sm_name_rule);
+	suite_add_tcase(s, names);
 	return s;
 }
 

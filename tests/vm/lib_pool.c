@@ -7,6 +7,9 @@
  *    FB_RET_SPAWN_LOOPER requests until 4 calls run together;
  *  - bl_context_stop() from the main thread ends every pool thread
  *    (bl_pool_size() 0) and bl_context_close() is clean;
+ *  - a pool of 1 thread and a maximum of 4, grown to 4, stopped and
+ *    started again grows to 4 again (the driver's count of the threads it
+ *    asked for does not go down: the library must allow for it);
  *  - bl_loop_once() serves a single-threaded event loop.
  */
 #define _GNU_SOURCE
@@ -21,13 +24,13 @@
 #include "bltest.h"
 #include "fbtest.h"
 
-enum { M_WORK = 1, M_STATS, M_QUIT };
+enum { M_WORK = 1, M_STATS, M_QUIT, M_RESTART };
 
 #define WORK_MS		400
 #define CLIENTS		4
 
-static atomic_int running, max_running;
-static sem_t quit;
+static atomic_int running, max_running, generation;
+static sem_t quit, restart;
 static volatile int quit_flag;
 
 static int32_t handler(struct bl_object *obj, uint32_t code,
@@ -49,10 +52,14 @@ static int32_t handler(struct bl_object *obj, uint32_t code,
 		return 0;
 	case M_STATS:
 		return bl_parcel_write_u32(reply, atomic_load(&max_running)) ?:
-		       bl_parcel_write_u32(reply, bl_pool_size(info->ctx));
+		       bl_parcel_write_u32(reply, bl_pool_size(info->ctx)) ?:
+		       bl_parcel_write_u32(reply, atomic_load(&generation));
 	case M_QUIT:
 		quit_flag = 1;
 		sem_post(&quit);
+		return 0;
+	case M_RESTART:
+		sem_post(&restart);
 		return 0;
 	default:
 		return -EOPNOTSUPP;
@@ -62,6 +69,7 @@ static int32_t handler(struct bl_object *obj, uint32_t code,
 struct svc_cfg {
 	const char *name;
 	unsigned int threads, max;	/* threads 0: bl_loop_once() loop */
+	bool restart;			/* stop and start the pool on M_RESTART */
 };
 
 static int svc_main(void *arg)
@@ -72,6 +80,7 @@ static int svc_main(void *arg)
 	int ret;
 
 	sem_init(&quit, 0, 0);
+	sem_init(&restart, 0, 0);
 	ret = bl_object_new(ctx, handler, NULL, NULL, &obj) ?:
 	      bl_sm_add(ctx, cfg->name, obj);
 	if (ret) {
@@ -93,6 +102,17 @@ static int svc_main(void *arg)
 	ret = bl_pool_start(ctx, cfg->threads, cfg->max);
 	CHECK(ret == 0, "pool start: %d", ret);
 	CHECK(bl_pool_start(ctx, 1, 1) == -EALREADY, "second pool refused");
+	if (cfg->restart) {
+		while (sem_wait(&restart) && errno == EINTR)
+			;
+		bl_context_stop(ctx);
+		CHECK(bl_pool_size(ctx) == 0, "pool empty after the first stop: "
+		      "%u", bl_pool_size(ctx));
+		atomic_store(&max_running, 0);
+		ret = bl_pool_start(ctx, cfg->threads, cfg->max);
+		CHECK(ret == 0, "pool start again: %d", ret);
+		atomic_store(&generation, 1);
+	}
 	while (sem_wait(&quit) && errno == EINTR)
 		;
 	bl_context_stop(ctx);
@@ -135,27 +155,24 @@ static int client_main(void *arg)
 }
 
 static void stats(struct bl_context *ctx, uint32_t h, uint32_t *max,
-		  uint32_t *pool)
+		  uint32_t *pool, uint32_t *gen)
 {
 	struct bl_reply r;
 
-	*max = *pool = 0;
+	*max = *pool = *gen = 0;
 	CHECK(bl_call(ctx, h, M_STATS, NULL, &r, BL_NO_TIMEOUT) == 0 &&
 	      !bl_reader_read_u32(&r.reader, max) &&
-	      !bl_reader_read_u32(&r.reader, pool), "stats call");
+	      !bl_reader_read_u32(&r.reader, pool) &&
+	      !bl_reader_read_u32(&r.reader, gen), "stats call");
 	bl_reply_fini(&r);
 }
 
-static void run_service(const char *name, unsigned int threads,
-			unsigned int maxt, uint32_t want_conc)
+/* CLIENTS processes call M_WORK at once; returns how long they took. */
+static int64_t clients_round(const char *name)
 {
-	struct svc_cfg cfg = { name, threads, maxt };
-	struct bl_context *ctx = blt_open();
-	pid_t svc, cl[CLIENTS];
+	pid_t cl[CLIENTS];
 	int64_t t0, dt;
-	uint32_t h, conc, pool;
 
-	svc = fb_fork(svc_main, &cfg);
 	target = name;
 	memset(sh, 0, sizeof(*sh));
 	for (int i = 0; i < CLIENTS; i++)
@@ -170,18 +187,55 @@ static void run_service(const char *name, unsigned int threads,
 	for (int i = 0; i < CLIENTS; i++)
 		CHECK(sh->results[i] == 0, "%s: client %d got %d", name, i,
 		      sh->results[i]);
+	return dt;
+}
 
-	CHECK(bl_sm_get(ctx, name, 5000, &h) == 0, "%s: lookup", name);
-	stats(ctx, h, &conc, &pool);
-	CHECK(conc == want_conc, "%s: %u calls ran at once (want %u)", name,
-	      conc, want_conc);
+static void check_round(struct bl_context *ctx, uint32_t h,
+			const struct svc_cfg *cfg, uint32_t want_conc,
+			int64_t dt, const char *when)
+{
+	uint32_t conc, pool, gen;
+
+	stats(ctx, h, &conc, &pool, &gen);
+	CHECK(conc == want_conc, "%s%s: %u calls ran at once (want %u)",
+	      cfg->name, when, conc, want_conc);
 	if (want_conc == CLIENTS)
 		CHECK(dt < (CLIENTS - 1) * WORK_MS,
-		      "%s: %d calls of %d ms took %lld ms", name, CLIENTS,
-		      WORK_MS, (long long)dt);
-	if (threads)
-		CHECK(pool == maxt, "%s: pool of %u threads (want %u)", name,
-		      pool, maxt);
+		      "%s%s: %d calls of %d ms took %lld ms", cfg->name, when,
+		      CLIENTS, WORK_MS, (long long)dt);
+	if (cfg->threads)
+		CHECK(pool == cfg->max, "%s%s: pool of %u threads (want %u)",
+		      cfg->name, when, pool, cfg->max);
+}
+
+static void run_service(const char *name, unsigned int threads,
+			unsigned int maxt, uint32_t want_conc, bool restart)
+{
+	struct svc_cfg cfg = { name, threads, maxt, restart };
+	struct bl_context *ctx = blt_open();
+	pid_t svc;
+	int64_t dt;
+	uint32_t h;
+
+	svc = fb_fork(svc_main, &cfg);
+	dt = clients_round(name);
+	CHECK(bl_sm_get(ctx, name, 5000, &h) == 0, "%s: lookup", name);
+	check_round(ctx, h, &cfg, want_conc, dt, "");
+	if (restart) {
+		int64_t until = blt_now_ms() + 5000;
+		uint32_t conc, pool, gen = 0;
+
+		CHECK(bl_send_oneway(ctx, h, M_RESTART, NULL) == 0,
+		      "%s: restart", name);
+		while (!gen && blt_now_ms() < until) {
+			stats(ctx, h, &conc, &pool, &gen);
+			if (!gen)
+				usleep(10 * 1000);
+		}
+		CHECK(gen == 1, "%s: the pool started again", name);
+		dt = clients_round(name);
+		check_round(ctx, h, &cfg, want_conc, dt, " after a restart");
+	}
 	CHECK(bl_send_oneway(ctx, h, M_QUIT, NULL) == 0, "%s: quit", name);
 	CHECK(fb_wait(svc) == 0, "%s: service stopped cleanly", name);
 	bl_handle_release(ctx, h);
@@ -192,9 +246,10 @@ static void run_service(const char *name, unsigned int threads,
 static int run_services(void *arg)
 {
 	(void)arg;
-	run_service("pool.fixed", 4, 4, CLIENTS);
-	run_service("pool.grows", 1, 4, CLIENTS);
-	run_service("pool.loop_once", 0, 0, 1);
+	run_service("pool.fixed", 4, 4, CLIENTS, false);
+	run_service("pool.grows", 1, 4, CLIENTS, false);
+	run_service("pool.restart", 1, 4, CLIENTS, true);
+	run_service("pool.loop_once", 0, 0, 1, false);
 	return fb_done();
 }
 

@@ -38,7 +38,9 @@
 # must only run to its end.
 # ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
 # memcheck runs everything 20-50x slower: 33 s on a quiet host, 47 s on a
-# busy one, 73 s on the debug kernel
+# busy one, 73 s on the debug kernel; 111 s in a whole make check on 6.1
+# after issue 18's library tests (out-of-memory sweeps, a small write
+# buffer, a pool restart)
 # fb-timeout: 240
 . fbtest.sh
 
