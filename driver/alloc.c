@@ -161,7 +161,8 @@ static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p);
 
 /* ---- users -------------------------------------------------------------- */
 
-static struct fb_user *fb_user_find_locked(kuid_t uid)
+/* With fb_users_lock held. */
+static struct fb_user *fb_user_find(kuid_t uid)
 {
 	struct fb_user *u;
 
@@ -178,7 +179,7 @@ static struct fb_user *fb_user_get(kuid_t uid)
 
 	for (;;) {
 		spin_lock(&fb_users_lock);
-		u = fb_user_find_locked(uid);
+		u = fb_user_find(uid);
 		if (u) {
 			refcount_inc(&u->refs);
 		} else if (new) {
@@ -834,7 +835,7 @@ err:
 	return ERR_PTR(ret);
 }
 
-void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf)
+void fb_alloc_free_alocked(struct fb_alloc *alloc, struct fb_buffer *buf)
 {
 	size_t start = buf->offset, end = buf->offset + buf->size;
 	struct fb_buffer *prev, *next;
@@ -880,7 +881,7 @@ void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf)
 void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf)
 {
 	mutex_lock(&alloc->lock);
-	fb_alloc_free_locked(alloc, buf);
+	fb_alloc_free_alocked(alloc, buf);
 	mutex_unlock(&alloc->lock);
 }
 

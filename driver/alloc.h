@@ -131,7 +131,7 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
  */
 void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf);
 /* The same, with alloc->lock held (several slots under one lock). */
-void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf);
+void fb_alloc_free_alocked(struct fb_alloc *alloc, struct fb_buffer *buf);
 
 /*
  * The allocated, user-owned slot whose data starts at user_offset, with

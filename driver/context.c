@@ -114,6 +114,7 @@ struct fb_thread *fb_thread_queue_locked(struct fb_thread *thread,
 void fb_thread_enqueue_locked(struct fb_thread *thread, struct fb_work *work,
 			      bool sync)
 {
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	fb_wake_thread(fb_thread_queue_locked(thread, work), sync);
 }
 
@@ -146,8 +147,10 @@ struct fb_thread *fb_ctx_queue_locked(struct fb_ctx *ctx, struct fb_work *work)
 /* The same, waking the idle thread at once (the lock still held). */
 void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
 {
-	struct fb_thread *idle = fb_ctx_queue_locked(ctx, work);
+	struct fb_thread *idle;
 
+	lockdep_assert_held(&ctx->dev->lock);
+	idle = fb_ctx_queue_locked(ctx, work);
 	if (idle)
 		fb_wake_thread(idle, sync);
 }
@@ -189,6 +192,7 @@ static struct rb_node *fb_thread_after_locked(struct fb_ctx *ctx, pid_t pid)
 {
 	struct rb_node *n = ctx->threads.rb_node, *found = NULL;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	while (n) {
 		if (rb_entry(n, struct fb_thread, rb_node)->pid > pid) {
 			found = n;
@@ -303,6 +307,7 @@ static bool fb_thread_own_prio_locked(struct fb_thread *thread,
 	struct fb_transaction *t;
 	bool raised = false;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (thread->oneway_prio_set) {
 		*own = thread->oneway_saved;
 		raised = true;
@@ -370,6 +375,7 @@ static void fb_thread_free(struct fb_thread *thread)
  */
 static void fb_thread_free_locked(struct fb_thread *thread)
 {
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	fb_thread_detach_locked(thread);
 	fb_thread_free(thread);
 }

@@ -36,6 +36,7 @@ static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
 {
 	struct rb_node **p = &ctx->deaths.rb_node;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	*parent = NULL;
 	while (*p) {
 		struct fb_death_link *d = rb_entry(*p, struct fb_death_link,
@@ -197,6 +198,7 @@ void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie)
 	struct fb_death_link *d;
 	struct rb_node *parent;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	d = fb_death_lookup_locked(ctx, cookie, NULL, &parent);
 	if (d && d->state == FB_DEATH_DELIVERED) {
 		d->state = FB_DEATH_QUEUED;
@@ -249,6 +251,7 @@ bool fb_handle_drop_deaths_locked(struct fb_handle *h,
 	struct fb_death_link *d;
 	int n;
 
+	lockdep_assert_held(&h->ctx->dev->lock);
 	for (n = 0; n < FB_DEATH_BATCH; n++) {
 		d = list_first_entry_or_null(&h->deaths, struct fb_death_link,
 					     handle_entry);
@@ -289,6 +292,7 @@ void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx)
 {
 	struct rb_node *rb;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	while ((rb = rb_first(&ctx->deaths)))
 		fb_death_remove_locked(rb_entry(rb, struct fb_death_link,
 						rb_node), NULL);

@@ -156,6 +156,7 @@ static void fb_show_ctx_locked(struct seq_file *m, struct fb_ctx *ctx)
 	struct fb_node *node;
 	struct rb_node *rb;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	seq_printf(m, " context pid %d queued %u max_threads %u requested %u started %u\n",
 		   pid_nr(ctx->pid), ctx->nr_queued, ctx->max_threads,
 		   ctx->requested_threads, ctx->started_threads);

@@ -105,6 +105,7 @@ struct fb_node *fb_node_get_or_insert_locked(struct fb_ctx *ctx, u64 cookie,
 		return NULL;
 	*spare = NULL;
 	node->owner = ctx;
+	node->dev = ctx->dev;
 	node->cookie = cookie;
 	node->state = FB_NODE_LIVE;
 	node->debug_id = atomic64_inc_return(&fb_node_ids);
@@ -116,6 +117,7 @@ struct fb_node *fb_node_get_or_insert_locked(struct fb_ctx *ctx, u64 cookie,
 
 static void fb_node_free_locked(struct fb_node *node)
 {
+	lockdep_assert_held(&node->dev->lock);
 	list_del_init(&node->work.entry);
 	kfree(node);
 	fb_stat_dec(FB_STAT_LIVE_NODES);
@@ -124,6 +126,7 @@ static void fb_node_free_locked(struct fb_node *node)
 /* Called after any of a node's counts dropped. */
 void fb_node_check_locked(struct fb_node *node)
 {
+	lockdep_assert_held(&node->dev->lock);
 	switch (node->state) {
 	case FB_NODE_LIVE:
 		if (node->is_ctx_mgr || node->handle_count || node->buf_refs ||
@@ -152,6 +155,7 @@ void fb_node_check_locked(struct fb_node *node)
 /* The release notice was read by its owner, or dropped with it. */
 void fb_node_notice_done_locked(struct fb_node *node)
 {
+	lockdep_assert_held(&node->dev->lock);
 	fb_node_free_locked(node);
 }
 
@@ -199,6 +203,7 @@ struct fb_handle *fb_handle_lookup_locked(struct fb_ctx *ctx, u32 id)
 {
 	struct rb_node *n = ctx->handles.rb_node;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	while (n) {
 		struct fb_handle *h = rb_entry(n, struct fb_handle, rb_id);
 
@@ -231,6 +236,7 @@ static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
 {
 	struct rb_node **p = &ctx->handles_by_node.rb_node;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	*parent = NULL;
 	while (*p) {
 		struct fb_handle *h = rb_entry(*p, struct fb_handle, rb_node);
@@ -344,6 +350,7 @@ static void fb_handle_destroy_locked(struct fb_handle *h)
 {
 	struct fb_node *node = h->node;
 
+	lockdep_assert_held(&h->ctx->dev->lock);
 	h->ctx->nr_handles--;
 	kfree(h);
 	fb_stat_dec(FB_STAT_LIVE_HANDLES);
@@ -377,6 +384,7 @@ static bool fb_handle_free_locked(struct fb_handle *h)
  */
 bool fb_handle_check_locked(struct fb_handle *h)
 {
+	lockdep_assert_held(&h->ctx->dev->lock);
 	if (!h->user_refs && !h->buf_refs)
 		return fb_handle_free_locked(h);
 	return false;

@@ -232,6 +232,7 @@ static struct fb_work *fb_pick_work_locked(struct fb_thread *thread,
 	struct fb_ctx *ctx = thread->ctx;
 	struct fb_work *work;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	/*
 	 * After a oneway message, only more of the same node's: a call taken
 	 * now would be raised on top of the message's raise, which must end
@@ -256,6 +257,7 @@ static void fb_fill_msg_locked(struct fb_transaction *t,
 {
 	struct fb_buffer *buf = t->buffer;
 
+	lockdep_assert_held(&t->to_ctx->dev->lock);
 	memset(msg, 0, sizeof(*msg));
 	msg->txn_id = t->id;
 	msg->cookie = t->is_reply ? 0 : t->node->cookie;
@@ -281,6 +283,7 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	struct fb_transaction *t;
 	struct fb_node *node;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	list_del_init(&work->entry);
 	tk->old_stack = thread->stack;
 	tk->old_batch = *batch;
@@ -361,6 +364,7 @@ static void fb_untake_work_locked(struct fb_thread *thread,
 {
 	struct fb_transaction *t;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	thread->stack = tk->old_stack;
 	if (ret->cmd == FB_RET_DEAD) {
 		/*
@@ -393,6 +397,7 @@ bool fb_thread_has_work_locked(struct fb_thread *thread)
 {
 	struct list_head *list;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	return fb_pick_work_locked(thread, NULL, &list);
 }
 
@@ -431,10 +436,12 @@ out:
 }
 
 /* The return reached user space: let go of what it was made from. */
-static void fb_finish_work_locked(struct fb_work *work)
+static void fb_finish_work_locked(struct fb_thread *thread,
+				  struct fb_work *work)
 {
 	struct fb_transaction *t;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	switch (work->type) {
 	case FB_WORK_RELEASE:
 		fb_node_notice_done_locked(container_of(work, struct fb_node,
@@ -471,7 +478,8 @@ static int fb_put_ret(struct fb_write_read *wr, const struct fb_ret *ret)
  * where the caller found nothing to take, and returns with it held again,
  * so a wait costs one lock round trip on each side of the sleep.
  */
-static int fb_wait_locked(struct fb_thread *thread)
+static int fb_wait_relock(struct fb_thread *thread)
+	__must_hold(&thread->ctx->dev->lock)
 {
 	struct fb_ctx *ctx = thread->ctx;
 	DEFINE_WAIT(wait);
@@ -726,7 +734,7 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		cond_resched();
 		spin_lock(&dev->lock);
 		if (done) {
-			fb_finish_work_locked(done);
+			fb_finish_work_locked(thread, done);
 			done = NULL;
 		}
 		if (stop || wr->read_size - wr->read_consumed < FB_READ_MIN)
@@ -743,7 +751,7 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 				err = -EAGAIN;
 				break;
 			}
-			err = fb_wait_locked(thread);
+			err = fb_wait_relock(thread);
 			if (err)
 				break;
 			tk.work = fb_pick_work_locked(thread, batch, &tk.list);

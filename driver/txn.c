@@ -134,6 +134,7 @@ static int fb_share_check_locked(struct fb_ctx *ctx, struct fb_sender *s,
 {
 	size_t map = READ_ONCE(ctx->alloc.size), half = map / 2;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	if (s->queued >= FB_MAX_QUEUED - ctx->senders_queued)
 		return -EDQUOT;
 	if (size > map || (oneway && size > half))
@@ -151,12 +152,14 @@ static int fb_share_check_locked(struct fb_ctx *ctx, struct fb_sender *s,
  * record when the user has none there; the caller is one of the target's
  * active senders, so a release waits for it.
  */
-static int fb_share_charge_locked(struct fb_ctx *to, kuid_t uid, size_t size,
+static int fb_share_charge_relock(struct fb_ctx *to, kuid_t uid, size_t size,
 				  bool oneway, struct fb_sender **sender)
+	__must_hold(&to->dev->lock)
 {
 	struct fb_sender *s, *spare = NULL;
 	int ret;
 
+	lockdep_assert_held(&to->dev->lock);
 	for (;;) {
 		if (to->dead) {
 			kfree(spare);
@@ -201,6 +204,7 @@ void fb_txn_count_locked(struct fb_transaction *t, int delta)
 {
 	struct fb_sender *s = t->buffer ? t->buffer->sender : NULL;
 
+	lockdep_assert_held(&t->to_ctx->dev->lock);
 	t->to_ctx->nr_queued += delta;
 	if (s) {
 		s->queued += delta;
@@ -225,6 +229,7 @@ void fb_ctx_drop_senders_locked(struct fb_ctx *ctx)
 /* Tell a waiting caller its call ended without a reply. */
 void fb_txn_fail_locked(struct fb_transaction *call, int error)
 {
+	lockdep_assert_held(&call->to_ctx->dev->lock);
 	if (call->buffer) {
 		call->buffer->txn = NULL;
 		call->buffer = NULL;
@@ -245,6 +250,7 @@ void fb_txn_fail_locked(struct fb_transaction *call, int error)
  */
 void fb_txn_discard_locked(struct fb_transaction *t)
 {
+	lockdep_assert_held(&t->to_ctx->dev->lock);
 	if (t->work.type == FB_WORK_FAILED) {
 		fb_txn_free(t);
 		return;
@@ -297,6 +303,7 @@ static struct fb_thread *fb_route_locked(struct fb_thread *thread,
 {
 	struct fb_transaction *t = thread->stack;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (!t || t->to_thread != thread)
 		return NULL;
 	for (; t; t = t->from_parent)
@@ -344,6 +351,7 @@ static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
 	struct fb_handle *h;
 	int ret;
 
+	lockdep_assert_held(&x->from->dev->lock);
 	if (x->to->dead)
 		return -EOWNERDEAD;
 	switch (obj->type) {
@@ -563,6 +571,7 @@ static void fb_xlate_finish_locked(struct fb_xlate *x, bool commit)
 {
 	u32 i;
 
+	lockdep_assert_held(&x->from->dev->lock);
 	for (i = 0; i < x->nr_exported; i++) {
 		struct fb_node *node = x->exported[i];
 
@@ -578,9 +587,10 @@ static void fb_xlate_finish_locked(struct fb_xlate *x, bool commit)
  * A new transaction, from the device's spares or the slab.  Called and
  * returns with the device lock held, which it drops to allocate.
  */
-static struct fb_transaction *fb_txn_new_locked(struct fb_device *dev,
+static struct fb_transaction *fb_txn_new_relock(struct fb_device *dev,
 						const struct fb_txn *tr,
 						bool reply)
+	__must_hold(&dev->lock)
 {
 	struct fb_transaction *t;
 
@@ -618,6 +628,7 @@ static struct fb_transaction *fb_reply_pop_locked(struct fb_thread *thread)
 {
 	struct fb_transaction *call = thread->stack;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (!call || call->to_thread != thread)
 		return NULL;
 	thread->stack = call->to_parent;
@@ -641,6 +652,7 @@ static int fb_send_target_locked(struct fb_thread *thread, struct fb_txn *tr,
 	struct fb_transaction *call;
 	struct fb_node *node;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (reply) {
 		call = fb_reply_pop_locked(thread);
 		if (!call)
@@ -685,6 +697,7 @@ static int fb_send_commit_locked(struct fb_thread *thread,
 	struct fb_node *node = t->node;
 	struct fb_thread *to;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (target->dead)
 		return -EOWNERDEAD;
 	if (t->is_reply && !t->call->from)
@@ -828,7 +841,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		return reply ? fb_reply_fail_early(thread, tr.code, ret) : ret;
 
 	spin_lock(&dev->lock);
-	t = fb_txn_new_locked(dev, &tr, reply);
+	t = fb_txn_new_relock(dev, &tr, reply);
 	if (!t) {
 		spin_unlock(&dev->lock);
 		kvfree(x.exported);
@@ -843,7 +856,7 @@ int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
 		x.to = t->to_ctx;
 		x.to->active_senders++;
 		if (!reply)
-			ret = fb_share_charge_locked(x.to, t->sender_euid,
+			ret = fb_share_charge_relock(x.to, t->sender_euid,
 						     fb_alloc_slot_size(tr.data_size,
 									offsets_size),
 						     oneway, &sender);
@@ -1078,7 +1091,7 @@ int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
 		fb_buffer_drop_fds(bufs[i]);
 	mutex_lock(&ctx->alloc.lock);
 	for (i = 0; i < nr; i++) {
-		fb_alloc_free_locked(&ctx->alloc, bufs[i]);
+		fb_alloc_free_alocked(&ctx->alloc, bufs[i]);
 		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 	}
 	mutex_unlock(&ctx->alloc.lock);
