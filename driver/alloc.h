@@ -39,7 +39,12 @@ struct fb_buffer {
 	unsigned oneway:1;		/* charged to the oneway share */
 	unsigned user_owned:1;		/* delivered: user space may free it */
 
-	/* Set and used by the transaction layer only (under the ctx lock). */
+	/*
+	 * Set and used by the transaction layer only: txn, target_node and
+	 * sender under fb_device.lock; the others are written by the sender
+	 * until its commit makes the message visible, then only read, except
+	 * fds, which the thread delivering the message consumes (fd.c).
+	 */
 	size_t data_size;
 	size_t offsets_size;		/* bytes, after ALIGN(data_size, 8) */
 	struct fb_transaction *txn;	/* in flight, or NULL */

@@ -1052,8 +1052,11 @@ void fb_buffer_discard(struct fb_ctx *ctx, struct fb_buffer *buf)
 
 /*
  * FB_CMD_FREE_BUFFER, for a run of n (at most FB_FREE_BATCH) consecutive
- * commands: frees the buffers in order, each lock taken once for the run,
- * and stops at the first offset that names no delivered buffer (-EINVAL).
+ * commands: frees the buffers in order, and stops at the first offset that
+ * names no delivered buffer (-EINVAL).  The run takes the allocator's lock
+ * twice (to take the buffers, then to free them) and the device lock once
+ * to unlink them, plus once per object they carry, to drop its reference
+ * (fb_buffer_drop_refs()).
  * Returns 0 or that error; *freed says how many were freed.
  */
 int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
