@@ -20,7 +20,7 @@
  *     lock.
  *
  * Leaf locks nest inside them, and no lock is taken inside a leaf lock:
- * fb_failure_lock inside fb_device.lock (debugfs.c); the wait queues' own
+ * fb_failure_lock inside fb_device.lock (stats.c); the wait queues' own
  * locks (fb_thread.wait, fb_ctx.poll_wait), taken by wake-ups under
  * fb_device.lock; fb_lru_lock inside fb_alloc.lock (the shrinker holds it
  * and only trylocks fb_alloc.lock, see alloc.c); fb_users_lock (alloc.c),
@@ -417,6 +417,8 @@ int fb_abandon_call(struct fb_thread *thread);
 /* debugfs.c */
 void fb_debugfs_init(void);
 void fb_debugfs_exit(void);
+
+/* stats.c (the counters themselves: stats.h) */
 void fb_record_failure(int error, const char *what, struct fb_ctx *from,
 		       struct fb_node *target, u32 code);
 void fb_record_failure_pid(int error, const char *what, struct pid *from,
