@@ -404,18 +404,10 @@ int fb_thread_exit(struct fb_ctx *ctx)
 }
 
 /* Before the buffer goes: files of undelivered messages, and the count. */
-static void fb_ctx_drop_buffers(struct fb_alloc *alloc)
+static void fb_ctx_drop_buffer(struct fb_buffer *buf, void *unused)
 {
-	struct fb_buffer *buf;
-	struct rb_node *rb;
-
-	mutex_lock(&alloc->lock);
-	for (rb = rb_first(&alloc->allocated_tree); rb; rb = rb_next(rb)) {
-		buf = rb_entry(rb, struct fb_buffer, rb_node);
-		fb_buffer_drop_fds(buf);
-		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
-	}
-	mutex_unlock(&alloc->lock);
+	fb_buffer_drop_fds(buf);
+	fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 }
 
 /*
@@ -429,7 +421,7 @@ void fb_ctx_free_buffer(struct fb_ctx *ctx)
 	spin_lock(&ctx->dev->lock);
 	fb_ctx_drop_senders_locked(ctx);
 	spin_unlock(&ctx->dev->lock);
-	fb_ctx_drop_buffers(&ctx->alloc);
+	fb_alloc_for_each(&ctx->alloc, fb_ctx_drop_buffer, NULL);
 	fb_alloc_release(&ctx->alloc);
 }
 

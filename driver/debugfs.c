@@ -104,28 +104,27 @@ static void fb_show_ctx_locked(struct seq_file *m, struct fb_ctx *ctx)
 	}
 }
 
+static void fb_show_buffer(struct fb_buffer *buf, void *m)
+{
+	seq_printf(m, "  buffer at %zu data %zu offsets %zu%s%s\n",
+		   buf->offset, buf->data_size, buf->offsets_size,
+		   buf->oneway ? " oneway" : "",
+		   fb_alloc_delivered(buf) ? " delivered" : "");
+}
+
 static void fb_show_buffers(struct seq_file *m, struct fb_ctx *ctx)
 {
-	struct fb_buffer *buf;
-	struct rb_node *rb;
+	struct fb_alloc_usage usage;
 
-	mutex_lock(&ctx->alloc.lock);
+	fb_alloc_usage(&ctx->alloc, &usage);
 	seq_printf(m, " context pid %d mapping %zu bytes, %zu pages resident",
-		   pid_nr(ctx->pid), ctx->alloc.size,
-		   ctx->alloc.pages_resident);
-	if (ctx->alloc.user)
+		   pid_nr(ctx->pid), usage.size, usage.pages_resident);
+	if (uid_valid(usage.uid))
 		seq_printf(m, ", user %u holds %ld pages",
-			   from_kuid(&init_user_ns, ctx->alloc.user->uid),
-			   atomic_long_read(&ctx->alloc.user->pages));
+			   from_kuid(&init_user_ns, usage.uid),
+			   usage.user_pages);
 	seq_putc(m, '\n');
-	for (rb = rb_first(&ctx->alloc.allocated_tree); rb; rb = rb_next(rb)) {
-		buf = rb_entry(rb, struct fb_buffer, rb_node);
-		seq_printf(m, "  buffer at %zu data %zu offsets %zu%s%s\n",
-			   buf->offset, buf->data_size, buf->offsets_size,
-			   buf->oneway ? " oneway" : "",
-			   buf->user_owned ? " delivered" : "");
-	}
-	mutex_unlock(&ctx->alloc.lock);
+	fb_alloc_for_each(&ctx->alloc, fb_show_buffer, m);
 }
 
 static int fb_state_show(struct seq_file *m, void *unused)

@@ -15,9 +15,9 @@
  *     allocation, no user copy, no sleep.
  *
  *   fb_alloc.lock (mutex, one per context): the slots and pages of that
- *     context's buffer (see alloc.c).  Taken with no fb_device.lock held;
- *     the mapping's faults, mmap and close take it inside the mm's mmap
- *     lock.
+ *     context's buffer.  Taken by alloc.c only (the others call its
+ *     operations, alloc.h), never with fb_device.lock held; the mapping's
+ *     faults, mmap and close take it inside the mm's mmap lock.
  *
  * Leaf locks nest inside them, and no lock is taken inside a leaf lock:
  * fb_failure_lock inside fb_device.lock (stats.c); the wait queues' own

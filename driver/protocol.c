@@ -691,14 +691,9 @@ static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
 static void fb_own_buffers(struct fb_ctx *ctx, struct fb_buffer **bufs,
 			   u32 *nr)
 {
-	u32 i;
-
 	if (!*nr)
 		return;
-	mutex_lock(&ctx->alloc.lock);
-	for (i = 0; i < *nr; i++)
-		bufs[i]->user_owned = 1;
-	mutex_unlock(&ctx->alloc.lock);
+	fb_alloc_deliver(&ctx->alloc, bufs, *nr);
 	*nr = 0;
 }
 

@@ -132,7 +132,7 @@ static void fb_share_uncharge_locked(struct fb_ctx *ctx, struct fb_sender *s,
 static int fb_share_check_locked(struct fb_ctx *ctx, struct fb_sender *s,
 				 size_t size, bool oneway)
 {
-	size_t map = READ_ONCE(ctx->alloc.size), half = map / 2;
+	size_t map = fb_alloc_size(&ctx->alloc), half = map / 2;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	if (s->queued >= FB_MAX_QUEUED - ctx->senders_queued)
@@ -1069,15 +1069,9 @@ int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
 	u32 i, nr;
 
 	n = min_t(u32, n, FB_FREE_BATCH);
-	mutex_lock(&ctx->alloc.lock);
-	for (nr = 0; nr < n; nr++) {
-		bufs[nr] = fb_alloc_take_user(&ctx->alloc, offsets[nr]);
-		if (!bufs[nr]) {
-			ret = -EINVAL;
-			break;
-		}
-	}
-	mutex_unlock(&ctx->alloc.lock);
+	nr = fb_alloc_take_user(&ctx->alloc, offsets, n, bufs);
+	if (nr < n)
+		ret = -EINVAL;
 	*freed = nr;
 	if (!nr)
 		return ret;
@@ -1090,13 +1084,10 @@ int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
 		fb_free_buffer_locked(ctx, bufs[i], &wake);
 	fb_unlock_wake(dev, wake, false);
 
-	for (i = 0; i < nr; i++)
-		fb_buffer_drop_fds(bufs[i]);
-	mutex_lock(&ctx->alloc.lock);
 	for (i = 0; i < nr; i++) {
-		fb_alloc_free_alocked(&ctx->alloc, bufs[i]);
+		fb_buffer_drop_fds(bufs[i]);
 		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 	}
-	mutex_unlock(&ctx->alloc.lock);
+	fb_alloc_free_batch(&ctx->alloc, bufs, nr);
 	return ret;
 }

@@ -10,6 +10,10 @@
 #              and taken again inside
 #   _alocked   fb_alloc.lock held               lockdep_assert_held(&...alloc...lock)
 #
+# And the allocator owns its state: no file but alloc.c (and its white-box
+# self-test, selftest/alloc.c) takes fb_alloc.lock or reaches into the
+# slots' trees, pages or flags; the others use alloc.h's operations.
+#
 # A definition is a line at column 0 that names the function (the return
 # type may be on the line before), its body runs from the "{" to the "}" at
 # column 0.  Each finding is printed as file:line; the last line is
@@ -45,6 +49,12 @@ name != "" && /^\{/ { body = 1 }
 body && $0 ~ re { ok = 1 }
 body && /^\}/ { finish() }
 ' driver/*.c driver/*.h driver/*/*.c)
+
+own=$(grep -n -E '(^|[^_[:alnum:]])alloc(\.|->)(lock|free_tree|allocated_tree|buffers|pages|spare)\>|->(user_owned|pages_resident)\>' \
+	driver/*.[ch] driver/*/*.c |
+	grep -v -E '^driver/(alloc\.[ch]|selftest/alloc\.c):' |
+	sed 's/$/  <- only alloc.c may touch fb_alloc'"'"'s lock and internals/')
+out=$(printf '%s\n%s' "$out" "$own" | sed '/^$/d')
 
 n=0
 if [ -n "$out" ]; then
