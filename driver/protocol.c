@@ -196,13 +196,19 @@ struct fb_ret {
 	} u;
 };
 
-/* What taking a work item changed, so a failed copy can undo it. */
+/*
+ * A work item taken, and what taking it changed: fb_take_work_locked()
+ * records each change here as it makes it, and fb_untake_work_locked()
+ * undoes exactly the changes recorded, so a failed copy leaves no trace.
+ */
 struct fb_taken {
 	struct fb_work *work;
 	struct list_head *list;		/* where it was */
-	struct fb_transaction *old_stack;
-	struct fb_node *old_batch;
-	bool counted;			/* it was counted in nr_queued */
+	struct fb_transaction *old_stack;	/* the thread's, before */
+	bool pinned_batch;		/* it began the oneway batch, pinned */
+	bool counted;			/* it left the queue's counts */
+	bool async_out;			/* it counted in its node's async_out */
+	bool handled;			/* the call names its handler */
 	struct fb_buffer *buffer;	/* of a message, to hand over */
 	bool raise;			/* run at prio once delivered */
 	struct fb_prio prio;
@@ -286,8 +292,10 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	list_del_init(&work->entry);
 	tk->old_stack = thread->stack;
-	tk->old_batch = *batch;
+	tk->pinned_batch = false;
 	tk->counted = false;
+	tk->async_out = false;
+	tk->handled = false;
 	tk->buffer = NULL;
 	tk->raise = false;
 
@@ -328,11 +336,14 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	}
 	ret->cmd = FB_RET_TRANSACTION;
 	if (t->flags & FB_TXN_ONEWAY) {
-		if (tk->list == &t->node->async_todo)
+		if (tk->list == &t->node->async_todo) {
 			t->node->async_out++;
+			tk->async_out = true;
+		}
 		if (!*batch) {
 			*batch = t->node;
 			t->node->tmp_refs++;
+			tk->pinned_batch = true;
 		}
 		/* oneway work runs at the node's minimum, not the sender's */
 		if (t->node->has_min_prio) {
@@ -354,10 +365,31 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	tk->raise = t->prio_raised;
 	t->to_thread = thread;
 	t->to_parent = thread->stack;
+	tk->handled = true;
 	thread->stack = t;
 	return true;
 }
 
+/* The oneway batch the taken work began ends with it. */
+static void fb_taken_unpin_batch_locked(struct fb_thread *thread,
+					struct fb_taken *tk,
+					struct fb_node **batch)
+{
+	lockdep_assert_held(&thread->ctx->dev->lock);
+	if (!tk->pinned_batch)
+		return;
+	(*batch)->tmp_refs--;
+	fb_node_check_locked(*batch);
+	*batch = NULL;
+	tk->pinned_batch = false;
+}
+
+/*
+ * Undoes fb_take_work_locked(): every change recorded in tk, then the work
+ * goes back to the head of its list.  The one change it cannot undo from
+ * tk is a death notice's state: another thread may have unlinked it
+ * meanwhile and freed tk->work, so the link is found again by its cookie.
+ */
 static void fb_untake_work_locked(struct fb_thread *thread,
 				  struct fb_taken *tk, struct fb_node **batch,
 				  const struct fb_ret *ret)
@@ -365,30 +397,21 @@ static void fb_untake_work_locked(struct fb_thread *thread,
 	struct fb_transaction *t;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
-	thread->stack = tk->old_stack;
 	if (ret->cmd == FB_RET_DEAD) {
-		/*
-		 * Another thread may have unlinked it meanwhile and freed
-		 * tk->work: find the link again by its cookie.
-		 */
 		fb_death_requeue_locked(thread->ctx, ret->u.cookie);
 		return;
 	}
-	if (*batch && !tk->old_batch) {
-		(*batch)->tmp_refs--;
-		fb_node_check_locked(*batch);
-		*batch = NULL;
-	}
+	thread->stack = tk->old_stack;
+	fb_taken_unpin_batch_locked(thread, tk, batch);
 	if (tk->counted) {
 		t = container_of(tk->work, struct fb_transaction, work);
-		fb_txn_count_locked(t, 1);
-		if (t->flags & FB_TXN_ONEWAY &&
-		    tk->list == &t->node->async_todo)
-			t->node->async_out--;
-		if (!t->is_reply && !(t->flags & FB_TXN_ONEWAY)) {
+		if (tk->handled) {
 			t->to_thread = NULL;
 			t->to_parent = NULL;
 		}
+		if (tk->async_out)
+			t->node->async_out--;
+		fb_txn_count_locked(t, 1);
 	}
 	list_add(&tk->work->entry, tk->list);
 }
@@ -562,11 +585,7 @@ static void fb_drop_taken_locked(struct fb_thread *thread, struct fb_taken *tk,
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	thread->stack = tk->old_stack;
-	if (*batch && !tk->old_batch) {
-		(*batch)->tmp_refs--;
-		fb_node_check_locked(*batch);
-		*batch = NULL;
-	}
+	fb_taken_unpin_batch_locked(thread, tk, batch);
 	if (t->flags & FB_TXN_ONEWAY) {
 		fb_txn_free(t);
 		return;
