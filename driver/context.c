@@ -187,21 +187,18 @@ bool fb_thread_wants_ctx_work(struct fb_thread *thread)
 /* Records of other threads a new record looks at, to free exited ones. */
 #define FB_THREAD_REAP	4
 
+/* Records of pids after *pid match. */
+static int fb_thread_after_cmp(const void *pid, const struct rb_node *n)
+{
+	return rb_entry(n, struct fb_thread, rb_node)->pid <= *(const pid_t *)pid;
+}
+
 /* The first record after pid, or the first of all. */
 static struct rb_node *fb_thread_after_locked(struct fb_ctx *ctx, pid_t pid)
 {
-	struct rb_node *n = ctx->threads.rb_node, *found = NULL;
-
 	lockdep_assert_held(&ctx->dev->lock);
-	while (n) {
-		if (rb_entry(n, struct fb_thread, rb_node)->pid > pid) {
-			found = n;
-			n = n->rb_left;
-		} else {
-			n = n->rb_right;
-		}
-	}
-	return found ?: rb_first(&ctx->threads);
+	return rb_find_first(&pid, &ctx->threads, fb_thread_after_cmp) ?:
+	       rb_first(&ctx->threads);
 }
 
 static void fb_thread_free_locked(struct fb_thread *thread);

@@ -29,30 +29,31 @@ MODULE_PARM_DESC(max_death_links, "Most death links one context may hold (defaul
 /* Links a closing holder drops per hold of the device lock. */
 #define FB_DEATH_BATCH	64
 
-static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
-						    u64 cookie,
-						    struct rb_node ***link,
-						    struct rb_node **parent)
+#define fb_death_of(n)	rb_entry((n), struct fb_death_link, rb_node)
+
+/* holder->deaths: by cookie */
+static int fb_death_cmp(const void *cookie, const struct rb_node *n)
 {
-	struct rb_node **p = &ctx->deaths.rb_node;
+	u64 c = *(const u64 *)cookie;
+
+	if (c < fb_death_of(n)->cookie)
+		return -1;
+	return c > fb_death_of(n)->cookie;
+}
+
+static bool fb_death_less(struct rb_node *a, const struct rb_node *b)
+{
+	return fb_death_of(a)->cookie < fb_death_of(b)->cookie;
+}
+
+static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
+						    u64 cookie)
+{
+	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	*parent = NULL;
-	while (*p) {
-		struct fb_death_link *d = rb_entry(*p, struct fb_death_link,
-						   rb_node);
-
-		*parent = *p;
-		if (cookie < d->cookie)
-			p = &(*p)->rb_left;
-		else if (cookie > d->cookie)
-			p = &(*p)->rb_right;
-		else
-			return d;
-	}
-	if (link)
-		*link = p;
-	return NULL;
+	n = rb_find(&cookie, &ctx->deaths, fb_death_cmp);
+	return n ? fb_death_of(n) : NULL;
 }
 
 static void fb_death_queue_locked(struct fb_death_link *d)
@@ -100,7 +101,6 @@ void fb_death_free_list(struct list_head *freed)
 int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 {
 	struct fb_death_link *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
-	struct rb_node **link, *parent;
 	struct fb_node *node;
 	int ret = 0;
 
@@ -116,7 +116,7 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 		ret = -ENOENT;
 		goto out;
 	}
-	if (fb_death_lookup_locked(ctx, req->cookie, &link, &parent)) {
+	if (fb_death_lookup_locked(ctx, req->cookie)) {
 		ret = -EEXIST;
 		goto out;
 	}
@@ -135,8 +135,7 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 		d->handle = fb_handle_lookup_locked(ctx, req->handle);
 		list_add_tail(&d->handle_entry, &d->handle->deaths);
 	}
-	rb_link_node(&d->rb_node, parent, link);
-	rb_insert_color(&d->rb_node, &ctx->deaths);
+	rb_add(&d->rb_node, &ctx->deaths, fb_death_less);
 	ctx->nr_deaths++;
 	node->link_refs++;
 	fb_stat_inc(FB_STAT_LIVE_DEATHS);
@@ -153,13 +152,12 @@ out:
 int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req)
 {
 	struct fb_death_link *d;
-	struct rb_node *parent;
 	int ret = 0;
 
 	if (req->reserved)
 		return -EINVAL;
 	spin_lock(&ctx->dev->lock);
-	d = fb_death_lookup_locked(ctx, req->cookie, NULL, &parent);
+	d = fb_death_lookup_locked(ctx, req->cookie);
 	if (!d) {
 		ret = -ENOENT;
 	} else if (req->handle != (d->handle ? d->handle->id :
@@ -177,11 +175,10 @@ int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req)
 int fb_death_done(struct fb_ctx *ctx, u64 cookie)
 {
 	struct fb_death_link *d;
-	struct rb_node *parent;
 	int ret = 0;
 
 	spin_lock(&ctx->dev->lock);
-	d = fb_death_lookup_locked(ctx, cookie, NULL, &parent);
+	d = fb_death_lookup_locked(ctx, cookie);
 	if (!d)
 		ret = -ENOENT;
 	else if (d->state != FB_DEATH_DELIVERED)
@@ -196,10 +193,9 @@ int fb_death_done(struct fb_ctx *ctx, u64 cookie)
 void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie)
 {
 	struct fb_death_link *d;
-	struct rb_node *parent;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	d = fb_death_lookup_locked(ctx, cookie, NULL, &parent);
+	d = fb_death_lookup_locked(ctx, cookie);
 	if (d && d->state == FB_DEATH_DELIVERED) {
 		d->state = FB_DEATH_QUEUED;
 		list_add(&d->work.entry, &ctx->todo);

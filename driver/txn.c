@@ -74,30 +74,46 @@ void fb_txn_free(struct fb_transaction *t)
 	kfree(t);
 }
 
+#define fb_sender_of(n)	rb_entry((n), struct fb_sender, rb_node)
+
+/* ctx->senders: by uid */
+static int fb_uid_cmp(kuid_t a, kuid_t b)
+{
+	if (uid_lt(a, b))
+		return -1;
+	return uid_gt(a, b);
+}
+
+static int fb_sender_find_cmp(const void *uid, const struct rb_node *n)
+{
+	return fb_uid_cmp(*(const kuid_t *)uid, fb_sender_of(n)->uid);
+}
+
+static int fb_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
+{
+	return fb_uid_cmp(fb_sender_of(a)->uid, fb_sender_of(b)->uid);
+}
+
+/*
+ * The record of the sending user uid in ctx; *spare becomes it (and is
+ * cleared) when there is none.  NULL when there is none and no spare.
+ */
 static struct fb_sender *fb_sender_get_locked(struct fb_ctx *ctx, kuid_t uid,
 					      struct fb_sender **spare)
 {
-	struct rb_node **p = &ctx->senders.rb_node, *parent = NULL;
-	struct fb_sender *s;
+	struct fb_sender *s = *spare;
+	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	while (*p) {
-		parent = *p;
-		s = rb_entry(parent, struct fb_sender, rb_node);
-		if (uid_lt(uid, s->uid))
-			p = &parent->rb_left;
-		else if (uid_gt(uid, s->uid))
-			p = &parent->rb_right;
-		else
-			return s;
+	if (!s) {
+		n = rb_find(&uid, &ctx->senders, fb_sender_find_cmp);
+		return n ? fb_sender_of(n) : NULL;
 	}
-	s = *spare;
-	if (!s)
-		return NULL;
-	*spare = NULL;
 	s->uid = uid;
-	rb_link_node(&s->rb_node, parent, p);
-	rb_insert_color(&s->rb_node, &ctx->senders);
+	n = rb_find_add(&s->rb_node, &ctx->senders, fb_sender_add_cmp);
+	if (n)
+		return fb_sender_of(n);
+	*spare = NULL;
 	return s;
 }
 
