@@ -919,13 +919,15 @@ static struct fb_buffer *fb_take_user_alocked(struct fb_alloc *alloc,
 u32 fb_alloc_take_user(struct fb_alloc *alloc, const u64 *offsets, u32 n,
 		       struct fb_buffer **bufs)
 {
+	struct fb_buffer *buf;
 	u32 nr;
 
 	mutex_lock(&alloc->lock);
 	for (nr = 0; nr < n; nr++) {
-		bufs[nr] = fb_take_user_alocked(alloc, offsets[nr]);
-		if (!bufs[nr])
+		buf = fb_take_user_alocked(alloc, offsets[nr]);
+		if (!buf)
 			break;
+		bufs[nr] = buf;
 	}
 	mutex_unlock(&alloc->lock);
 	return nr;

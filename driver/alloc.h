@@ -149,8 +149,8 @@ void fb_alloc_deliver(struct fb_alloc *alloc, struct fb_buffer **bufs, u32 n);
 /*
  * For user space's frees: the delivered slots whose data start at
  * offsets[0..n), in order, stopping at the first offset that names none,
- * into bufs.  Each is taken from user space (a second free of it finds
- * nothing).  Returns how many were taken.
+ * into bufs[0..returned).  Each is taken from user space (a second free
+ * of it finds nothing).  Returns how many were taken.
  */
 u32 fb_alloc_take_user(struct fb_alloc *alloc, const u64 *offsets, u32 n,
 		       struct fb_buffer **bufs);
