@@ -34,11 +34,7 @@ MODULE_PARM_DESC(max_death_links, "Most death links one context may hold (defaul
 /* holder->deaths: by cookie */
 static int fb_death_cmp(const void *cookie, const struct rb_node *n)
 {
-	u64 c = *(const u64 *)cookie;
-
-	if (c < fb_death_of(n)->cookie)
-		return -1;
-	return c > fb_death_of(n)->cookie;
+	return fb_cmp(*(const u64 *)cookie, fb_death_of(n)->cookie);
 }
 
 static bool fb_death_less(struct rb_node *a, const struct rb_node *b)

@@ -294,6 +294,12 @@ struct fb_transaction {
 	bool prio_raised;		/* the handler runs at a raised one */
 };
 
+/* -1, 0 or 1 as a is below, equal to or above b: rb_find()'s comparisons. */
+static inline int fb_cmp(u64 a, u64 b)
+{
+	return (a > b) - (a < b);
+}
+
 /* The entry below t on thread's transaction stack. */
 static inline struct fb_transaction *
 fb_stack_next(struct fb_thread *thread, struct fb_transaction *t)

@@ -68,11 +68,7 @@ struct fb_handle *fb_handle_new(void)
 
 static int fb_node_cmp(const void *cookie, const struct rb_node *n)
 {
-	u64 c = *(const u64 *)cookie;
-
-	if (c < fb_node_of(n)->cookie)
-		return -1;
-	return c > fb_node_of(n)->cookie;
+	return fb_cmp(*(const u64 *)cookie, fb_node_of(n)->cookie);
 }
 
 static bool fb_node_less(struct rb_node *a, const struct rb_node *b)
@@ -82,11 +78,7 @@ static bool fb_node_less(struct rb_node *a, const struct rb_node *b)
 
 static int fb_handle_id_cmp(const void *id, const struct rb_node *n)
 {
-	u32 i = *(const u32 *)id;
-
-	if (i < fb_handle_of_id(n)->id)
-		return -1;
-	return i > fb_handle_of_id(n)->id;
+	return fb_cmp(*(const u32 *)id, fb_handle_of_id(n)->id);
 }
 
 static bool fb_handle_id_less(struct rb_node *a, const struct rb_node *b)
@@ -102,9 +94,8 @@ static int fb_handle_id_from_cmp(const void *id, const struct rb_node *n)
 
 static int fb_handle_node_cmp(const void *node, const struct rb_node *n)
 {
-	if (node < (const void *)fb_handle_of_node(n)->node)
-		return -1;
-	return node > (const void *)fb_handle_of_node(n)->node;
+	return fb_cmp((unsigned long)node,
+		      (unsigned long)fb_handle_of_node(n)->node);
 }
 
 static bool fb_handle_node_less(struct rb_node *a, const struct rb_node *b)

@@ -77,21 +77,16 @@ void fb_txn_free(struct fb_transaction *t)
 #define fb_sender_of(n)	rb_entry((n), struct fb_sender, rb_node)
 
 /* ctx->senders: by uid */
-static int fb_uid_cmp(kuid_t a, kuid_t b)
-{
-	if (uid_lt(a, b))
-		return -1;
-	return uid_gt(a, b);
-}
-
 static int fb_sender_find_cmp(const void *uid, const struct rb_node *n)
 {
-	return fb_uid_cmp(*(const kuid_t *)uid, fb_sender_of(n)->uid);
+	return fb_cmp(__kuid_val(*(const kuid_t *)uid),
+		      __kuid_val(fb_sender_of(n)->uid));
 }
 
 static int fb_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
 {
-	return fb_uid_cmp(fb_sender_of(a)->uid, fb_sender_of(b)->uid);
+	return fb_cmp(__kuid_val(fb_sender_of(a)->uid),
+		      __kuid_val(fb_sender_of(b)->uid));
 }
 
 /*
