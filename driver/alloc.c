@@ -161,7 +161,8 @@ static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p);
 
 /* ---- users -------------------------------------------------------------- */
 
-static struct fb_user *fb_user_find_locked(kuid_t uid)
+/* With fb_users_lock held. */
+static struct fb_user *fb_user_find(kuid_t uid)
 {
 	struct fb_user *u;
 
@@ -178,7 +179,7 @@ static struct fb_user *fb_user_get(kuid_t uid)
 
 	for (;;) {
 		spin_lock(&fb_users_lock);
-		u = fb_user_find_locked(uid);
+		u = fb_user_find(uid);
 		if (u) {
 			refcount_inc(&u->refs);
 		} else if (new) {
@@ -252,58 +253,50 @@ static bool fb_user_may_cache(struct fb_alloc *alloc)
 
 /* ---- slots -------------------------------------------------------------- */
 
-static void fb_free_tree_insert(struct fb_alloc *alloc, struct fb_buffer *new)
-{
-	struct rb_node **p = &alloc->free_tree.rb_node, *parent = NULL;
-	struct fb_buffer *buf;
+#define fb_slot_of(n)	rb_entry((n), struct fb_buffer, rb_node)
 
-	while (*p) {
-		parent = *p;
-		buf = rb_entry(parent, struct fb_buffer, rb_node);
-		if (new->size < buf->size ||
-		    (new->size == buf->size && new->offset < buf->offset))
-			p = &parent->rb_left;
-		else
-			p = &parent->rb_right;
-	}
-	rb_link_node(&new->rb_node, parent, p);
-	rb_insert_color(&new->rb_node, &alloc->free_tree);
+/* free_tree: by size, then offset */
+static bool fb_free_less(struct rb_node *a, const struct rb_node *b)
+{
+	const struct fb_buffer *x = fb_slot_of(a), *y = fb_slot_of(b);
+
+	return x->size < y->size ||
+	       (x->size == y->size && x->offset < y->offset);
 }
 
-static void fb_allocated_tree_insert(struct fb_alloc *alloc,
-				     struct fb_buffer *new)
+/* allocated_tree: by offset */
+static bool fb_allocated_less(struct rb_node *a, const struct rb_node *b)
 {
-	struct rb_node **p = &alloc->allocated_tree.rb_node, *parent = NULL;
-	struct fb_buffer *buf;
+	return fb_slot_of(a)->offset < fb_slot_of(b)->offset;
+}
 
-	while (*p) {
-		parent = *p;
-		buf = rb_entry(parent, struct fb_buffer, rb_node);
-		if (new->offset < buf->offset)
-			p = &parent->rb_left;
-		else
-			p = &parent->rb_right;
-	}
-	rb_link_node(&new->rb_node, parent, p);
-	rb_insert_color(&new->rb_node, &alloc->allocated_tree);
+static int fb_allocated_cmp(const void *offset, const struct rb_node *n)
+{
+	u64 off = *(const u64 *)offset;
+
+	if (off < fb_slot_of(n)->offset)
+		return -1;
+	return off > fb_slot_of(n)->offset;
+}
+
+/* A free slot of at least *size bytes matches. */
+static int fb_fits_cmp(const void *size, const struct rb_node *n)
+{
+	return fb_slot_of(n)->size < *(const size_t *)size;
+}
+
+static void fb_free_tree_insert(struct fb_alloc *alloc, struct fb_buffer *new)
+{
+	rb_add(&new->rb_node, &alloc->free_tree, fb_free_less);
 }
 
 /* The smallest free slot of at least size bytes, lowest offset first. */
 static struct fb_buffer *fb_best_fit(struct fb_alloc *alloc, size_t size)
 {
-	struct rb_node *n = alloc->free_tree.rb_node;
-	struct fb_buffer *best = NULL, *buf;
+	struct rb_node *n = rb_find_first(&size, &alloc->free_tree,
+					  fb_fits_cmp);
 
-	while (n) {
-		buf = rb_entry(n, struct fb_buffer, rb_node);
-		if (buf->size >= size) {
-			best = buf;
-			n = n->rb_left;
-		} else {
-			n = n->rb_right;
-		}
-	}
-	return best;
+	return n ? fb_slot_of(n) : NULL;
 }
 
 static struct fb_buffer *fb_prev_slot(struct fb_alloc *alloc,
@@ -818,7 +811,7 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 	buf->user_owned = 0;
 	if (oneway)
 		alloc->free_oneway_space -= size;
-	fb_allocated_tree_insert(alloc, buf);
+	rb_add(&buf->rb_node, &alloc->allocated_tree, fb_allocated_less);
 	alloc->nr_slots++;
 	set_active_memcg(old_memcg);
 	mutex_unlock(&alloc->lock);
@@ -834,7 +827,8 @@ err:
 	return ERR_PTR(ret);
 }
 
-void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf)
+static void fb_alloc_free_alocked(struct fb_alloc *alloc,
+				  struct fb_buffer *buf)
 {
 	size_t start = buf->offset, end = buf->offset + buf->size;
 	struct fb_buffer *prev, *next;
@@ -879,31 +873,88 @@ void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf)
 
 void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf)
 {
+	fb_alloc_free_batch(alloc, &buf, 1);
+}
+
+void fb_alloc_free_batch(struct fb_alloc *alloc, struct fb_buffer **bufs,
+			 u32 n)
+{
+	u32 i;
+
 	mutex_lock(&alloc->lock);
-	fb_alloc_free_locked(alloc, buf);
+	for (i = 0; i < n; i++)
+		fb_alloc_free_alocked(alloc, bufs[i]);
 	mutex_unlock(&alloc->lock);
 }
 
-struct fb_buffer *fb_alloc_take_user(struct fb_alloc *alloc, u64 user_offset)
+/* ---- delivered slots ---------------------------------------------------- */
+
+void fb_alloc_deliver(struct fb_alloc *alloc, struct fb_buffer **bufs, u32 n)
 {
-	struct rb_node *n = alloc->allocated_tree.rb_node;
+	u32 i;
+
+	mutex_lock(&alloc->lock);
+	for (i = 0; i < n; i++)
+		bufs[i]->user_owned = 1;
+	mutex_unlock(&alloc->lock);
+}
+
+static struct fb_buffer *fb_take_user_alocked(struct fb_alloc *alloc,
+					      u64 user_offset)
+{
 	struct fb_buffer *buf;
+	struct rb_node *n;
 
 	lockdep_assert_held(&alloc->lock);
-	while (n) {
-		buf = rb_entry(n, struct fb_buffer, rb_node);
-		if (user_offset < buf->offset) {
-			n = n->rb_left;
-		} else if (user_offset > buf->offset) {
-			n = n->rb_right;
-		} else {
-			if (!buf->user_owned)
-				return NULL;
-			buf->user_owned = 0;
-			return buf;
-		}
+	n = rb_find(&user_offset, &alloc->allocated_tree, fb_allocated_cmp);
+	if (!n)
+		return NULL;
+	buf = fb_slot_of(n);
+	if (!buf->user_owned)
+		return NULL;
+	buf->user_owned = 0;
+	return buf;
+}
+
+u32 fb_alloc_take_user(struct fb_alloc *alloc, const u64 *offsets, u32 n,
+		       struct fb_buffer **bufs)
+{
+	struct fb_buffer *buf;
+	u32 nr;
+
+	mutex_lock(&alloc->lock);
+	for (nr = 0; nr < n; nr++) {
+		buf = fb_take_user_alocked(alloc, offsets[nr]);
+		if (!buf)
+			break;
+		bufs[nr] = buf;
 	}
-	return NULL;
+	mutex_unlock(&alloc->lock);
+	return nr;
+}
+
+/* ---- for the context's end and debugfs ---------------------------------- */
+
+void fb_alloc_for_each(struct fb_alloc *alloc,
+		       void (*fn)(struct fb_buffer *buf, void *arg), void *arg)
+{
+	struct rb_node *rb;
+
+	mutex_lock(&alloc->lock);
+	for (rb = rb_first(&alloc->allocated_tree); rb; rb = rb_next(rb))
+		fn(fb_slot_of(rb), arg);
+	mutex_unlock(&alloc->lock);
+}
+
+void fb_alloc_usage(struct fb_alloc *alloc, struct fb_alloc_usage *usage)
+{
+	mutex_lock(&alloc->lock);
+	usage->size = alloc->size;
+	usage->pages_resident = alloc->pages_resident;
+	usage->uid = alloc->user ? alloc->user->uid : INVALID_UID;
+	usage->user_pages = alloc->user ?
+			    atomic_long_read(&alloc->user->pages) : 0;
+	mutex_unlock(&alloc->lock);
 }
 
 /* ---- copies ------------------------------------------------------------- */
@@ -915,10 +966,24 @@ static int fb_check_range(struct fb_buffer *buf, size_t offset, size_t len)
 	return 0;
 }
 
-int fb_alloc_copy_from_user(struct fb_alloc *alloc, struct fb_buffer *buf,
-			    size_t offset, const void __user *from, size_t len)
+enum fb_copy_op {
+	FB_COPY_FROM_USER,	/* into the slot from user memory */
+	FB_COPY_IN,		/* into the slot from kernel memory */
+	FB_COPY_OUT,		/* out of the slot into kernel memory */
+	FB_COPY_ZERO,		/* zeroes in the slot */
+};
+
+/*
+ * The one page walk behind every copy into or out of a slot: len bytes at
+ * offset in buf, a page at a time, as op says: read from ufrom (user
+ * memory) or from, written into to; the pointers op does not use are NULL.
+ */
+static int fb_alloc_copy(struct fb_alloc *alloc, struct fb_buffer *buf,
+			 size_t offset, size_t len, enum fb_copy_op op,
+			 const void __user *ufrom, const void *from, void *to)
 {
-	size_t pos, in_page, n;
+	size_t pos, in_page, n, done;
+	struct page *page;
 	unsigned long left;
 	void *kaddr;
 	int ret;
@@ -926,84 +991,59 @@ int fb_alloc_copy_from_user(struct fb_alloc *alloc, struct fb_buffer *buf,
 	ret = fb_check_range(buf, offset, len);
 	if (ret)
 		return ret;
-	pos = buf->offset + offset;
-	while (len) {
+	for (done = 0; done < len; done += n) {
+		pos = buf->offset + offset + done;
 		in_page = offset_in_page(pos);
-		n = min_t(size_t, len, PAGE_SIZE - in_page);
-		kaddr = kmap_local_page(alloc->pages[pos >> PAGE_SHIFT].page);
-		left = copy_from_user(kaddr + in_page, from, n);
-		kunmap_local(kaddr);
-		if (left)
-			return -EFAULT;
-		pos += n;
-		from += n;
-		len -= n;
+		n = min_t(size_t, len - done, PAGE_SIZE - in_page);
+		page = alloc->pages[pos >> PAGE_SHIFT].page;
+		switch (op) {
+		case FB_COPY_FROM_USER:
+			kaddr = kmap_local_page(page);
+			left = copy_from_user(kaddr + in_page, ufrom + done, n);
+			kunmap_local(kaddr);
+			if (left)
+				return -EFAULT;
+			break;
+		case FB_COPY_IN:
+			memcpy_to_page(page, in_page, from + done, n);
+			break;
+		case FB_COPY_OUT:
+			memcpy_from_page(to + done, page, in_page, n);
+			break;
+		case FB_COPY_ZERO:
+			memzero_page(page, in_page, n);
+			break;
+		}
 	}
 	return 0;
+}
+
+int fb_alloc_copy_from_user(struct fb_alloc *alloc, struct fb_buffer *buf,
+			    size_t offset, const void __user *from, size_t len)
+{
+	return fb_alloc_copy(alloc, buf, offset, len, FB_COPY_FROM_USER, from,
+			     NULL, NULL);
 }
 
 int fb_alloc_read(struct fb_alloc *alloc, struct fb_buffer *buf,
 		  size_t offset, void *to, size_t len)
 {
-	size_t pos, in_page, n;
-	int ret;
-
-	ret = fb_check_range(buf, offset, len);
-	if (ret)
-		return ret;
-	pos = buf->offset + offset;
-	while (len) {
-		in_page = offset_in_page(pos);
-		n = min_t(size_t, len, PAGE_SIZE - in_page);
-		memcpy_from_page(to, alloc->pages[pos >> PAGE_SHIFT].page,
-				 in_page, n);
-		pos += n;
-		to += n;
-		len -= n;
-	}
-	return 0;
+	return fb_alloc_copy(alloc, buf, offset, len, FB_COPY_OUT, NULL, NULL,
+			     to);
 }
 
 int fb_alloc_write(struct fb_alloc *alloc, struct fb_buffer *buf,
 		   size_t offset, const void *from, size_t len)
 {
-	size_t pos, in_page, n;
-	int ret;
-
-	ret = fb_check_range(buf, offset, len);
-	if (ret)
-		return ret;
-	pos = buf->offset + offset;
-	while (len) {
-		in_page = offset_in_page(pos);
-		n = min_t(size_t, len, PAGE_SIZE - in_page);
-		memcpy_to_page(alloc->pages[pos >> PAGE_SHIFT].page, in_page,
-			       from, n);
-		pos += n;
-		from += n;
-		len -= n;
-	}
-	return 0;
+	return fb_alloc_copy(alloc, buf, offset, len, FB_COPY_IN, NULL, from,
+			     NULL);
 }
 
 int fb_alloc_clear(struct fb_alloc *alloc, struct fb_buffer *buf,
 		   size_t offset, size_t len)
 {
-	size_t pos, in_page, n;
-	int ret;
-
-	ret = fb_check_range(buf, offset, len);
-	if (ret)
-		return ret;
-	pos = buf->offset + offset;
-	while (len) {
-		in_page = offset_in_page(pos);
-		n = min_t(size_t, len, PAGE_SIZE - in_page);
-		memzero_page(alloc->pages[pos >> PAGE_SHIFT].page, in_page, n);
-		pos += n;
-		len -= n;
-	}
-	return 0;
+	return fb_alloc_copy(alloc, buf, offset, len, FB_COPY_ZERO, NULL, NULL,
+			     NULL);
 }
 
 /* ---- the shrinker ------------------------------------------------------- */

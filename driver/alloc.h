@@ -9,6 +9,7 @@
 #define _FB_ALLOC_H
 
 #include <linux/align.h>
+#include <linux/compiler.h>
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
@@ -39,7 +40,12 @@ struct fb_buffer {
 	unsigned oneway:1;		/* charged to the oneway share */
 	unsigned user_owned:1;		/* delivered: user space may free it */
 
-	/* Set and used by the transaction layer only (under the ctx lock). */
+	/*
+	 * Set and used by the transaction layer only: txn, target_node and
+	 * sender under fb_device.lock; the others are written by the sender
+	 * until its commit makes the message visible, then only read, except
+	 * fds, which the thread delivering the message consumes (fd.c).
+	 */
 	size_t data_size;
 	size_t offsets_size;		/* bytes, after ALIGN(data_size, 8) */
 	struct fb_transaction *txn;	/* in flight, or NULL */
@@ -130,15 +136,53 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
  * the lru.
  */
 void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf);
-/* The same, with alloc->lock held (several slots under one lock). */
-void fb_alloc_free_locked(struct fb_alloc *alloc, struct fb_buffer *buf);
+/* The same for n slots, under one hold of alloc->lock. */
+void fb_alloc_free_batch(struct fb_alloc *alloc, struct fb_buffer **bufs,
+			 u32 n);
 
 /*
- * The allocated, user-owned slot whose data starts at user_offset, with
- * user_owned cleared so a second free of it fails; NULL if there is none.
- * The caller holds alloc->lock.
+ * Delivered slots: user space may free them from now on (each once, by
+ * the offset of its data: fb_alloc_take_user()).
  */
-struct fb_buffer *fb_alloc_take_user(struct fb_alloc *alloc, u64 user_offset);
+void fb_alloc_deliver(struct fb_alloc *alloc, struct fb_buffer **bufs, u32 n);
+
+/*
+ * For user space's frees: the delivered slots whose data start at
+ * offsets[0..n), in order, stopping at the first offset that names none,
+ * into bufs[0..returned).  Each is taken from user space (a second free
+ * of it finds nothing).  Returns how many were taken.
+ */
+u32 fb_alloc_take_user(struct fb_alloc *alloc, const u64 *offsets, u32 n,
+		       struct fb_buffer **bufs);
+
+/*
+ * Calls fn for every allocated slot, in address order, under alloc->lock:
+ * fn may not take it, nor fb_device.lock.
+ */
+void fb_alloc_for_each(struct fb_alloc *alloc,
+		       void (*fn)(struct fb_buffer *buf, void *arg), void *arg);
+
+/* For fb_alloc_for_each()'s fn: was the slot delivered, not freed yet? */
+static inline bool fb_alloc_delivered(const struct fb_buffer *buf)
+{
+	return buf->user_owned;
+}
+
+/* What debugfs shows of a buffer. */
+struct fb_alloc_usage {
+	size_t size;			/* bytes mapped */
+	size_t pages_resident;		/* pages with a struct page */
+	kuid_t uid;			/* the mapping's user, or invalid */
+	long user_pages;		/* that user's pages, all contexts */
+};
+
+void fb_alloc_usage(struct fb_alloc *alloc, struct fb_alloc_usage *usage);
+
+/* The size of the mapping, 0 before mmap; read without the lock. */
+static inline size_t fb_alloc_size(struct fb_alloc *alloc)
+{
+	return READ_ONCE(alloc->size);
+}
 
 /*
  * Copies into or out of a slot; offset is relative to the slot's start.

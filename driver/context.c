@@ -114,6 +114,7 @@ struct fb_thread *fb_thread_queue_locked(struct fb_thread *thread,
 void fb_thread_enqueue_locked(struct fb_thread *thread, struct fb_work *work,
 			      bool sync)
 {
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	fb_wake_thread(fb_thread_queue_locked(thread, work), sync);
 }
 
@@ -146,8 +147,10 @@ struct fb_thread *fb_ctx_queue_locked(struct fb_ctx *ctx, struct fb_work *work)
 /* The same, waking the idle thread at once (the lock still held). */
 void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
 {
-	struct fb_thread *idle = fb_ctx_queue_locked(ctx, work);
+	struct fb_thread *idle;
 
+	lockdep_assert_held(&ctx->dev->lock);
+	idle = fb_ctx_queue_locked(ctx, work);
 	if (idle)
 		fb_wake_thread(idle, sync);
 }
@@ -184,20 +187,18 @@ bool fb_thread_wants_ctx_work(struct fb_thread *thread)
 /* Records of other threads a new record looks at, to free exited ones. */
 #define FB_THREAD_REAP	4
 
+/* Records of pids after *pid match. */
+static int fb_thread_after_cmp(const void *pid, const struct rb_node *n)
+{
+	return rb_entry(n, struct fb_thread, rb_node)->pid <= *(const pid_t *)pid;
+}
+
 /* The first record after pid, or the first of all. */
 static struct rb_node *fb_thread_after_locked(struct fb_ctx *ctx, pid_t pid)
 {
-	struct rb_node *n = ctx->threads.rb_node, *found = NULL;
-
-	while (n) {
-		if (rb_entry(n, struct fb_thread, rb_node)->pid > pid) {
-			found = n;
-			n = n->rb_left;
-		} else {
-			n = n->rb_right;
-		}
-	}
-	return found ?: rb_first(&ctx->threads);
+	lockdep_assert_held(&ctx->dev->lock);
+	return rb_find_first(&pid, &ctx->threads, fb_thread_after_cmp) ?:
+	       rb_first(&ctx->threads);
 }
 
 static void fb_thread_free_locked(struct fb_thread *thread);
@@ -303,6 +304,7 @@ static bool fb_thread_own_prio_locked(struct fb_thread *thread,
 	struct fb_transaction *t;
 	bool raised = false;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (thread->oneway_prio_set) {
 		*own = thread->oneway_saved;
 		raised = true;
@@ -370,6 +372,7 @@ static void fb_thread_free(struct fb_thread *thread)
  */
 static void fb_thread_free_locked(struct fb_thread *thread)
 {
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	fb_thread_detach_locked(thread);
 	fb_thread_free(thread);
 }
@@ -398,18 +401,10 @@ int fb_thread_exit(struct fb_ctx *ctx)
 }
 
 /* Before the buffer goes: files of undelivered messages, and the count. */
-static void fb_ctx_drop_buffers(struct fb_alloc *alloc)
+static void fb_ctx_drop_buffer(struct fb_buffer *buf, void *unused)
 {
-	struct fb_buffer *buf;
-	struct rb_node *rb;
-
-	mutex_lock(&alloc->lock);
-	for (rb = rb_first(&alloc->allocated_tree); rb; rb = rb_next(rb)) {
-		buf = rb_entry(rb, struct fb_buffer, rb_node);
-		fb_buffer_drop_fds(buf);
-		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
-	}
-	mutex_unlock(&alloc->lock);
+	fb_buffer_drop_fds(buf);
+	fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 }
 
 /*
@@ -423,7 +418,7 @@ void fb_ctx_free_buffer(struct fb_ctx *ctx)
 	spin_lock(&ctx->dev->lock);
 	fb_ctx_drop_senders_locked(ctx);
 	spin_unlock(&ctx->dev->lock);
-	fb_ctx_drop_buffers(&ctx->alloc);
+	fb_alloc_for_each(&ctx->alloc, fb_ctx_drop_buffer, NULL);
 	fb_alloc_release(&ctx->alloc);
 }
 

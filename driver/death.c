@@ -29,29 +29,27 @@ MODULE_PARM_DESC(max_death_links, "Most death links one context may hold (defaul
 /* Links a closing holder drops per hold of the device lock. */
 #define FB_DEATH_BATCH	64
 
-static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
-						    u64 cookie,
-						    struct rb_node ***link,
-						    struct rb_node **parent)
+#define fb_death_of(n)	rb_entry((n), struct fb_death_link, rb_node)
+
+/* holder->deaths: by cookie */
+static int fb_death_cmp(const void *cookie, const struct rb_node *n)
 {
-	struct rb_node **p = &ctx->deaths.rb_node;
+	return fb_cmp(*(const u64 *)cookie, fb_death_of(n)->cookie);
+}
 
-	*parent = NULL;
-	while (*p) {
-		struct fb_death_link *d = rb_entry(*p, struct fb_death_link,
-						   rb_node);
+static bool fb_death_less(struct rb_node *a, const struct rb_node *b)
+{
+	return fb_death_of(a)->cookie < fb_death_of(b)->cookie;
+}
 
-		*parent = *p;
-		if (cookie < d->cookie)
-			p = &(*p)->rb_left;
-		else if (cookie > d->cookie)
-			p = &(*p)->rb_right;
-		else
-			return d;
-	}
-	if (link)
-		*link = p;
-	return NULL;
+static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
+						    u64 cookie)
+{
+	struct rb_node *n;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	n = rb_find(&cookie, &ctx->deaths, fb_death_cmp);
+	return n ? fb_death_of(n) : NULL;
 }
 
 static void fb_death_queue_locked(struct fb_death_link *d)
@@ -99,7 +97,6 @@ void fb_death_free_list(struct list_head *freed)
 int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 {
 	struct fb_death_link *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
-	struct rb_node **link, *parent;
 	struct fb_node *node;
 	int ret = 0;
 
@@ -115,7 +112,7 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 		ret = -ENOENT;
 		goto out;
 	}
-	if (fb_death_lookup_locked(ctx, req->cookie, &link, &parent)) {
+	if (fb_death_lookup_locked(ctx, req->cookie)) {
 		ret = -EEXIST;
 		goto out;
 	}
@@ -134,8 +131,7 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 		d->handle = fb_handle_lookup_locked(ctx, req->handle);
 		list_add_tail(&d->handle_entry, &d->handle->deaths);
 	}
-	rb_link_node(&d->rb_node, parent, link);
-	rb_insert_color(&d->rb_node, &ctx->deaths);
+	rb_add(&d->rb_node, &ctx->deaths, fb_death_less);
 	ctx->nr_deaths++;
 	node->link_refs++;
 	fb_stat_inc(FB_STAT_LIVE_DEATHS);
@@ -152,13 +148,12 @@ out:
 int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req)
 {
 	struct fb_death_link *d;
-	struct rb_node *parent;
 	int ret = 0;
 
 	if (req->reserved)
 		return -EINVAL;
 	spin_lock(&ctx->dev->lock);
-	d = fb_death_lookup_locked(ctx, req->cookie, NULL, &parent);
+	d = fb_death_lookup_locked(ctx, req->cookie);
 	if (!d) {
 		ret = -ENOENT;
 	} else if (req->handle != (d->handle ? d->handle->id :
@@ -176,11 +171,10 @@ int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req)
 int fb_death_done(struct fb_ctx *ctx, u64 cookie)
 {
 	struct fb_death_link *d;
-	struct rb_node *parent;
 	int ret = 0;
 
 	spin_lock(&ctx->dev->lock);
-	d = fb_death_lookup_locked(ctx, cookie, NULL, &parent);
+	d = fb_death_lookup_locked(ctx, cookie);
 	if (!d)
 		ret = -ENOENT;
 	else if (d->state != FB_DEATH_DELIVERED)
@@ -195,9 +189,9 @@ int fb_death_done(struct fb_ctx *ctx, u64 cookie)
 void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie)
 {
 	struct fb_death_link *d;
-	struct rb_node *parent;
 
-	d = fb_death_lookup_locked(ctx, cookie, NULL, &parent);
+	lockdep_assert_held(&ctx->dev->lock);
+	d = fb_death_lookup_locked(ctx, cookie);
 	if (d && d->state == FB_DEATH_DELIVERED) {
 		d->state = FB_DEATH_QUEUED;
 		list_add(&d->work.entry, &ctx->todo);
@@ -249,6 +243,7 @@ bool fb_handle_drop_deaths_locked(struct fb_handle *h,
 	struct fb_death_link *d;
 	int n;
 
+	lockdep_assert_held(&h->ctx->dev->lock);
 	for (n = 0; n < FB_DEATH_BATCH; n++) {
 		d = list_first_entry_or_null(&h->deaths, struct fb_death_link,
 					     handle_entry);
@@ -289,6 +284,7 @@ void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx)
 {
 	struct rb_node *rb;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	while ((rb = rb_first(&ctx->deaths)))
 		fb_death_remove_locked(rb_entry(rb, struct fb_death_link,
 						rb_node), NULL);

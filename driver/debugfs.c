@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fastbinder: /sys/kernel/debug/fastbinder/
+ * fastbinder: /sys/kernel/debug/fastbinder/, rendered here from what the
+ * other files keep:
  *
  *   state   per device and context: threads and the calls on their stacks
  *           (who waits on whom), nodes, handles, buffers
- *   stats   global counters, one "name value" per line
+ *   stats   global counters, one "name value" per line (stats.c)
  *   failed  the last FB_FAILURE_RING failed sends, newest last, so "why did
- *           my call fail" has an answer
- *
- * Lock order: fb_device.lock, then fb_failure_lock (failures are recorded
- * with the device lock held).
+ *           my call fail" has an answer (stats.c)
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/debugfs.h>
-#include <linux/ktime.h>
-#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -25,94 +19,26 @@
 #include "internal.h"
 #include "stats.h"
 
-atomic64_t fb_stats[FB_STAT_COUNT];
-
-const char *const fb_stat_names[FB_STAT_COUNT] = {
-	[FB_STAT_LIVE_CONTEXTS] = "live_contexts",
-	[FB_STAT_LIVE_THREADS] = "live_threads",
-	[FB_STAT_LIVE_NODES] = "live_nodes",
-	[FB_STAT_LIVE_HANDLES] = "live_handles",
-	[FB_STAT_LIVE_BUFFERS] = "live_buffers",
-	[FB_STAT_LIVE_TRANSACTIONS] = "live_transactions",
-	[FB_STAT_LIVE_DEATHS] = "live_death_links",
-	[FB_STAT_LIVE_PAGES] = "live_pages",
-	[FB_STAT_CALLS] = "calls",
-	[FB_STAT_ONEWAYS] = "oneways",
-	[FB_STAT_REPLIES] = "replies",
-	[FB_STAT_FAILED] = "failed",
-	[FB_STAT_DEAD_REPLIES] = "dead_replies",
-	[FB_STAT_RELEASE_NOTICES] = "release_notices",
-	[FB_STAT_SPAWN_REQUESTS] = "spawn_requests",
-	[FB_STAT_ABANDONED] = "abandoned_calls",
-};
-
-#define FB_FAILURE_RING 64
-
-static bool fb_debug;
-module_param_named(debug, fb_debug, bool, 0644);
-MODULE_PARM_DESC(debug,
-		 "Also log each failed send or reply to the kernel log, rate-limited (default 0)");
-
-struct fb_failure {
-	u64 time_ns;
-	int error;
-	const char *what;
-	pid_t from_pid;
-	pid_t to_pid;
-	u64 node;
-	u32 code;
-};
-
-static DEFINE_SPINLOCK(fb_failure_lock);
-static struct fb_failure fb_failures[FB_FAILURE_RING];
-static unsigned int fb_failure_next;	/* total recorded */
 static struct dentry *fb_debugfs_dir;
-
-void fb_record_failure(int error, const char *what, struct fb_ctx *from,
-		       struct fb_node *target, u32 code)
-{
-	fb_record_failure_pid(error, what, from->pid, target, code);
-}
-
-/* The same for a sender known by its pid only (its context may be gone). */
-void fb_record_failure_pid(int error, const char *what, struct pid *from,
-			   struct fb_node *target, u32 code)
-{
-	struct fb_failure *f;
-
-	fb_stat_inc(FB_STAT_FAILED);
-	spin_lock(&fb_failure_lock);
-	f = &fb_failures[fb_failure_next++ % FB_FAILURE_RING];
-	f->time_ns = ktime_get_ns();
-	f->error = error;
-	f->what = what;
-	f->from_pid = pid_nr(from);
-	f->to_pid = target && target->owner ? pid_nr(target->owner->pid) : 0;
-	f->node = target ? target->debug_id : 0;
-	f->code = code;
-	if (fb_debug)
-		pr_info_ratelimited("%s from pid %d to pid %d (node %llu, code %u) failed: %d\n",
-				    what, f->from_pid, f->to_pid, f->node,
-				    code, error);
-	spin_unlock(&fb_failure_lock);
-}
 
 static int fb_failed_show(struct seq_file *m, void *unused)
 {
-	unsigned int i, first;
+	struct fb_failure *failures, *f;
+	unsigned int i, n;
 
+	failures = kmalloc_array(FB_FAILURE_RING, sizeof(*failures),
+				 GFP_KERNEL);
+	if (!failures)
+		return -ENOMEM;
+	n = fb_failures_read(failures);
 	seq_puts(m, "time_ns what error from_pid to_pid node code\n");
-	spin_lock(&fb_failure_lock);
-	first = fb_failure_next > FB_FAILURE_RING ?
-		fb_failure_next - FB_FAILURE_RING : 0;
-	for (i = first; i < fb_failure_next; i++) {
-		struct fb_failure *f = &fb_failures[i % FB_FAILURE_RING];
-
+	for (i = 0; i < n; i++) {
+		f = &failures[i];
 		seq_printf(m, "%llu %s %d %d %d %llu %u\n", f->time_ns,
 			   f->what, f->error, f->from_pid, f->to_pid, f->node,
 			   f->code);
 	}
-	spin_unlock(&fb_failure_lock);
+	kfree(failures);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(fb_failed);
@@ -156,6 +82,7 @@ static void fb_show_ctx_locked(struct seq_file *m, struct fb_ctx *ctx)
 	struct fb_node *node;
 	struct rb_node *rb;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	seq_printf(m, " context pid %d queued %u max_threads %u requested %u started %u\n",
 		   pid_nr(ctx->pid), ctx->nr_queued, ctx->max_threads,
 		   ctx->requested_threads, ctx->started_threads);
@@ -177,28 +104,27 @@ static void fb_show_ctx_locked(struct seq_file *m, struct fb_ctx *ctx)
 	}
 }
 
+static void fb_show_buffer(struct fb_buffer *buf, void *m)
+{
+	seq_printf(m, "  buffer at %zu data %zu offsets %zu%s%s\n",
+		   buf->offset, buf->data_size, buf->offsets_size,
+		   buf->oneway ? " oneway" : "",
+		   fb_alloc_delivered(buf) ? " delivered" : "");
+}
+
 static void fb_show_buffers(struct seq_file *m, struct fb_ctx *ctx)
 {
-	struct fb_buffer *buf;
-	struct rb_node *rb;
+	struct fb_alloc_usage usage;
 
-	mutex_lock(&ctx->alloc.lock);
+	fb_alloc_usage(&ctx->alloc, &usage);
 	seq_printf(m, " context pid %d mapping %zu bytes, %zu pages resident",
-		   pid_nr(ctx->pid), ctx->alloc.size,
-		   ctx->alloc.pages_resident);
-	if (ctx->alloc.user)
+		   pid_nr(ctx->pid), usage.size, usage.pages_resident);
+	if (uid_valid(usage.uid))
 		seq_printf(m, ", user %u holds %ld pages",
-			   from_kuid(&init_user_ns, ctx->alloc.user->uid),
-			   atomic_long_read(&ctx->alloc.user->pages));
+			   from_kuid(&init_user_ns, usage.uid),
+			   usage.user_pages);
 	seq_putc(m, '\n');
-	for (rb = rb_first(&ctx->alloc.allocated_tree); rb; rb = rb_next(rb)) {
-		buf = rb_entry(rb, struct fb_buffer, rb_node);
-		seq_printf(m, "  buffer at %zu data %zu offsets %zu%s%s\n",
-			   buf->offset, buf->data_size, buf->offsets_size,
-			   buf->oneway ? " oneway" : "",
-			   buf->user_owned ? " delivered" : "");
-	}
-	mutex_unlock(&ctx->alloc.lock);
+	fb_alloc_for_each(&ctx->alloc, fb_show_buffer, m);
 }
 
 static int fb_state_show(struct seq_file *m, void *unused)

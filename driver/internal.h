@@ -4,7 +4,7 @@
  *
  * Locking
  * =======
- * Two kinds of lock, never nested in each other:
+ * Two locks guard the driver's state, never nested in each other:
  *
  *   fb_device.lock (spinlock): the object graph of one device.  It protects
  *     every context's threads, nodes and handles trees, the todo lists of
@@ -15,20 +15,32 @@
  *     allocation, no user copy, no sleep.
  *
  *   fb_alloc.lock (mutex, one per context): the slots and pages of that
- *     context's buffer (see alloc.c).  Taken with no fb_device.lock held.
+ *     context's buffer.  Taken by alloc.c only (the others call its
+ *     operations, alloc.h), never with fb_device.lock held; the mapping's
+ *     faults, mmap and close take it inside the mm's mmap lock.
  *
- * Two leaf locks nest inside them: the page-lru spinlock inside
- * fb_alloc.lock (order in alloc.c), and fb_failure_lock inside
- * fb_device.lock (debugfs.c).  The wait queues' own locks (fb_thread.wait,
- * fb_ctx.poll_wait) are taken by wake-ups under fb_device.lock; the hot
- * paths wake the one thread they chose just after dropping it instead
- * (fb_unlock_wake), so the woken thread does not find it held.
+ * Leaf locks nest inside them, and no lock is taken inside a leaf lock:
+ * fb_failure_lock inside fb_device.lock (stats.c); the wait queues' own
+ * locks (fb_thread.wait, fb_ctx.poll_wait), taken by wake-ups under
+ * fb_device.lock; fb_lru_lock inside fb_alloc.lock (the shrinker holds it
+ * and only trylocks fb_alloc.lock, see alloc.c); fb_users_lock (alloc.c),
+ * taken with neither held.  The hot paths wake the one thread they chose
+ * just after dropping fb_device.lock instead (fb_unlock_wake), so the woken
+ * thread does not find it held.
  *
- * Helpers that need fb_device.lock end in _locked and assert it with
- * lockdep_assert_held().  Memory that must outlive an unlock (a node a
- * sender is translating into, a context a sender copies into, and that
- * context's buffer) is pinned by a count taken under the lock:
- * fb_node.tmp_refs, fb_ctx.refs, fb_ctx.active_senders.
+ * A function's name says which lock it needs, and it asserts that with
+ * lockdep_assert_held() (make lint checks both, tools/lint-locking.sh):
+ *
+ *   _locked   fb_device.lock held, from entry to return;
+ *   _relock   fb_device.lock held at entry and at return, but dropped and
+ *             taken again inside (to allocate or to sleep): what the caller
+ *             found before the call may have changed after it;
+ *   _alocked  fb_alloc.lock held (alloc.c).
+ *
+ * Memory that must outlive an unlock (a node a sender is translating into,
+ * a context a sender copies into, and that context's buffer) is pinned by
+ * a count taken under the lock: fb_node.tmp_refs, fb_ctx.refs,
+ * fb_ctx.active_senders.
  *
  * Lifetimes
  * =========
@@ -189,6 +201,7 @@ struct fb_node {
 	struct fb_work work;		/* the release notice */
 	struct rb_node rb_node;		/* owner->nodes */
 	struct fb_ctx *owner;		/* NULL once dead */
+	struct fb_device *dev;		/* whose lock guards it */
 	u64 cookie;
 	u64 debug_id;
 	enum fb_node_state state;
@@ -280,6 +293,12 @@ struct fb_transaction {
 	struct fb_prio saved_prio;	/* the handler's own, to restore */
 	bool prio_raised;		/* the handler runs at a raised one */
 };
+
+/* -1, 0 or 1 as a is below, equal to or above b: rb_find()'s comparisons. */
+static inline int fb_cmp(u64 a, u64 b)
+{
+	return (a > b) - (a < b);
+}
 
 /* The entry below t on thread's transaction stack. */
 static inline struct fb_transaction *
@@ -404,6 +423,8 @@ int fb_abandon_call(struct fb_thread *thread);
 /* debugfs.c */
 void fb_debugfs_init(void);
 void fb_debugfs_exit(void);
+
+/* stats.c (the counters themselves: stats.h) */
 void fb_record_failure(int error, const char *what, struct fb_ctx *from,
 		       struct fb_node *target, u32 code);
 void fb_record_failure_pid(int error, const char *what, struct pid *from,

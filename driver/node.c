@@ -61,22 +61,55 @@ struct fb_handle *fb_handle_new(void)
 	return kzalloc(sizeof(struct fb_handle), GFP_KERNEL_ACCOUNT);
 }
 
+/* The trees of a context, for rb_find() and rb_add(). */
+#define fb_node_of(n)		rb_entry((n), struct fb_node, rb_node)
+#define fb_handle_of_id(n)	rb_entry((n), struct fb_handle, rb_id)
+#define fb_handle_of_node(n)	rb_entry((n), struct fb_handle, rb_node)
+
+static int fb_node_cmp(const void *cookie, const struct rb_node *n)
+{
+	return fb_cmp(*(const u64 *)cookie, fb_node_of(n)->cookie);
+}
+
+static bool fb_node_less(struct rb_node *a, const struct rb_node *b)
+{
+	return fb_node_of(a)->cookie < fb_node_of(b)->cookie;
+}
+
+static int fb_handle_id_cmp(const void *id, const struct rb_node *n)
+{
+	return fb_cmp(*(const u32 *)id, fb_handle_of_id(n)->id);
+}
+
+static bool fb_handle_id_less(struct rb_node *a, const struct rb_node *b)
+{
+	return fb_handle_of_id(a)->id < fb_handle_of_id(b)->id;
+}
+
+/* Handles of at least id match. */
+static int fb_handle_id_from_cmp(const void *id, const struct rb_node *n)
+{
+	return fb_handle_of_id(n)->id < *(const u32 *)id;
+}
+
+static int fb_handle_node_cmp(const void *node, const struct rb_node *n)
+{
+	return fb_cmp((unsigned long)node,
+		      (unsigned long)fb_handle_of_node(n)->node);
+}
+
+static bool fb_handle_node_less(struct rb_node *a, const struct rb_node *b)
+{
+	return fb_handle_of_node(a)->node < fb_handle_of_node(b)->node;
+}
+
 struct fb_node *fb_node_lookup_locked(struct fb_ctx *ctx, u64 cookie)
 {
-	struct rb_node *n = ctx->nodes.rb_node;
+	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	while (n) {
-		struct fb_node *node = rb_entry(n, struct fb_node, rb_node);
-
-		if (cookie < node->cookie)
-			n = n->rb_left;
-		else if (cookie > node->cookie)
-			n = n->rb_right;
-		else
-			return node;
-	}
-	return NULL;
+	n = rb_find(&cookie, &ctx->nodes, fb_node_cmp);
+	return n ? fb_node_of(n) : NULL;
 }
 
 /*
@@ -86,36 +119,27 @@ struct fb_node *fb_node_lookup_locked(struct fb_ctx *ctx, u64 cookie)
 struct fb_node *fb_node_get_or_insert_locked(struct fb_ctx *ctx, u64 cookie,
 					     struct fb_node **spare)
 {
-	struct rb_node **p = &ctx->nodes.rb_node, *parent = NULL;
 	struct fb_node *node;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	while (*p) {
-		parent = *p;
-		node = rb_entry(parent, struct fb_node, rb_node);
-		if (cookie < node->cookie)
-			p = &parent->rb_left;
-		else if (cookie > node->cookie)
-			p = &parent->rb_right;
-		else
-			return node;
-	}
+	node = fb_node_lookup_locked(ctx, cookie);
+	if (node || !*spare)
+		return node;
 	node = *spare;
-	if (!node)
-		return NULL;
 	*spare = NULL;
 	node->owner = ctx;
+	node->dev = ctx->dev;
 	node->cookie = cookie;
 	node->state = FB_NODE_LIVE;
 	node->debug_id = atomic64_inc_return(&fb_node_ids);
-	rb_link_node(&node->rb_node, parent, p);
-	rb_insert_color(&node->rb_node, &ctx->nodes);
+	rb_add(&node->rb_node, &ctx->nodes, fb_node_less);
 	fb_stat_inc(FB_STAT_LIVE_NODES);
 	return node;
 }
 
 static void fb_node_free_locked(struct fb_node *node)
 {
+	lockdep_assert_held(&node->dev->lock);
 	list_del_init(&node->work.entry);
 	kfree(node);
 	fb_stat_dec(FB_STAT_LIVE_NODES);
@@ -124,6 +148,7 @@ static void fb_node_free_locked(struct fb_node *node)
 /* Called after any of a node's counts dropped. */
 void fb_node_check_locked(struct fb_node *node)
 {
+	lockdep_assert_held(&node->dev->lock);
 	switch (node->state) {
 	case FB_NODE_LIVE:
 		if (node->is_ctx_mgr || node->handle_count || node->buf_refs ||
@@ -152,6 +177,7 @@ void fb_node_check_locked(struct fb_node *node)
 /* The release notice was read by its owner, or dropped with it. */
 void fb_node_notice_done_locked(struct fb_node *node)
 {
+	lockdep_assert_held(&node->dev->lock);
 	fb_node_free_locked(node);
 }
 
@@ -197,19 +223,11 @@ void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx, struct list_head *dying)
 
 struct fb_handle *fb_handle_lookup_locked(struct fb_ctx *ctx, u32 id)
 {
-	struct rb_node *n = ctx->handles.rb_node;
+	struct rb_node *n;
 
-	while (n) {
-		struct fb_handle *h = rb_entry(n, struct fb_handle, rb_id);
-
-		if (id < h->id)
-			n = n->rb_left;
-		else if (id > h->id)
-			n = n->rb_right;
-		else
-			return h;
-	}
-	return NULL;
+	lockdep_assert_held(&ctx->dev->lock);
+	n = rb_find(&id, &ctx->handles, fb_handle_id_cmp);
+	return n ? fb_handle_of_id(n) : NULL;
 }
 
 /* The node a handle of ctx names, or NULL for a handle it does not have. */
@@ -225,26 +243,13 @@ struct fb_node *fb_handle_to_node_locked(struct fb_ctx *ctx, u32 id)
 }
 
 static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
-						  struct fb_node *node,
-						  struct rb_node ***link,
-						  struct rb_node **parent)
+						  struct fb_node *node)
 {
-	struct rb_node **p = &ctx->handles_by_node.rb_node;
+	struct rb_node *n;
 
-	*parent = NULL;
-	while (*p) {
-		struct fb_handle *h = rb_entry(*p, struct fb_handle, rb_node);
-
-		*parent = *p;
-		if (node < h->node)
-			p = &(*p)->rb_left;
-		else if (node > h->node)
-			p = &(*p)->rb_right;
-		else
-			return h;
-	}
-	*link = p;
-	return NULL;
+	lockdep_assert_held(&ctx->dev->lock);
+	n = rb_find(node, &ctx->handles_by_node, fb_handle_node_cmp);
+	return n ? fb_handle_of_node(n) : NULL;
 }
 
 /*
@@ -256,22 +261,13 @@ static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
  */
 u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx)
 {
-	struct rb_node *n = ctx->handles.rb_node, *next = NULL;
-	struct fb_handle *h;
 	u32 id = ctx->next_handle ?: 1;
+	struct rb_node *next;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	/* the handle with the smallest id >= id, if any */
-	while (n) {
-		h = rb_entry(n, struct fb_handle, rb_id);
-		if (h->id >= id) {
-			next = n;
-			n = n->rb_left;
-		} else {
-			n = n->rb_right;
-		}
-	}
-	while (next && rb_entry(next, struct fb_handle, rb_id)->id == id) {
+	next = rb_find_first(&id, &ctx->handles, fb_handle_id_from_cmp);
+	while (next && fb_handle_of_id(next)->id == id) {
 		next = rb_next(next);
 		if (!++id) {
 			id = 1;
@@ -285,18 +281,8 @@ u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx)
 /* Puts h in ctx->handles by its id, which no other handle there has. */
 void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h)
 {
-	struct rb_node **p = &ctx->handles.rb_node, *parent = NULL;
-
 	lockdep_assert_held(&ctx->dev->lock);
-	while (*p) {
-		parent = *p;
-		if (h->id < rb_entry(parent, struct fb_handle, rb_id)->id)
-			p = &parent->rb_left;
-		else
-			p = &parent->rb_right;
-	}
-	rb_link_node(&h->rb_id, parent, p);
-	rb_insert_color(&h->rb_id, &ctx->handles);
+	rb_add(&h->rb_id, &ctx->handles, fb_handle_id_less);
 }
 
 /*
@@ -307,14 +293,13 @@ void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h)
 int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 			      struct fb_handle **spare, struct fb_handle **out)
 {
-	struct rb_node **link, *parent;
 	struct fb_handle *h;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	*out = NULL;
 	if (node == ctx->dev->ctx_mgr)
 		return 0;
-	h = fb_handle_by_node_locked(ctx, node, &link, &parent);
+	h = fb_handle_by_node_locked(ctx, node);
 	if (h) {
 		*out = h;
 		return 0;
@@ -328,8 +313,7 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 	h->ctx = ctx;
 	h->node = node;
 	INIT_LIST_HEAD(&h->deaths);
-	rb_link_node(&h->rb_node, parent, link);
-	rb_insert_color(&h->rb_node, &ctx->handles_by_node);
+	rb_add(&h->rb_node, &ctx->handles_by_node, fb_handle_node_less);
 	h->id = fb_handle_alloc_id_locked(ctx);
 	fb_handle_insert_id_locked(ctx, h);
 
@@ -344,6 +328,7 @@ static void fb_handle_destroy_locked(struct fb_handle *h)
 {
 	struct fb_node *node = h->node;
 
+	lockdep_assert_held(&h->ctx->dev->lock);
 	h->ctx->nr_handles--;
 	kfree(h);
 	fb_stat_dec(FB_STAT_LIVE_HANDLES);
@@ -377,6 +362,7 @@ static bool fb_handle_free_locked(struct fb_handle *h)
  */
 bool fb_handle_check_locked(struct fb_handle *h)
 {
+	lockdep_assert_held(&h->ctx->dev->lock);
 	if (!h->user_refs && !h->buf_refs)
 		return fb_handle_free_locked(h);
 	return false;

@@ -196,13 +196,19 @@ struct fb_ret {
 	} u;
 };
 
-/* What taking a work item changed, so a failed copy can undo it. */
+/*
+ * A work item taken, and what taking it changed: fb_take_work_locked()
+ * records each change here as it makes it, and fb_untake_work_locked()
+ * undoes exactly the changes recorded, so a failed copy leaves no trace.
+ */
 struct fb_taken {
 	struct fb_work *work;
 	struct list_head *list;		/* where it was */
-	struct fb_transaction *old_stack;
-	struct fb_node *old_batch;
-	bool counted;			/* it was counted in nr_queued */
+	struct fb_transaction *old_stack;	/* the thread's, before */
+	bool pinned_batch;		/* it began the oneway batch, pinned */
+	bool counted;			/* it left the queue's counts */
+	bool async_out;			/* it counted in its node's async_out */
+	bool handled;			/* the call names its handler */
 	struct fb_buffer *buffer;	/* of a message, to hand over */
 	bool raise;			/* run at prio once delivered */
 	struct fb_prio prio;
@@ -232,6 +238,7 @@ static struct fb_work *fb_pick_work_locked(struct fb_thread *thread,
 	struct fb_ctx *ctx = thread->ctx;
 	struct fb_work *work;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	/*
 	 * After a oneway message, only more of the same node's: a call taken
 	 * now would be raised on top of the message's raise, which must end
@@ -256,6 +263,7 @@ static void fb_fill_msg_locked(struct fb_transaction *t,
 {
 	struct fb_buffer *buf = t->buffer;
 
+	lockdep_assert_held(&t->to_ctx->dev->lock);
 	memset(msg, 0, sizeof(*msg));
 	msg->txn_id = t->id;
 	msg->cookie = t->is_reply ? 0 : t->node->cookie;
@@ -281,10 +289,13 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	struct fb_transaction *t;
 	struct fb_node *node;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	list_del_init(&work->entry);
 	tk->old_stack = thread->stack;
-	tk->old_batch = *batch;
+	tk->pinned_batch = false;
 	tk->counted = false;
+	tk->async_out = false;
+	tk->handled = false;
 	tk->buffer = NULL;
 	tk->raise = false;
 
@@ -325,11 +336,14 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	}
 	ret->cmd = FB_RET_TRANSACTION;
 	if (t->flags & FB_TXN_ONEWAY) {
-		if (tk->list == &t->node->async_todo)
+		if (tk->list == &t->node->async_todo) {
 			t->node->async_out++;
+			tk->async_out = true;
+		}
 		if (!*batch) {
 			*batch = t->node;
 			t->node->tmp_refs++;
+			tk->pinned_batch = true;
 		}
 		/* oneway work runs at the node's minimum, not the sender's */
 		if (t->node->has_min_prio) {
@@ -351,40 +365,53 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	tk->raise = t->prio_raised;
 	t->to_thread = thread;
 	t->to_parent = thread->stack;
+	tk->handled = true;
 	thread->stack = t;
 	return true;
 }
 
+/* The oneway batch the taken work began ends with it. */
+static void fb_taken_unpin_batch_locked(struct fb_thread *thread,
+					struct fb_taken *tk,
+					struct fb_node **batch)
+{
+	lockdep_assert_held(&thread->ctx->dev->lock);
+	if (!tk->pinned_batch)
+		return;
+	(*batch)->tmp_refs--;
+	fb_node_check_locked(*batch);
+	*batch = NULL;
+	tk->pinned_batch = false;
+}
+
+/*
+ * Undoes fb_take_work_locked(): every change recorded in tk, then the work
+ * goes back to the head of its list.  The one change it cannot undo from
+ * tk is a death notice's state: another thread may have unlinked it
+ * meanwhile and freed tk->work, so the link is found again by its cookie.
+ */
 static void fb_untake_work_locked(struct fb_thread *thread,
 				  struct fb_taken *tk, struct fb_node **batch,
 				  const struct fb_ret *ret)
 {
 	struct fb_transaction *t;
 
-	thread->stack = tk->old_stack;
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (ret->cmd == FB_RET_DEAD) {
-		/*
-		 * Another thread may have unlinked it meanwhile and freed
-		 * tk->work: find the link again by its cookie.
-		 */
 		fb_death_requeue_locked(thread->ctx, ret->u.cookie);
 		return;
 	}
-	if (*batch && !tk->old_batch) {
-		(*batch)->tmp_refs--;
-		fb_node_check_locked(*batch);
-		*batch = NULL;
-	}
+	thread->stack = tk->old_stack;
+	fb_taken_unpin_batch_locked(thread, tk, batch);
 	if (tk->counted) {
 		t = container_of(tk->work, struct fb_transaction, work);
-		fb_txn_count_locked(t, 1);
-		if (t->flags & FB_TXN_ONEWAY &&
-		    tk->list == &t->node->async_todo)
-			t->node->async_out--;
-		if (!t->is_reply && !(t->flags & FB_TXN_ONEWAY)) {
+		if (tk->handled) {
 			t->to_thread = NULL;
 			t->to_parent = NULL;
 		}
+		if (tk->async_out)
+			t->node->async_out--;
+		fb_txn_count_locked(t, 1);
 	}
 	list_add(&tk->work->entry, tk->list);
 }
@@ -393,6 +420,7 @@ bool fb_thread_has_work_locked(struct fb_thread *thread)
 {
 	struct list_head *list;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	return fb_pick_work_locked(thread, NULL, &list);
 }
 
@@ -431,10 +459,12 @@ out:
 }
 
 /* The return reached user space: let go of what it was made from. */
-static void fb_finish_work_locked(struct fb_work *work)
+static void fb_finish_work_locked(struct fb_thread *thread,
+				  struct fb_work *work)
 {
 	struct fb_transaction *t;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	switch (work->type) {
 	case FB_WORK_RELEASE:
 		fb_node_notice_done_locked(container_of(work, struct fb_node,
@@ -471,7 +501,8 @@ static int fb_put_ret(struct fb_write_read *wr, const struct fb_ret *ret)
  * where the caller found nothing to take, and returns with it held again,
  * so a wait costs one lock round trip on each side of the sleep.
  */
-static int fb_wait_locked(struct fb_thread *thread)
+static int fb_wait_relock(struct fb_thread *thread)
+	__must_hold(&thread->ctx->dev->lock)
 {
 	struct fb_ctx *ctx = thread->ctx;
 	DEFINE_WAIT(wait);
@@ -554,11 +585,7 @@ static void fb_drop_taken_locked(struct fb_thread *thread, struct fb_taken *tk,
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	thread->stack = tk->old_stack;
-	if (*batch && !tk->old_batch) {
-		(*batch)->tmp_refs--;
-		fb_node_check_locked(*batch);
-		*batch = NULL;
-	}
+	fb_taken_unpin_batch_locked(thread, tk, batch);
 	if (t->flags & FB_TXN_ONEWAY) {
 		fb_txn_free(t);
 		return;
@@ -683,14 +710,9 @@ static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
 static void fb_own_buffers(struct fb_ctx *ctx, struct fb_buffer **bufs,
 			   u32 *nr)
 {
-	u32 i;
-
 	if (!*nr)
 		return;
-	mutex_lock(&ctx->alloc.lock);
-	for (i = 0; i < *nr; i++)
-		bufs[i]->user_owned = 1;
-	mutex_unlock(&ctx->alloc.lock);
+	fb_alloc_deliver(&ctx->alloc, bufs, *nr);
 	*nr = 0;
 }
 
@@ -726,7 +748,7 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		cond_resched();
 		spin_lock(&dev->lock);
 		if (done) {
-			fb_finish_work_locked(done);
+			fb_finish_work_locked(thread, done);
 			done = NULL;
 		}
 		if (stop || wr->read_size - wr->read_consumed < FB_READ_MIN)
@@ -743,7 +765,7 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 				err = -EAGAIN;
 				break;
 			}
-			err = fb_wait_locked(thread);
+			err = fb_wait_relock(thread);
 			if (err)
 				break;
 			tk.work = fb_pick_work_locked(thread, batch, &tk.list);

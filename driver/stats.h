@@ -8,6 +8,7 @@
 #define _FB_STATS_H
 
 #include <linux/atomic.h>
+#include <linux/types.h>
 
 enum fb_stat {
 	FB_STAT_LIVE_CONTEXTS,
@@ -29,6 +30,7 @@ enum fb_stat {
 	FB_STAT_COUNT
 };
 
+/* stats.c */
 extern atomic64_t fb_stats[FB_STAT_COUNT];
 extern const char *const fb_stat_names[FB_STAT_COUNT];
 
@@ -41,5 +43,20 @@ static inline void fb_stat_dec(enum fb_stat stat)
 {
 	atomic64_dec(&fb_stats[stat]);
 }
+
+/* A failed send, reply or delivery (fb_record_failure(), internal.h). */
+struct fb_failure {
+	u64 time_ns;
+	int error;
+	const char *what;
+	pid_t from_pid;
+	pid_t to_pid;
+	u64 node;
+	u32 code;
+};
+
+#define FB_FAILURE_RING 64	/* the last ones kept */
+
+unsigned int fb_failures_read(struct fb_failure *out);
 
 #endif /* _FB_STATS_H */

@@ -2,12 +2,13 @@
 /*
  * fastbinder: transactions.
  *
- * A send resolves its target under the device lock, pins what it needs,
- * then drops the lock to reserve a slot in the target's buffer, copy the
- * payload once from the sender's memory and translate the objects in it.
- * It takes the lock again to commit: queue the work and wake one thread.
- * Any failure before the commit undoes every reference taken, so a failed
- * command leaves no trace.
+ * A send resolves its target under the device lock and pins what it needs
+ * (fb_send_prepare()), then drops the lock to reserve a slot in the
+ * target's buffer, copy the payload once from the sender's memory and
+ * translate the objects in it (fb_send_copy()).  It takes the lock again
+ * to commit: queue the work and wake one thread (fb_send_commit()).  A
+ * failure at any step goes to the one undo, fb_send_abort(), which gives
+ * back every reference taken, so a failed command leaves no trace.
  *
  * Transaction stacks: a thread's stack links the calls it handles
  * (to_thread == thread, next is to_parent) and the call it awaits
@@ -73,30 +74,41 @@ void fb_txn_free(struct fb_transaction *t)
 	kfree(t);
 }
 
+#define fb_sender_of(n)	rb_entry((n), struct fb_sender, rb_node)
+
+/* ctx->senders: by uid */
+static int fb_sender_find_cmp(const void *uid, const struct rb_node *n)
+{
+	return fb_cmp(__kuid_val(*(const kuid_t *)uid),
+		      __kuid_val(fb_sender_of(n)->uid));
+}
+
+static int fb_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
+{
+	return fb_cmp(__kuid_val(fb_sender_of(a)->uid),
+		      __kuid_val(fb_sender_of(b)->uid));
+}
+
+/*
+ * The record of the sending user uid in ctx; *spare becomes it (and is
+ * cleared) when there is none.  NULL when there is none and no spare.
+ */
 static struct fb_sender *fb_sender_get_locked(struct fb_ctx *ctx, kuid_t uid,
 					      struct fb_sender **spare)
 {
-	struct rb_node **p = &ctx->senders.rb_node, *parent = NULL;
-	struct fb_sender *s;
+	struct fb_sender *s = *spare;
+	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	while (*p) {
-		parent = *p;
-		s = rb_entry(parent, struct fb_sender, rb_node);
-		if (uid_lt(uid, s->uid))
-			p = &parent->rb_left;
-		else if (uid_gt(uid, s->uid))
-			p = &parent->rb_right;
-		else
-			return s;
+	if (!s) {
+		n = rb_find(&uid, &ctx->senders, fb_sender_find_cmp);
+		return n ? fb_sender_of(n) : NULL;
 	}
-	s = *spare;
-	if (!s)
-		return NULL;
-	*spare = NULL;
 	s->uid = uid;
-	rb_link_node(&s->rb_node, parent, p);
-	rb_insert_color(&s->rb_node, &ctx->senders);
+	n = rb_find_add(&s->rb_node, &ctx->senders, fb_sender_add_cmp);
+	if (n)
+		return fb_sender_of(n);
+	*spare = NULL;
 	return s;
 }
 
@@ -132,8 +144,9 @@ static void fb_share_uncharge_locked(struct fb_ctx *ctx, struct fb_sender *s,
 static int fb_share_check_locked(struct fb_ctx *ctx, struct fb_sender *s,
 				 size_t size, bool oneway)
 {
-	size_t map = READ_ONCE(ctx->alloc.size), half = map / 2;
+	size_t map = fb_alloc_size(&ctx->alloc), half = map / 2;
 
+	lockdep_assert_held(&ctx->dev->lock);
 	if (s->queued >= FB_MAX_QUEUED - ctx->senders_queued)
 		return -EDQUOT;
 	if (size > map || (oneway && size > half))
@@ -151,12 +164,14 @@ static int fb_share_check_locked(struct fb_ctx *ctx, struct fb_sender *s,
  * record when the user has none there; the caller is one of the target's
  * active senders, so a release waits for it.
  */
-static int fb_share_charge_locked(struct fb_ctx *to, kuid_t uid, size_t size,
+static int fb_share_charge_relock(struct fb_ctx *to, kuid_t uid, size_t size,
 				  bool oneway, struct fb_sender **sender)
+	__must_hold(&to->dev->lock)
 {
 	struct fb_sender *s, *spare = NULL;
 	int ret;
 
+	lockdep_assert_held(&to->dev->lock);
 	for (;;) {
 		if (to->dead) {
 			kfree(spare);
@@ -201,6 +216,7 @@ void fb_txn_count_locked(struct fb_transaction *t, int delta)
 {
 	struct fb_sender *s = t->buffer ? t->buffer->sender : NULL;
 
+	lockdep_assert_held(&t->to_ctx->dev->lock);
 	t->to_ctx->nr_queued += delta;
 	if (s) {
 		s->queued += delta;
@@ -225,6 +241,7 @@ void fb_ctx_drop_senders_locked(struct fb_ctx *ctx)
 /* Tell a waiting caller its call ended without a reply. */
 void fb_txn_fail_locked(struct fb_transaction *call, int error)
 {
+	lockdep_assert_held(&call->to_ctx->dev->lock);
 	if (call->buffer) {
 		call->buffer->txn = NULL;
 		call->buffer = NULL;
@@ -245,6 +262,7 @@ void fb_txn_fail_locked(struct fb_transaction *call, int error)
  */
 void fb_txn_discard_locked(struct fb_transaction *t)
 {
+	lockdep_assert_held(&t->to_ctx->dev->lock);
 	if (t->work.type == FB_WORK_FAILED) {
 		fb_txn_free(t);
 		return;
@@ -297,6 +315,7 @@ static struct fb_thread *fb_route_locked(struct fb_thread *thread,
 {
 	struct fb_transaction *t = thread->stack;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (!t || t->to_thread != thread)
 		return NULL;
 	for (; t; t = t->from_parent)
@@ -344,6 +363,7 @@ static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
 	struct fb_handle *h;
 	int ret;
 
+	lockdep_assert_held(&x->from->dev->lock);
 	if (x->to->dead)
 		return -EOWNERDEAD;
 	switch (obj->type) {
@@ -563,6 +583,7 @@ static void fb_xlate_finish_locked(struct fb_xlate *x, bool commit)
 {
 	u32 i;
 
+	lockdep_assert_held(&x->from->dev->lock);
 	for (i = 0; i < x->nr_exported; i++) {
 		struct fb_node *node = x->exported[i];
 
@@ -578,9 +599,10 @@ static void fb_xlate_finish_locked(struct fb_xlate *x, bool commit)
  * A new transaction, from the device's spares or the slab.  Called and
  * returns with the device lock held, which it drops to allocate.
  */
-static struct fb_transaction *fb_txn_new_locked(struct fb_device *dev,
+static struct fb_transaction *fb_txn_new_relock(struct fb_device *dev,
 						const struct fb_txn *tr,
 						bool reply)
+	__must_hold(&dev->lock)
 {
 	struct fb_transaction *t;
 
@@ -618,6 +640,7 @@ static struct fb_transaction *fb_reply_pop_locked(struct fb_thread *thread)
 {
 	struct fb_transaction *call = thread->stack;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (!call || call->to_thread != thread)
 		return NULL;
 	thread->stack = call->to_parent;
@@ -641,6 +664,7 @@ static int fb_send_target_locked(struct fb_thread *thread, struct fb_txn *tr,
 	struct fb_transaction *call;
 	struct fb_node *node;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (reply) {
 		call = fb_reply_pop_locked(thread);
 		if (!call)
@@ -685,6 +709,7 @@ static int fb_send_commit_locked(struct fb_thread *thread,
 	struct fb_node *node = t->node;
 	struct fb_thread *to;
 
+	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (target->dead)
 		return -EOWNERDEAD;
 	if (t->is_reply && !t->call->from)
@@ -762,215 +787,274 @@ static void fb_reply_restore_locked(struct fb_thread *thread,
 }
 
 /*
- * A reply that fails before it could look for its call (bad arguments, no
- * memory) still ends the call, as any failed reply does: the caller gets
- * FB_RET_FAILED with the error instead of waiting for good.
+ * One FB_CMD_SEND or FB_CMD_REPLY on its way: what fb_send_prepare() and
+ * fb_send_copy() took, for fb_send_commit() to hand over to the receiver
+ * or fb_send_abort() to give back.
  */
-static int fb_reply_fail_early(struct fb_thread *thread, u32 code, int err)
-{
-	struct fb_device *dev = thread->ctx->dev;
-	struct fb_restore_prio restore = { .raised = false };
-	struct fb_transaction *call;
-
-	spin_lock(&dev->lock);
-	call = fb_reply_pop_locked(thread);
-	if (call) {
-		fb_reply_restore_locked(thread, call, &restore);
-		if (call->from)
-			fb_record_failure(err, "reply", thread->ctx, NULL, code);
-		fb_txn_fail_locked(call, err);
-	}
-	spin_unlock(&dev->lock);
-	fb_restore_prio(&restore);
-	return err;
-}
+struct fb_send {
+	struct fb_thread *thread;
+	struct fb_txn tr;		/* the sender's, read once */
+	bool reply;
+	bool oneway;
+	size_t offsets_size;		/* bytes */
+	struct fb_transaction *t;	/* once allocated, until queued */
+	struct fb_xlate x;		/* x.to: the target, once pinned */
+	struct fb_sender *sender;	/* the fair share it was counted in */
+	struct fb_buffer *buf;		/* the slot, until queued */
+	struct fb_restore_prio restore;	/* a replier's own priority */
+};
 
 /*
- * FB_CMD_SEND and FB_CMD_REPLY.  A reply whose caller is gone is dropped
- * and succeeds; a reply that cannot be delivered still ends the call,
- * which fails to the caller with the same error.
+ * Checks the command, then, under the device lock, finds the target and
+ * pins it (fb_ctx.active_senders) and counts the message in its sender's
+ * fair share.  A reply pops its call here, and the replier's priority
+ * from before the call is kept for fb_send_release().
  */
-int fb_send(struct fb_thread *thread, const struct fb_txn *tr_in, bool reply)
+static int fb_send_prepare(struct fb_send *s)
 {
-	struct fb_device *dev = thread->ctx->dev;
-	struct fb_txn tr = *tr_in;
-	struct fb_xlate x = { .from = thread->ctx };
-	size_t offsets_size = (size_t)tr.offsets_count * sizeof(u64);
-	struct fb_restore_prio restore = { .raised = false };
-	struct fb_thread *wake = NULL;
-	bool recorded = false, sync, free_buffer;
-	bool oneway = tr.flags & FB_TXN_ONEWAY;
-	struct fb_sender *sender = NULL;
-	struct fb_buffer *buf = NULL;
+	struct fb_device *dev = s->thread->ctx->dev;
+	const struct fb_txn *tr = &s->tr;
 	struct fb_transaction *t;
 	int ret;
 
-	if (tr.flags & ~(FB_TXN_ONEWAY | FB_TXN_ACCEPT_FDS) ||
-	    (reply && tr.flags) ||
-	    (tr.flags & FB_TXN_ONEWAY && tr.flags & FB_TXN_ACCEPT_FDS))
-		ret = -EINVAL;
-	else if (tr.offsets_count > FB_MAX_OBJECTS ||
-		 tr.data_size > fb_max_map_size)
-		ret = -EMSGSIZE;
-	else
-		ret = 0;
-	if (!ret && tr.offsets_count) {
-		x.exported = kvmalloc_array(tr.offsets_count,
-					    sizeof(*x.exported) +
-					    sizeof(*x.offsets),
-					    GFP_KERNEL_ACCOUNT);
-		if (!x.exported)
-			ret = -ENOMEM;
-		else
-			x.offsets = (u64 *)(x.exported + tr.offsets_count);
+	if (tr->flags & ~(FB_TXN_ONEWAY | FB_TXN_ACCEPT_FDS) ||
+	    (s->reply && tr->flags) ||
+	    (tr->flags & FB_TXN_ONEWAY && tr->flags & FB_TXN_ACCEPT_FDS))
+		return -EINVAL;
+	if (tr->offsets_count > FB_MAX_OBJECTS ||
+	    tr->data_size > fb_max_map_size)
+		return -EMSGSIZE;
+	if (tr->offsets_count) {
+		s->x.exported = kvmalloc_array(tr->offsets_count,
+					       sizeof(*s->x.exported) +
+					       sizeof(*s->x.offsets),
+					       GFP_KERNEL_ACCOUNT);
+		if (!s->x.exported)
+			return -ENOMEM;
+		s->x.offsets = (u64 *)(s->x.exported + tr->offsets_count);
 	}
-	if (ret)
-		return reply ? fb_reply_fail_early(thread, tr.code, ret) : ret;
 
 	spin_lock(&dev->lock);
-	t = fb_txn_new_locked(dev, &tr, reply);
+	t = fb_txn_new_relock(dev, tr, s->reply);
 	if (!t) {
 		spin_unlock(&dev->lock);
-		kvfree(x.exported);
-		return reply ? fb_reply_fail_early(thread, tr.code, -ENOMEM) :
-			       -ENOMEM;
+		return -ENOMEM;
 	}
-	ret = fb_send_target_locked(thread, &tr, t, reply);
+	s->t = t;
+	ret = fb_send_target_locked(s->thread, &s->tr, t, s->reply);
 	/* the replier gets its own priority back once done */
-	if (reply && t->call)
-		fb_reply_restore_locked(thread, t->call, &restore);
+	if (s->reply && t->call)
+		fb_reply_restore_locked(s->thread, t->call, &s->restore);
 	if (!ret) {
-		x.to = t->to_ctx;
-		x.to->active_senders++;
-		if (!reply)
-			ret = fb_share_charge_locked(x.to, t->sender_euid,
-						     fb_alloc_slot_size(tr.data_size,
-									offsets_size),
-						     oneway, &sender);
+		s->x.to = t->to_ctx;
+		s->x.to->active_senders++;
+		if (!s->reply)
+			ret = fb_share_charge_relock(s->x.to, t->sender_euid,
+						     fb_alloc_slot_size(tr->data_size,
+									s->offsets_size),
+						     s->oneway, &s->sender);
 	}
 	/* the receiver's choice: the node's, or the caller's flag */
 	if (!ret)
-		x.fds_ok = reply ? t->call->flags & FB_TXN_ACCEPT_FDS :
-				   t->node->accepts_fds;
+		s->x.fds_ok = s->reply ? t->call->flags & FB_TXN_ACCEPT_FDS :
+					 t->node->accepts_fds;
 	spin_unlock(&dev->lock);
-	if (ret && !x.to)
-		goto out_failed;
-	if (ret)
-		goto out_undo;
+	return ret;
+}
 
-	buf = fb_alloc_new(&x.to->alloc, tr.data_size, offsets_size, oneway,
-			   reply);
-	if (IS_ERR(buf)) {
-		ret = PTR_ERR(buf);
-		buf = NULL;
-		goto out_undo;
-	}
+/*
+ * Reserves the slot in the target's buffer and copies the message into it:
+ * the offsets (read once: what is checked is what the receiver gets), then
+ * the data around the objects, each translated (fb_copy_payload()).  No
+ * lock held.
+ */
+static int fb_send_copy(struct fb_send *s)
+{
+	const struct fb_txn *tr = &s->tr;
+	struct fb_alloc *alloc = &s->x.to->alloc;
+	size_t data_end = ALIGN(tr->data_size, sizeof(u64));
+	struct fb_buffer *buf;
+	int ret;
+
+	buf = fb_alloc_new(alloc, tr->data_size, s->offsets_size, s->oneway,
+			   s->reply);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	fb_stat_inc(FB_STAT_LIVE_BUFFERS);
-	buf->data_size = tr.data_size;
-	buf->offsets_size = offsets_size;
-	x.buf = buf;
-	x.data_size = tr.data_size;
-	/* read once: what is checked is what the receiver gets */
-	if (copy_from_user(x.offsets, u64_to_user_ptr(tr.offsets),
-			   offsets_size))
-		ret = -EFAULT;
-	if (!ret)
-		ret = fb_alloc_write(&x.to->alloc, buf,
-				     ALIGN(tr.data_size, sizeof(u64)),
-				     x.offsets, offsets_size);
-	if (!ret)	/* the rest of a minimum-size slot */
-		ret = fb_alloc_clear(&x.to->alloc, buf,
-				     ALIGN(tr.data_size, sizeof(u64)) +
-				     offsets_size, buf->size -
-				     ALIGN(tr.data_size, sizeof(u64)) -
-				     offsets_size);
-	if (!ret)
-		ret = fb_copy_payload(&x, u64_to_user_ptr(tr.data), x.offsets,
-				      tr.offsets_count);
+	s->buf = buf;
+	buf->data_size = tr->data_size;
+	buf->offsets_size = s->offsets_size;
+	s->x.buf = buf;
+	s->x.data_size = tr->data_size;
+	if (copy_from_user(s->x.offsets, u64_to_user_ptr(tr->offsets),
+			   s->offsets_size))
+		return -EFAULT;
+	ret = fb_alloc_write(alloc, buf, data_end, s->x.offsets,
+			     s->offsets_size);
 	if (ret)
-		goto out_undo;
+		return ret;
+	/* the rest of a minimum-size slot */
+	ret = fb_alloc_clear(alloc, buf, data_end + s->offsets_size,
+			     buf->size - data_end - s->offsets_size);
+	if (ret)
+		return ret;
+	return fb_copy_payload(&s->x, u64_to_user_ptr(tr->data), s->x.offsets,
+			       tr->offsets_count);
+}
+
+/*
+ * Queues the message (fb_send_commit_locked()) and hands the buffer, its
+ * files and the references its objects hold over to the receiver; wakes
+ * the thread chosen once the lock is dropped.
+ */
+static int fb_send_commit(struct fb_send *s)
+{
+	struct fb_device *dev = s->thread->ctx->dev;
+	struct fb_transaction *t = s->t;
+	struct fb_thread *wake = NULL;
+	bool sync;
+	int ret;
 
 	spin_lock(&dev->lock);
-	t->buffer = buf;
-	ret = fb_send_commit_locked(thread, t, &wake);
-	if (!ret) {
-		buf->sender = sender;
-		buf->fds = x.fds;
-		buf->nr_fds = x.nr_fds;
-		x.fds = NULL;
-		fb_xlate_finish_locked(&x, true);
-		/* never the last after the end: the commit found it alive */
-		fb_ctx_senders_done_locked(x.to);
-		/*
-		 * A call or reply wakes its handler synchronously: we sleep.
-		 * t may be freed by its receiver once the lock is dropped.
-		 */
-		sync = !(t->flags & FB_TXN_ONEWAY);
-		fb_unlock_wake(dev, wake, sync);
-		kvfree(x.exported);
-		kfree(x.spare_node);
-		kfree(x.spare_handle);
-		fb_restore_prio(&restore);
-		return 0;
+	t->buffer = s->buf;
+	ret = fb_send_commit_locked(s->thread, t, &wake);
+	if (ret) {
+		t->buffer = NULL;
+		spin_unlock(&dev->lock);
+		return ret;
 	}
-	t->buffer = NULL;
-	spin_unlock(&dev->lock);
+	s->buf->sender = s->sender;
+	s->buf->fds = s->x.fds;
+	s->buf->nr_fds = s->x.nr_fds;
+	s->x.fds = NULL;
+	s->x.nr_fds = 0;
+	fb_xlate_finish_locked(&s->x, true);
+	/* never the last after the end: the commit found it alive */
+	fb_ctx_senders_done_locked(s->x.to);
+	/*
+	 * A call or reply wakes its handler synchronously: we sleep.  t may
+	 * be freed by its receiver once the lock is dropped.
+	 */
+	sync = !(t->flags & FB_TXN_ONEWAY);
+	s->t = NULL;
+	s->buf = NULL;
+	fb_unlock_wake(dev, wake, sync);
+	return 0;
+}
 
-out_undo:
-	fb_buffer_put_fds(x.fds, x.nr_fds);
-	if (buf) {
-		fb_buffer_drop_refs(x.to, buf, tr.data_size, x.count);
+/*
+ * The one way out of a send or reply that failed, at any step: undoes what
+ * the steps took, in reverse, and records the failure.  A reply ends its
+ * call either way: the caller gets FB_RET_FAILED with the error instead of
+ * waiting for good, even when the reply failed before it found its call
+ * (bad arguments, no memory).  A reply whose caller died meanwhile (its
+ * buffer gone: EOWNERDEAD, ESRCH) is dropped and succeeds, as when the
+ * caller was gone before (docs/abi.md).  Returns what the command returns.
+ */
+static int fb_send_abort(struct fb_send *s, int ret)
+{
+	struct fb_thread *thread = s->thread;
+	struct fb_device *dev = thread->ctx->dev;
+	struct fb_transaction *t = s->t, *call;
+	struct fb_ctx *to = s->x.to;
+	bool free_buffer = false;
+
+	/* fb_send_copy(): the files, the objects' references, the slot */
+	fb_buffer_put_fds(s->x.fds, s->x.nr_fds);
+	s->x.fds = NULL;
+	s->x.nr_fds = 0;
+	if (s->buf) {
+		fb_buffer_drop_refs(to, s->buf, s->tr.data_size, s->x.count);
 		/* a failed send leaves nothing for the receiver to read */
-		fb_alloc_clear(&x.to->alloc, buf, 0, buf->size);
-		fb_alloc_free(&x.to->alloc, buf);
+		fb_alloc_clear(&to->alloc, s->buf, 0, s->buf->size);
+		fb_alloc_free(&to->alloc, s->buf);
 		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+		s->buf = NULL;
 	}
+
 	spin_lock(&dev->lock);
-	fb_xlate_finish_locked(&x, false);
-	if (t->node) {
-		/* record the target while it is still pinned */
-		fb_record_failure(ret, "send", thread->ctx, t->node, tr.code);
+	/* fb_send_prepare(): the pins on the target and the share */
+	fb_xlate_finish_locked(&s->x, false);
+	if (to) {
+		if (s->sender)
+			fb_share_uncharge_locked(to, s->sender, 1,
+						 fb_alloc_slot_size(s->tr.data_size,
+								    s->offsets_size),
+						 s->oneway);
+		/* the target ended while we copied: its buffer is ours */
+		free_buffer = fb_ctx_senders_done_locked(to);
+		if (free_buffer)
+			kref_get(&to->refs);	/* t's goes below */
+	}
+	if (t) {
+		call = t->call;
+	} else {
+		call = s->reply ? fb_reply_pop_locked(thread) : NULL;
+		if (call)
+			fb_reply_restore_locked(thread, call, &s->restore);
+	}
+	if (t && call && !call->from)
+		ret = -ECONNRESET;
+	/* the target while it is still pinned */
+	if (ret != -ECONNRESET && (t || (call && call->from)))
+		fb_record_failure(ret, s->reply ? "reply" : "send",
+				  thread->ctx, t ? t->node : NULL, s->tr.code);
+	if (t && t->node) {
 		t->node->tmp_refs--;
 		fb_node_check_locked(t->node);
 		t->node = NULL;
-		recorded = true;
 	}
-	if (sender)
-		fb_share_uncharge_locked(x.to, sender, 1,
-					 fb_alloc_slot_size(tr.data_size,
-							    offsets_size),
-					 oneway);
-	free_buffer = fb_ctx_senders_done_locked(x.to);
+	if (call && call->from && ret != -ECONNRESET)
+		fb_txn_fail_locked(call, ret);
+	else if (call)
+		fb_txn_free(call);
+	if (t)
+		fb_txn_free(t);
+	s->t = NULL;
 	spin_unlock(&dev->lock);
-	/* the target ended while we copied: its buffer is ours to free */
-	if (free_buffer)
-		fb_ctx_free_buffer(x.to);
-out_failed:
-	spin_lock(&dev->lock);
-	/*
-	 * A caller that died while the reply was on its way (its buffer gone:
-	 * EOWNERDEAD, ESRCH) wants no answer: the reply is dropped, and
-	 * succeeds, as when it was gone before (docs/abi.md).
-	 */
-	if (reply && t->call && !t->call->from)
-		ret = -ECONNRESET;
-	if (reply && t->call) {
-		/* the call is over either way */
-		if (t->call->from && ret != -ECONNRESET)
-			fb_txn_fail_locked(t->call, ret);
-		else
-			fb_txn_free(t->call);
+	if (free_buffer) {
+		fb_ctx_free_buffer(to);
+		fb_ctx_put(to);
 	}
-	if (ret != -ECONNRESET && !recorded)
-		fb_record_failure(ret, reply ? "reply" : "send", thread->ctx,
-				  t->node, tr.code);
-	fb_txn_free(t);
-	spin_unlock(&dev->lock);
-	kvfree(x.exported);
-	kfree(x.spare_node);
-	kfree(x.spare_handle);
-	fb_restore_prio(&restore);
 	return ret == -ECONNRESET ? 0 : ret;
+}
+
+/* What a send holds whether it succeeded or not. */
+static void fb_send_release(struct fb_send *s)
+{
+	kvfree(s->x.exported);
+	kfree(s->x.spare_node);
+	kfree(s->x.spare_handle);
+	fb_restore_prio(&s->restore);
+}
+
+/*
+ * FB_CMD_SEND and FB_CMD_REPLY: prepare, copy, commit, or abort at the
+ * first step that fails.  A reply whose caller is gone is dropped and
+ * succeeds; a reply that cannot be delivered still ends the call, which
+ * fails to the caller with the same error.
+ */
+int fb_send(struct fb_thread *thread, const struct fb_txn *tr, bool reply)
+{
+	struct fb_send s = {
+		.thread = thread,
+		.tr = *tr,
+		.reply = reply,
+		.oneway = tr->flags & FB_TXN_ONEWAY,
+		.offsets_size = (size_t)tr->offsets_count * sizeof(u64),
+		.x = { .from = thread->ctx },
+	};
+	int ret;
+
+	ret = fb_send_prepare(&s);
+	if (!ret)
+		ret = fb_send_copy(&s);
+	if (!ret)
+		ret = fb_send_commit(&s);
+	if (ret)
+		ret = fb_send_abort(&s, ret);
+	fb_send_release(&s);
+	return ret;
 }
 
 /*
@@ -1039,8 +1123,11 @@ void fb_buffer_discard(struct fb_ctx *ctx, struct fb_buffer *buf)
 
 /*
  * FB_CMD_FREE_BUFFER, for a run of n (at most FB_FREE_BATCH) consecutive
- * commands: frees the buffers in order, each lock taken once for the run,
- * and stops at the first offset that names no delivered buffer (-EINVAL).
+ * commands: frees the buffers in order, and stops at the first offset that
+ * names no delivered buffer (-EINVAL).  The run takes the allocator's lock
+ * twice (to take the buffers, then to free them) and the device lock once
+ * to unlink them, plus once per object they carry, to drop its reference
+ * (fb_buffer_drop_refs()).
  * Returns 0 or that error; *freed says how many were freed.
  */
 int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
@@ -1053,15 +1140,9 @@ int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
 	u32 i, nr;
 
 	n = min_t(u32, n, FB_FREE_BATCH);
-	mutex_lock(&ctx->alloc.lock);
-	for (nr = 0; nr < n; nr++) {
-		bufs[nr] = fb_alloc_take_user(&ctx->alloc, offsets[nr]);
-		if (!bufs[nr]) {
-			ret = -EINVAL;
-			break;
-		}
-	}
-	mutex_unlock(&ctx->alloc.lock);
+	nr = fb_alloc_take_user(&ctx->alloc, offsets, n, bufs);
+	if (nr < n)
+		ret = -EINVAL;
 	*freed = nr;
 	if (!nr)
 		return ret;
@@ -1074,13 +1155,10 @@ int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
 		fb_free_buffer_locked(ctx, bufs[i], &wake);
 	fb_unlock_wake(dev, wake, false);
 
-	for (i = 0; i < nr; i++)
-		fb_buffer_drop_fds(bufs[i]);
-	mutex_lock(&ctx->alloc.lock);
 	for (i = 0; i < nr; i++) {
-		fb_alloc_free_locked(&ctx->alloc, bufs[i]);
+		fb_buffer_drop_fds(bufs[i]);
 		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
 	}
-	mutex_unlock(&ctx->alloc.lock);
+	fb_alloc_free_batch(&ctx->alloc, bufs, nr);
 	return ret;
 }

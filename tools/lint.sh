@@ -16,6 +16,8 @@
 #               in that kernel's Module.symvers (exported to modules), and
 #               the driver names no way around that (kallsyms_lookup_name,
 #               kprobes).
+#   locking     the driver's lock-naming rules (driver/internal.h):
+#               tools/lint-locking.sh.
 #   cppcheck    over the user space that exists: libbinderlite/,
 #               servicemanager/, examples/, bench/, tools/, tests/.
 #
@@ -149,6 +151,18 @@ run_exports() {
 	findings=$((findings + total))
 }
 
+# ---- locking ---------------------------------------------------------------
+
+run_locking() {
+	local out n
+
+	out=$(tools/lint-locking.sh)
+	n=$(sed -n 's/^lint-locking: \([0-9]*\) findings$/\1/p' <<<"$out")
+	echo "$out" | sed 's/^lint-locking: /lint: locking: /'
+	[ -n "$n" ] || n=1	# the script itself failed
+	findings=$((findings + n))
+}
+
 # ---- cppcheck --------------------------------------------------------------
 
 run_cppcheck() {
@@ -183,6 +197,7 @@ run_cppcheck() {
 run_checkpatch
 run_sparse
 run_exports
+run_locking
 run_cppcheck
 echo "lint: $findings findings"
 [ "$findings" = 0 ]

@@ -290,8 +290,9 @@ static bool st_expect_err(struct st_run *run, struct fb_buffer *buf, int err)
 static void st_edges(struct st_run *run)
 {
 	struct fb_alloc *a = run->alloc;
-	struct fb_buffer *ow[3], *sync, *buf;
+	struct fb_buffer *ow[3], *sync, *buf, *taken[2];
 	u8 pattern[64], back[64];
+	u64 off[2];
 	struct page *page;
 	size_t index;
 	int i;
@@ -360,17 +361,18 @@ static void st_edges(struct st_run *run)
 	buf = fb_alloc_new(a, 100, 8, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "small slot", 100);
-	mutex_lock(&a->lock);
-	if (fb_alloc_take_user(a, buf->offset))
+	off[0] = buf->offset;
+	off[1] = buf->offset + 8;
+	if (fb_alloc_take_user(a, &off[0], 1, taken))
 		st_fail(run, "took a slot not delivered", buf->offset);
-	buf->user_owned = 1;
-	if (fb_alloc_take_user(a, buf->offset + 8))
+	fb_alloc_deliver(a, &buf, 1);
+	if (fb_alloc_take_user(a, &off[1], 1, taken))
 		st_fail(run, "took a slot at a wrong offset", buf->offset);
-	if (fb_alloc_take_user(a, buf->offset) != buf)
+	/* the run stops at the offset that names no slot */
+	if (fb_alloc_take_user(a, off, 2, taken) != 1 || taken[0] != buf)
 		st_fail(run, "delivered slot not taken", buf->offset);
-	if (fb_alloc_take_user(a, buf->offset))
+	if (fb_alloc_take_user(a, &off[0], 1, taken))
 		st_fail(run, "slot taken twice", buf->offset);
-	mutex_unlock(&a->lock);
 	fb_alloc_free(a, buf);
 
 	/* in-kernel copies across a page boundary, and their bounds */

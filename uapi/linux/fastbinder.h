@@ -95,7 +95,7 @@ struct fb_txn {
  * data back with FB_CMD_FREE_BUFFER when it is done with the message.
  */
 struct fb_txn_msg {
-	__u64 txn_id;		/* unique per device; a reply carries its call's */
+	__u64 txn_id;		/* unique in the module; a reply carries its call's */
 	__u64 cookie;		/* target object's cookie; 0 in a reply */
 	__u32 code;		/* method code, or a reply's status */
 	__u32 flags;		/* FB_TXN_* */
