@@ -3,8 +3,8 @@
 # make check-debug: the whole VM suite on a debug kernel (KASAN, lockdep,
 # kmemleak, UBSAN, DEBUG_ATOMIC_SLEEP, fault injection; and userfaultfd,
 # which attack_stalled_sender stalls a copy with) built from Debian's
-# linux-source-6.1 by tools/debug-kernel.sh into DEBUG_KERNEL_DIR (about 10
-# minutes of both cores, once: later runs reuse it), plus the tests that
+# linux-source-6.1 by tools/debug-kernel.sh into DEBUG_KERNEL_DIR (about 25
+# minutes of both cores here, once: later runs reuse it), plus the tests that
 # need that kernel (tests/vm-debug/: fault injection) and a kmemleak scan
 # (tools/vm/suite.sh does it where /sys/kernel/debug/kmemleak exists).
 # Everything runs about 5-10x slower there: DEBUG_SCALE shrinks the
