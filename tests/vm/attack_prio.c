@@ -56,18 +56,6 @@
 
 enum { C_REG = 1, C_GET, C_WORK };
 
-/* The kernel's struct sched_attr (glibc's headers clash with the uapi one). */
-struct sched_attr {
-	__u32 size;
-	__u32 sched_policy;
-	__u64 sched_flags;
-	__s32 sched_nice;
-	__u32 sched_priority;
-	__u64 sched_runtime;
-	__u64 sched_deadline;
-	__u64 sched_period;
-};
-
 struct prio {
 	__u32 policy;
 	__u32 rt;
@@ -78,26 +66,19 @@ struct prio {
 
 static void my_prio(struct prio *p)
 {
-	struct sched_attr attr;
+	struct fb_sched now;
 
-	memset(&attr, 0, sizeof(attr));
+	fb_sched_get(&now);
 	memset(p, 0, sizeof(*p));
-	if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0))
-		die("sched_getattr");
-	p->policy = attr.sched_policy;
-	p->rt = attr.sched_priority;
-	p->nice = attr.sched_nice;
-	p->flags = attr.sched_flags;
+	p->policy = now.policy;
+	p->rt = now.rt;
+	p->nice = now.nice;
+	p->flags = now.flags;
 }
 
 static void set_prio(__u32 policy, __u32 rt, __s32 nice)
 {
-	struct sched_attr attr = { .size = sizeof(attr) };
-
-	attr.sched_policy = policy;
-	attr.sched_priority = rt;
-	attr.sched_nice = nice;
-	if (syscall(SYS_sched_setattr, 0, &attr, 0))
+	if (fb_sched_set(policy, rt, nice, 0))
 		die("sched_setattr %u/%u/%d", policy, rt, nice);
 }
 

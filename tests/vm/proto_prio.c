@@ -15,18 +15,6 @@
 
 #include "fbproto.h"
 
-/* The kernel's struct sched_attr (glibc's headers clash with the uapi one). */
-struct sched_attr {
-	__u32 size;
-	__u32 sched_policy;
-	__u64 sched_flags;
-	__s32 sched_nice;
-	__u32 sched_priority;
-	__u64 sched_runtime;
-	__u64 sched_deadline;
-	__u64 sched_period;
-};
-
 struct prio_report {
 	__u32 policy;
 	__u32 rt_priority;
@@ -36,25 +24,18 @@ struct prio_report {
 
 static void my_prio(struct prio_report *rep)
 {
-	struct sched_attr attr;
+	struct fb_sched now;
 
-	memset(&attr, 0, sizeof(attr));
-	if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0))
-		die("sched_getattr");
-	rep->policy = attr.sched_policy;
-	rep->rt_priority = attr.sched_priority;
-	rep->nice = attr.sched_nice;
+	fb_sched_get(&now);
+	rep->policy = now.policy;
+	rep->rt_priority = now.rt;
+	rep->nice = now.nice;
 	rep->pad = 0;
 }
 
 static void set_prio(__u32 policy, __u32 rt, __s32 nice)
 {
-	struct sched_attr attr = { .size = sizeof(attr) };
-
-	attr.sched_policy = policy;
-	attr.sched_priority = rt;
-	attr.sched_nice = nice;
-	if (syscall(SYS_sched_setattr, 0, &attr, 0))
+	if (fb_sched_set(policy, rt, nice, 0))
 		die("sched_setattr");
 }
 

@@ -51,18 +51,6 @@ enum { C_REG = 1, C_CHAIN, C_REPORT, C_GIVE, C_ONEWAY, C_NOP, C_EXIT, C_REG_D };
 #define SCHED_DEADLINE	6
 #endif
 
-/* The kernel's struct sched_attr (glibc's headers clash with the uapi one). */
-struct sched_attr {
-	__u32 size;
-	__u32 sched_policy;
-	__u64 sched_flags;
-	__s32 sched_nice;
-	__u32 sched_priority;
-	__u64 sched_runtime;
-	__u64 sched_deadline;
-	__u64 sched_period;
-};
-
 struct prio {
 	__u32 policy;
 	__u32 rt;
@@ -81,27 +69,19 @@ static __u32 my_who = 'B';	/* B or D, in those processes */
 
 static void my_prio(struct prio *p, __u32 who)
 {
-	struct sched_attr attr;
+	struct fb_sched now;
 
-	memset(&attr, 0, sizeof(attr));
-	if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0))
-		die("sched_getattr");
-	p->policy = attr.sched_policy;
-	p->rt = attr.sched_priority;
-	p->nice = attr.sched_nice;
+	fb_sched_get(&now);
+	p->policy = now.policy;
+	p->rt = now.rt;
+	p->nice = now.nice;
 	p->who = who;
-	p->flags = attr.sched_flags;
+	p->flags = now.flags;
 }
 
 static void set_prio_flags(__u32 policy, __u32 rt, __s32 nice, __u64 flags)
 {
-	struct sched_attr attr = { .size = sizeof(attr) };
-
-	attr.sched_flags = flags;
-	attr.sched_policy = policy;
-	attr.sched_priority = rt;
-	attr.sched_nice = nice;
-	if (syscall(SYS_sched_setattr, 0, &attr, 0))
+	if (fb_sched_set(policy, rt, nice, flags))
 		die("sched_setattr");
 }
 
@@ -113,7 +93,7 @@ static void set_prio(__u32 policy, __u32 rt, __s32 nice)
 /* SCHED_DEADLINE: 2 ms every 20 ms. */
 static void set_deadline(void)
 {
-	struct sched_attr attr = { .size = sizeof(attr) };
+	struct fb_sched_attr attr = { .size = sizeof(attr) };
 
 	attr.sched_policy = SCHED_DEADLINE;
 	attr.sched_runtime = 2000000;

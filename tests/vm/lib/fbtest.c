@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,4 +217,28 @@ int fb_deadline_ms(int ms)
 	double slow = v ? strtod(v, NULL) : 1;
 
 	return slow > 1 ? (int)(ms * slow) : ms;
+}
+
+void fb_sched_get(struct fb_sched *s)
+{
+	struct fb_sched_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0))
+		die("sched_getattr");
+	s->policy = attr.sched_policy;
+	s->rt = attr.sched_priority;
+	s->nice = attr.sched_nice;
+	s->flags = attr.sched_flags;
+}
+
+int fb_sched_set(__u32 policy, __u32 rt, __s32 nice, __u64 flags)
+{
+	struct fb_sched_attr attr = { .size = sizeof(attr) };
+
+	attr.sched_policy = policy;
+	attr.sched_priority = rt;
+	attr.sched_nice = nice;
+	attr.sched_flags = flags;
+	return syscall(SYS_sched_setattr, 0, &attr, 0) ? -errno : 0;
 }

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include <linux/fastbinder.h>
+#include <linux/types.h>
 
 #define FB_DEV "/dev/fastbinder"
 
@@ -87,6 +88,31 @@ void fb_become_user(uid_t uid);
  * needs root (a service manager it started) and runs the rest through it.
  */
 int fb_run_as_nobody(int (*fn)(void *arg), void *arg);
+
+/* The kernel's struct sched_attr (glibc's headers clash with the uapi one). */
+struct fb_sched_attr {
+	__u32 size;
+	__u32 sched_policy;
+	__u64 sched_flags;
+	__s32 sched_nice;
+	__u32 sched_priority;
+	__u64 sched_runtime;
+	__u64 sched_deadline;
+	__u64 sched_period;
+};
+
+/* The calling thread's scheduling settings, as sched_getattr(2) has them. */
+struct fb_sched {
+	__u32 policy;
+	__u32 rt;	/* sched_priority */
+	__s32 nice;
+	__u64 flags;	/* sched_flags (SCHED_FLAG_RESET_ON_FORK ...) */
+};
+
+/* Reads them (dies if it cannot). */
+void fb_sched_get(struct fb_sched *s);
+/* sched_setattr(2) of the calling thread: 0 or -errno. */
+int fb_sched_set(__u32 policy, __u32 rt, __s32 nice, __u64 flags);
 
 /*
  * A deadline of ms milliseconds on a normal kernel, times FB_SLOW (a
