@@ -21,16 +21,11 @@
  *    to 0.
  * Root (VM_ROOT_TESTS): it sets up the cgroups and reads debugfs.
  */
-#include "fbproto.h"
+#include "fbattack.h"
 
-#include <fcntl.h>
-#include <grp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define MB		(1024 * 1024LL)
@@ -41,10 +36,6 @@
 #define M_COOKIE	0xba9eULL
 #define OTHER_UID	65533
 #define DEADLINE_MS	fb_deadline_ms(2000)
-#define PARAM		"/sys/module/fastbinder/parameters/max_user_pages"
-#define CG		"/sys/fs/cgroup"
-#define CG_RECV		CG "/fbt-recv"
-#define CG_SEND		CG "/fbt-send"
 #define SLACK		(24 * MB)
 
 enum { C_PUT = 1, C_GET, C_PING, C_STOP };
@@ -237,88 +228,11 @@ static int b_main(void *arg)
 
 /* ---- measurements ---- */
 
-static long long meminfo_kb(const char *name)
-{
-	char *s = fbp_slurp("/proc/meminfo"), *p;
-	long long v = -1;
-
-	if (s && (p = strstr(s, name)))
-		sscanf(p + strlen(name), ": %lld", &v);
-	free(s);
-	return v;
-}
-
 /* MemAvailable in bytes, after letting the dust settle. */
 static long long mem_available(void)
 {
 	usleep(300000);
-	return meminfo_kb("MemAvailable") * 1024;
-}
-
-static long long read_ll(const char *path)
-{
-	char *s = fbp_slurp(path);
-	long long v = -1;
-
-	if (s)
-		v = strtoll(s, NULL, 10);
-	free(s);
-	return v;
-}
-
-static int write_str(const char *path, const char *v)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n = -1;
-
-	if (fd >= 0) {
-		n = write(fd, v, strlen(v));
-		close(fd);
-	}
-	return n == (ssize_t)strlen(v) ? 0 : -1;
-}
-
-static int cg_move(const char *cg, pid_t pid)
-{
-	char path[128], v[32];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	snprintf(v, sizeof(v), "%d", (int)pid);
-	return write_str(path, v);
-}
-
-static bool cg_mounted;
-
-/* Two memory cgroups, one per adversary process; false when unavailable. */
-static bool cg_setup(void)
-{
-	if (access(CG "/cgroup.controllers", F_OK)) {
-		if (mount("cgroup2", CG, "cgroup2", 0, NULL)) {
-			printf("# cannot mount cgroup2: %s\n", strerror(errno));
-			return false;
-		}
-		cg_mounted = true;
-	}
-	if (write_str(CG "/cgroup.subtree_control", "+memory")) {
-		printf("# cannot enable the memory controller\n");
-		return false;
-	}
-	if ((mkdir(CG_RECV, 0755) && errno != EEXIST) ||
-	    (mkdir(CG_SEND, 0755) && errno != EEXIST)) {
-		printf("# mkdir cgroup: %s\n", strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-static void cg_teardown(void)
-{
-	if (access(CG "/cgroup.controllers", F_OK))
-		return;
-	rmdir(CG_RECV);
-	rmdir(CG_SEND);
-	if (cg_mounted)
-		umount(CG);
+	return fba_meminfo_kb("MemAvailable") * 1024;
 }
 
 /* What debugfs says the user holds: the largest "user <uid> holds <n> pages". */
@@ -359,8 +273,11 @@ int main(void)
 {
 	long long m0, m1, m2, t0, r0 = -1, r1 = -1, s0 = -1, s1 = -1, cap_bytes;
 	long long pages = -1;
+	char cg_recv[128], cg_send[128];
 	long cap, held;
-	bool cg = cg_setup();
+	/* one memory cgroup per adversary process */
+	bool cg = fba_memcg_create(cg_recv, sizeof(cg_recv)) == 0 &&
+		  fba_memcg_create(cg_send, sizeof(cg_send)) == 0;
 	pid_t mpid, ar, as, b;
 	struct fbp p;
 	int rc, st;
@@ -371,7 +288,7 @@ int main(void)
 	if (ctl == MAP_FAILED)
 		die("mmap");
 	memset((void *)ctl, 0, sizeof(*ctl));
-	cap = (long)read_ll(PARAM);
+	cap = (long)fba_param("max_user_pages");
 	CHECK(cap > 0, "module parameter max_user_pages: %ld", cap);
 	if (cap <= 0)
 		cap = 16384;	/* the documented default, for the bound below */
@@ -381,7 +298,7 @@ int main(void)
 	ar = fb_fork(ar_main, NULL);
 	as = fb_fork(as_main, NULL);
 	if (cg) {
-		CHECK(cg_move(CG_RECV, ar) == 0 && cg_move(CG_SEND, as) == 0,
+		CHECK(fba_memcg_add(cg_recv, ar) == 0 && fba_memcg_add(cg_send, as) == 0,
 		      "move the adversary into its cgroups");
 	}
 	ctl->go_ar = 1;
@@ -391,15 +308,15 @@ int main(void)
 
 	m0 = mem_available();
 	if (cg) {
-		r0 = read_ll(CG_RECV "/memory.current");
-		s0 = read_ll(CG_SEND "/memory.current");
+		r0 = fba_memcg_current(cg_recv);
+		s0 = fba_memcg_current(cg_send);
 	}
 	ctl->flood = 1;
 	wait_for(&ctl->flood_done);
 	m1 = mem_available();
 	if (cg) {
-		r1 = read_ll(CG_RECV "/memory.current");
-		s1 = read_ll(CG_SEND "/memory.current");
+		r1 = fba_memcg_current(cg_recv);
+		s1 = fba_memcg_current(cg_send);
 	}
 	held = user_pages(FB_NOBODY_UID);
 	fbp_stat("live_pages", &pages);
@@ -468,7 +385,8 @@ int main(void)
 	fbp_close(&p);
 	st = fb_wait(mpid);
 	CHECK(st == 0, "M failed: status %d", st);
-	cg_teardown();
+	fba_memcg_remove(cg_recv);
+	fba_memcg_remove(cg_send);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
 	return fb_done();
 }

@@ -281,6 +281,7 @@ static int write_str(const char *path, const char *s)
 
 int fba_memcg_create(char *path, size_t len)
 {
+	static int seq;
 	char *ctl;
 	int ret;
 
@@ -299,7 +300,8 @@ int fba_memcg_create(char *path, size_t len)
 	ret = write_str(CGROOT "/cgroup.subtree_control", "+memory");
 	if (ret)
 		return ret;
-	snprintf(path, len, CGROOT "/fbattack.%d", (int)getpid());
+	/* one process may make several */
+	snprintf(path, len, CGROOT "/fbattack.%d.%d", (int)getpid(), seq++);
 	if (mkdir(path, 0755) && errno != EEXIST) {
 		ret = -errno;
 		path[0] = 0;
@@ -336,6 +338,21 @@ long long fba_memcg_stat(const char *path, const char *key)
 			v = strtoll(line + n + 1, NULL, 10);
 			break;
 		}
+	free(s);
+	return v;
+}
+
+long long fba_memcg_current(const char *path)
+{
+	char file[300], *s;
+	long long v = -1;
+
+	if (!path[0])
+		return -1;
+	snprintf(file, sizeof(file), "%s/memory.current", path);
+	s = fbp_slurp(file);
+	if (s)
+		v = strtoll(s, NULL, 10);
 	free(s);
 	return v;
 }

@@ -90,7 +90,7 @@ void fba_bystander_stop(struct fba_bystander *b, struct fba_by_result *res);
 void fba_bystander_check(struct fba_bystander *b, int deadline_ms);
 
 /*
- * A memory cgroup of its own (cgroup v2, mounted on /sys/fs/cgroup if it
+ * A memory cgroup of its own, a new one each call (cgroup v2, mounted on /sys/fs/cgroup if it
  * is not yet).  0, or -errno when the kernel offers no memory controller:
  * path is then empty and the other calls do nothing.
  */
@@ -98,6 +98,8 @@ int fba_memcg_create(char *path, size_t len);
 int fba_memcg_add(const char *path, pid_t pid);
 /* A "key value" line of memory.stat (bytes), or -1. */
 long long fba_memcg_stat(const char *path, const char *key);
+/* memory.current (bytes), or -1. */
+long long fba_memcg_current(const char *path);
 void fba_memcg_remove(const char *path);
 
 #endif /* FBATTACK_H */
