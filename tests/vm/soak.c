@@ -182,24 +182,36 @@ static void call_ok(struct fbp *t, int ret, struct fbp_ret *r, const char *what)
 	(void)t;
 }
 
+/* A new object of S's, the handle acquired; 0 when the call failed. */
+static __u32 give_object(struct fbp *t)
+{
+	struct fbp_ret r;
+	__u32 h;
+	int ret;
+
+	ret = fbp_call(t, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
+	call_ok(t, ret, &r, "give");
+	if (ret || r.cmd != FB_RET_REPLY)
+		return 0;
+	h = fbp_obj(t, &r.msg, 0)->handle;
+	if (fbp_acquire(t, h))
+		fail("acquire", h);
+	fbp_free(t, r.msg.data);
+	return h;
+}
+
 /* An object handed out, LINK_BURST deaths linked to it, its last ref dropped. */
 static void link_burst(struct fbp *t)
 {
-	struct fbp_ret r;
 	struct fbp_w w;
 	/* a cookie names one link of the context: each burst its own */
 	__u64 base = 0xe00000000ULL + LINK_BURST * atomic_fetch_add(&cl.bursts, 1);
 	__u32 h;
 	int n = 0, ret;
 
-	ret = fbp_call(t, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
-	call_ok(t, ret, &r, "give");
-	if (ret || r.cmd != FB_RET_REPLY)
+	h = give_object(t);
+	if (!h)
 		return;
-	h = fbp_obj(t, &r.msg, 0)->handle;
-	if (fbp_acquire(t, h))
-		fail("acquire", h);
-	fbp_free(t, r.msg.data);
 	while (n < LINK_BURST) {
 		fbp_w_reset(&w);
 		for (; n < LINK_BURST && w.len + 32 <= sizeof(w.buf); n++) {
@@ -291,14 +303,9 @@ static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
 		struct fbp_w w;
 		__u32 h;
 
-		ret = fbp_call(t, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
-		call_ok(t, ret, &r, "give");
-		if (ret || r.cmd != FB_RET_REPLY)
+		h = give_object(t);
+		if (!h)
 			return;
-		h = fbp_obj(t, &r.msg, 0)->handle;
-		if (fbp_acquire(t, h))
-			fail("acquire", h);
-		fbp_free(t, r.msg.data);
 		d = (struct fb_death){ .handle = h, .cookie = 0xd00000000ULL + h };
 		fbp_w_reset(&w);
 		fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
