@@ -28,7 +28,7 @@ BUILD		:= build
 # (mk/debug.mk) and check-fresh's Debian root (mk/fresh.mk).  make clean
 # keeps it; point it outside the clone (CI: /var/cache/fastbinder) to share
 # it between clones.  A missing cache only costs time.
-FB_CACHE_DIR	?= $(BUILD)/cache
+FBINDER_CACHE_DIR	?= $(BUILD)/cache
 
 # The module is built in a copy of these (tools/build-module.sh); point them
 # at another tree, e.g. a throwaway copy under /tmp, to test that instead.
@@ -210,7 +210,7 @@ VM_RUN		= tools/vm/run.sh -k $(KERNEL)
 VM_SUITE_ARGS	= -m $(MODULE) $(if $(NO_SELFTEST),,-S $(SELFTEST_MODULE)) \
 		  $(addprefix -b ,$(VM_BINS)) $(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS)) \
 		  $(VM_RUN_ARGS) -T $(VM_TIMEOUT) -- \
-		  FB_TESTS="'$(TESTS)'" FB_ROOT_TESTS="'$(VM_ROOT_TESTS)'" FB_TEST_TIMEOUT=$(VM_TEST_TIMEOUT) sh /fb/suite.sh
+		  FBINDER_TESTS="'$(TESTS)'" FBINDER_ROOT_TESTS="'$(VM_ROOT_TESTS)'" FBINDER_TEST_TIMEOUT=$(VM_TEST_TIMEOUT) sh /fb/suite.sh
 VM_PREREQS	:= module $(if $(NO_SELFTEST),,module-selftest) $(VM_BINS) $(VM_TESTS) \
 		   $(VM_RUN_DEPS)
 
@@ -282,4 +282,4 @@ help:
 	@echo "         install uninstall dkms-source (DESTDIR= PREFIX=/usr/local KVER=)"
 	@echo "variables: KERNEL=6.1|6.12|6.1-rt TESTS='name...' CMD='...' FILES='...'"
 	@echo "           KBUILD_ARGS='W=1' DRIVER_DIR=dir NO_SELFTEST=1 VM_TEST_TIMEOUT=60"
-	@echo "           SKIP_DEPS=1 FB_CACHE_DIR=$(FB_CACHE_DIR)"
+	@echo "           SKIP_DEPS=1 FBINDER_CACHE_DIR=$(FBINDER_CACHE_DIR)"

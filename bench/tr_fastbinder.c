@@ -3,9 +3,9 @@
  * tr_fastbinder.c - fastbinder through the raw ABI (uapi/linux/fastbinder.h).
  *
  * The hot path the ABI was designed for: a client call is one WRITE_READ
- * (free of the previous reply + FB_CMD_SEND, then the wait for the reply);
- * a server turn is one WRITE_READ (FB_CMD_REPLY straight from the received
- * buffer, FB_CMD_FREE_BUFFER, then the wait for the next call).  The
+ * (free of the previous reply + FBINDER_CMD_SEND, then the wait for the reply);
+ * a server turn is one WRITE_READ (FBINDER_CMD_REPLY straight from the received
+ * buffer, FBINDER_CMD_FREE_BUFFER, then the wait for the next call).  The
  * server is the context manager, clients call handle 0.
  */
 #define _GNU_SOURCE
@@ -34,11 +34,11 @@ static void backoff(void)
 	nanosleep(&ts, NULL);
 }
 
-#define FB_DEV		"/dev/fastbinder"
-#define FB_MAP		(8u << 20)	/* 4 MiB payloads fit */
+#define FBINDER_DEV		"/dev/fastbinder"
+#define FBINDER_MAP		(8u << 20)	/* 4 MiB payloads fit */
 #define RBUF_MSGS	256
 
-struct fb_conn {
+struct fbinder_conn {
 	int fd;
 	const unsigned char *map;
 	int64_t pending_free;		/* reply buffer to free, or -1 */
@@ -46,16 +46,16 @@ struct fb_conn {
 	unsigned char *wbuf;		/* oneway batches */
 };
 
-static int fb_open_map(size_t map_size, const unsigned char **map)
+static int fbinder_open_map(size_t map_size, const unsigned char **map)
 {
-	struct fb_version v;
+	struct fbinder_version v;
 	void *m;
 	int fd;
 
-	fd = open(FB_DEV, O_RDWR | O_CLOEXEC);
+	fd = open(FBINDER_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		die("open %s: %m", FB_DEV);
-	if (ioctl(fd, FB_IOC_VERSION, &v) < 0 || v.abi_version != FB_ABI_VERSION)
+		die("open %s: %m", FBINDER_DEV);
+	if (ioctl(fd, FBINDER_IOC_VERSION, &v) < 0 || v.abi_version != FBINDER_ABI_VERSION)
 		die("fastbinder ABI version mismatch");
 	m = mmap(NULL, map_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
@@ -75,18 +75,18 @@ static size_t put_cmd(unsigned char *w, size_t off, uint32_t cmd,
 
 /* ---- server ---- */
 
-struct fb_srv {
+struct fbinder_srv {
 	int fd;
 	const unsigned char *map;
 	const struct srv_cfg *cfg;
 	struct oneway_rx rx;
 };
 
-static void fb_serve(void *arg, int idx)
+static void fbinder_serve(void *arg, int idx)
 {
-	struct fb_srv *s = arg;
+	struct fbinder_srv *s = arg;
 	size_t wcap = 64 + RBUF_MSGS * (4 + sizeof(uint64_t));
-	size_t rcap = RBUF_MSGS * (4 + sizeof(struct fb_txn_msg));
+	size_t rcap = RBUF_MSGS * (4 + sizeof(struct fbinder_txn_msg));
 	unsigned char *w = malloc(wcap), *r = malloc(rcap);
 	uint64_t ack;
 	size_t wlen;
@@ -94,103 +94,103 @@ static void fb_serve(void *arg, int idx)
 	(void)idx;
 	if (!w || !r)
 		die("malloc");
-	wlen = put_cmd(w, 0, FB_CMD_ENTER_LOOPER, NULL, 0);
+	wlen = put_cmd(w, 0, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	for (;;) {
-		struct fb_write_read wr = {
+		struct fbinder_write_read wr = {
 			.write_buffer = (uintptr_t)w, .write_size = wlen,
 			.read_buffer = (uintptr_t)r, .read_size = rcap,
 		};
 		size_t pos = 0;
 
-		while (ioctl(s->fd, FB_IOC_WRITE_READ, &wr) < 0) {
+		while (ioctl(s->fd, FBINDER_IOC_WRITE_READ, &wr) < 0) {
 			if (errno != EINTR && errno != EAGAIN)
 				die("fastbinder server WRITE_READ: %m");
 		}
 		wlen = 0;
 		while (pos + 4 <= wr.read_consumed) {
 			uint32_t cmd;
-			struct fb_txn_msg m;
+			struct fbinder_txn_msg m;
 
 			memcpy(&cmd, r + pos, 4);
 			pos += 4;
-			if (cmd == FB_RET_SPAWN_LOOPER)
+			if (cmd == FBINDER_RET_SPAWN_LOOPER)
 				continue;
-			if (cmd != FB_RET_TRANSACTION)
+			if (cmd != FBINDER_RET_TRANSACTION)
 				die("fastbinder server: unexpected return 0x%x", cmd);
 			memcpy(&m, r + pos, sizeof(m));
 			pos += sizeof(m);
-			if (m.flags & FB_TXN_ONEWAY) {
+			if (m.flags & FBINDER_TXN_ONEWAY) {
 				oneway_rx_msg(&s->rx, s->map + m.data,
 					      m.data_size);
 			} else {
-				struct fb_txn tr = { .code = 0 };
+				struct fbinder_txn_data tr = { .code = 0 };
 				size_t rlen;
 				const void *rep = server_reply(s->cfg,
 					s->map + m.data, m.data_size, &ack, &rlen);
 
 				tr.data = (uintptr_t)rep;
 				tr.data_size = rlen;
-				wlen = put_cmd(w, wlen, FB_CMD_REPLY, &tr, sizeof(tr));
+				wlen = put_cmd(w, wlen, FBINDER_CMD_REPLY, &tr, sizeof(tr));
 			}
-			wlen = put_cmd(w, wlen, FB_CMD_FREE_BUFFER, &m.data,
+			wlen = put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
 				       sizeof(m.data));
 		}
 	}
 }
 
-static void fb_server(const struct srv_cfg *cfg)
+static void fbinder_server(const struct srv_cfg *cfg)
 {
-	struct fb_context_mgr mgr = { .cookie = 0x1234 };
-	struct fb_srv s = { .cfg = cfg };
+	struct fbinder_context_mgr mgr = { .cookie = 0x1234 };
+	struct fbinder_srv s = { .cfg = cfg };
 	char go;
 
-	s.fd = fb_open_map(cfg->map_size ? cfg->map_size : FB_MAP, &s.map);
-	if (ioctl(s.fd, FB_IOC_SET_CONTEXT_MGR, &mgr) < 0)
-		die("FB_IOC_SET_CONTEXT_MGR: %m");
+	s.fd = fbinder_open_map(cfg->map_size ? cfg->map_size : FBINDER_MAP, &s.map);
+	if (ioctl(s.fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0)
+		die("FBINDER_IOC_SET_CONTEXT_MGR: %m");
 	s.rx.done_fd = cfg->done_fd;
 	signal_ready(cfg->ready_fd);
 	if (cfg->mode == MODE_IDLE && read(cfg->go_fd, &go, 1) != 1)
 		die("go pipe");
-	run_threads(cfg->nthreads, fb_serve, &s);
+	run_threads(cfg->nthreads, fbinder_serve, &s);
 	_exit(0);
 }
 
 /* ---- client ---- */
 
-static void *fb_client_open(int idx, size_t map_size)
+static void *fbinder_client_open(int idx, size_t map_size)
 {
-	struct fb_conn *c = calloc(1, sizeof(*c));
+	struct fbinder_conn *c = calloc(1, sizeof(*c));
 
 	(void)idx;
 	if (!c)
 		die("malloc");
-	c->fd = fb_open_map(map_size ? map_size : FB_MAP, &c->map);
+	c->fd = fbinder_open_map(map_size ? map_size : FBINDER_MAP, &c->map);
 	c->pending_free = -1;
-	c->wbuf = malloc(BENCH_BATCH * (4 + sizeof(struct fb_txn)));
+	c->wbuf = malloc(BENCH_BATCH * (4 + sizeof(struct fbinder_txn_data)));
 	if (!c->wbuf)
 		die("malloc");
 	return c;
 }
 
-static int fb_call(void *cp, const void *req, size_t len, size_t want,
+static int fbinder_call(void *cp, const void *req, size_t len, size_t want,
 		   const void **reply, size_t *rlen)
 {
-	struct fb_conn *c = cp;
+	struct fbinder_conn *c = cp;
 	unsigned char w[64];
-	struct fb_txn tr = { .handle = 0, .code = 1 };
-	struct fb_write_read wr = { 0 };
+	struct fbinder_txn_data tr = { .handle = 0, .code = 1 };
+	struct fbinder_write_read wr = { 0 };
 	size_t wlen = 0;
 
 	(void)want;
 	if (c->pending_free >= 0) {
 		uint64_t off = (uint64_t)c->pending_free;
 
-		wlen = put_cmd(w, wlen, FB_CMD_FREE_BUFFER, &off, sizeof(off));
+		wlen = put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &off, sizeof(off));
 		c->pending_free = -1;
 	}
 	tr.data = (uintptr_t)req;
 	tr.data_size = len;
-	wlen = put_cmd(w, wlen, FB_CMD_SEND, &tr, sizeof(tr));
+	wlen = put_cmd(w, wlen, FBINDER_CMD_SEND, &tr, sizeof(tr));
 	wr.write_buffer = (uintptr_t)w;
 	wr.write_size = wlen;
 	wr.read_buffer = (uintptr_t)c->rbuf;
@@ -198,26 +198,26 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 	for (;;) {
 		size_t pos = 0;
 
-		if (ioctl(c->fd, FB_IOC_WRITE_READ, &wr) < 0) {
+		if (ioctl(c->fd, FBINDER_IOC_WRITE_READ, &wr) < 0) {
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			return -errno;
 		}
 		while (pos + 4 <= wr.read_consumed) {
 			uint32_t cmd;
-			struct fb_txn_msg m;
-			struct fb_txn_error e;
+			struct fbinder_txn_msg m;
+			struct fbinder_txn_error e;
 
 			memcpy(&cmd, c->rbuf + pos, 4);
 			pos += 4;
-			if (cmd == FB_RET_REPLY) {
+			if (cmd == FBINDER_RET_REPLY) {
 				memcpy(&m, c->rbuf + pos, sizeof(m));
 				*reply = c->map + m.data;
 				*rlen = m.data_size;
 				c->pending_free = (int64_t)m.data;
 				return 0;
 			}
-			if (cmd == FB_RET_FAILED) {
+			if (cmd == FBINDER_RET_FAILED) {
 				memcpy(&e, c->rbuf + pos, sizeof(e));
 				return e.error;
 			}
@@ -227,30 +227,30 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 	}
 }
 
-static int fb_oneway(void *cp, const void *const *msgs, size_t len, int n,
+static int fbinder_oneway(void *cp, const void *const *msgs, size_t len, int n,
 		     bool batch)
 {
-	struct fb_conn *c = cp;
+	struct fbinder_conn *c = cp;
 	int i = 0;
 
 	while (i < n) {
 		int k = batch ? n - i : 1, j;
 		size_t wlen = 0;
-		struct fb_write_read wr = { 0 };
+		struct fbinder_write_read wr = { 0 };
 
 		for (j = 0; j < k; j++) {
-			struct fb_txn tr = { .handle = 0, .code = 2,
-					     .flags = FB_TXN_ONEWAY };
+			struct fbinder_txn_data tr = { .handle = 0, .code = 2,
+					     .flags = FBINDER_TXN_ONEWAY };
 
 			tr.data = (uintptr_t)msgs[i + j];
 			tr.data_size = len;
-			wlen = put_cmd(c->wbuf, wlen, FB_CMD_SEND, &tr,
+			wlen = put_cmd(c->wbuf, wlen, FBINDER_CMD_SEND, &tr,
 				       sizeof(tr));
 		}
 		wr.write_buffer = (uintptr_t)c->wbuf;
 		wr.write_size = wlen;
 		for (;;) {
-			if (ioctl(c->fd, FB_IOC_WRITE_READ, &wr) == 0)
+			if (ioctl(c->fd, FBINDER_IOC_WRITE_READ, &wr) == 0)
 				break;
 			/* the receiver's oneway share or queue is full: let
 			 * it drain, then go on from the failed command */
@@ -266,6 +266,6 @@ static int fb_oneway(void *cp, const void *const *msgs, size_t len, int n,
 
 const struct transport tr_fastbinder = {
 	.name = "fastbinder", .label = "fastbinder",
-	.server = fb_server, .open = fb_client_open,
-	.call = fb_call, .oneway = fb_oneway,
+	.server = fbinder_server, .open = fbinder_client_open,
+	.call = fbinder_call, .oneway = fbinder_oneway,
 };

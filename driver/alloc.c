@@ -9,16 +9,16 @@
  *
  * Slots
  * =====
- * The mapping is tiled by slots (struct fb_buffer), kept in address order
+ * The mapping is tiled by slots (struct fbinder_buffer), kept in address order
  * on alloc->buffers.  Each slot is either free, in free_tree (ordered by
  * size, then offset), or allocated, in allocated_tree (ordered by offset).
  * Slot sizes are multiples of 8: a message's data is padded to 8 bytes and
  * followed by its offsets array, and a slot is at least 8 bytes long, so
  * every allocated slot covers at least one byte of some page.
  *
- * fb_alloc_new() takes the smallest free slot that fits (best fit; among
+ * fbinder_alloc_new() takes the smallest free slot that fits (best fit; among
  * equal sizes the lowest offset), cuts the request from its front and
- * returns the rest to free_tree.  fb_alloc_free() merges the slot with a
+ * returns the rest to free_tree.  fbinder_alloc_free() merges the slot with a
  * free neighbour on either side, so two free slots are never adjacent and
  * the free slots are exactly the gaps between allocated ones.
  *
@@ -29,14 +29,14 @@
  * Pages
  * =====
  * Nothing is allocated at mmap time but the bookkeeping: an idle context
- * holds no page of its buffer.  alloc->pages[] has one struct fb_page per
+ * holds no page of its buffer.  alloc->pages[] has one struct fbinder_page per
  * page of the mapping, in one of three states:
  *
  *   absent     page == NULL: no slot has needed it since the last reclaim;
  *   in use     page set, not on the lru: some allocated slot covers it;
  *   cached     page set, on the global lru: no slot covers it any more.
  *
- * fb_alloc_new() makes every page of the new slot "in use", allocating
+ * fbinder_alloc_new() makes every page of the new slot "in use", allocating
  * zeroed pages for absent ones and taking cached ones off the lru.  When a
  * free leaves a page covered by no allocated slot (it lies wholly inside
  * the merged free slot), the page goes on the lru instead of being freed:
@@ -51,8 +51,8 @@
  * that looked a page up and mapped it after dropping the lock could map a
  * page the shrinker had just freed from our point of view).
  *
- * Copies into and out of an allocated slot (fb_alloc_copy_from_user(),
- * fb_alloc_read(), fb_alloc_write()) run without alloc->lock: a slot's
+ * Copies into and out of an allocated slot (fbinder_alloc_copy_from_user(),
+ * fbinder_alloc_read(), fbinder_alloc_write()) run without alloc->lock: a slot's
  * pages stay "in use" for as long as it is allocated, and its size never
  * changes, so nothing they touch can change under them.  A user copy may
  * fault, even on a fastbinder mapping, so no alloc->lock is held across it.
@@ -62,7 +62,7 @@
  *   mm->mmap_lock (or the per-VMA lock)
  *     alloc->lock            mutex, one per context: the slots, trees and
  *                            pages[] of that context, vma, mapped
- *       fb_lru_lock          spinlock, global: the lru and fb_lru_count
+ *       fbinder_lru_lock          spinlock, global: the lru and fbinder_lru_count
  *
  * Charges
  * =======
@@ -70,7 +70,7 @@
  * send made them exist: they are charged to the memory cgroup of the
  * process that mapped the buffer, taken at mmap the way a socket keeps the
  * cgroup it was created in, and counted against that process's user (its
- * euid at mmap) in fb_user.pages, which module parameter max_user_pages
+ * euid at mmap) in fbinder_user.pages, which module parameter max_user_pages
  * caps, as pipe-user-pages-soft caps pipe buffers.  Both cover cached pages
  * too: the shrinker may take those back under pressure, but it is not
  * memory-cgroup aware and skips an mm it cannot trylock, so they are held
@@ -82,9 +82,9 @@
  * context's cache cannot crowd out the user's other contexts.
  *
  * The fault handler and vma close run with the mmap lock held and take
- * alloc->lock; fb_alloc_mmap() likewise.  The shrinker goes the other way
- * and therefore only ever trylocks: with fb_lru_lock held it tries
- * alloc->lock of the page's owner, drops fb_lru_lock, then tries the mmap
+ * alloc->lock; fbinder_alloc_mmap() likewise.  The shrinker goes the other way
+ * and therefore only ever trylocks: with fbinder_lru_lock held it tries
+ * alloc->lock of the page's owner, drops fbinder_lru_lock, then tries the mmap
  * lock (read) of the owner's mm to zap the page, skipping the page when
  * either is busy.  Allocating a page or a slot struct under alloc->lock may
  * enter reclaim
@@ -99,12 +99,12 @@
  * which finds only vmas still in the tree, as binder does since
  * 1da52815d5f1.
  *
- * A context's fb_alloc lives inside memory that is freed soon after
- * fb_alloc_release().  The shrinker only reaches an fb_alloc through one
+ * A context's fbinder_alloc lives inside memory that is freed soon after
+ * fbinder_alloc_release().  The shrinker only reaches an fbinder_alloc through one
  * of its pages on the lru, and it releases alloc->lock while holding
- * fb_lru_lock; fb_alloc_release() takes pages off the lru under alloc->lock
- * and ends by taking and dropping fb_lru_lock, after which no shrinker can
- * touch that fb_alloc again.
+ * fbinder_lru_lock; fbinder_alloc_release() takes pages off the lru under alloc->lock
+ * and ends by taking and dropping fbinder_lru_lock, after which no shrinker can
+ * touch that fbinder_alloc again.
  */
 #include <linux/cred.h>
 #include <linux/err.h>
@@ -125,69 +125,69 @@
 #include "compat.h"
 #include "stats.h"
 
-unsigned long fb_max_map_size = SZ_16M;
-module_param_named(max_map_size, fb_max_map_size, ulong, 0644);
+unsigned long fbinder_max_map_size = SZ_16M;
+module_param_named(max_map_size, fbinder_max_map_size, ulong, 0644);
 MODULE_PARM_DESC(max_map_size,
 		 "Largest receive buffer a context may map, in bytes (default 16 MiB)");
 
-unsigned long fb_max_user_pages = 16384;
-module_param_named(max_user_pages, fb_max_user_pages, ulong, 0644);
+unsigned long fbinder_max_user_pages = 16384;
+module_param_named(max_user_pages, fbinder_max_user_pages, ulong, 0644);
 MODULE_PARM_DESC(max_user_pages,
 		 "Buffer pages, in use or cached, the contexts of one user may hold; replies may use a quarter more (default 16384, 64 MiB of 4 KiB pages; 0: no limit)");
 
 /* Larger requests are refused before any arithmetic could overflow. */
-#define FB_ALLOC_MAX_REQUEST	(SIZE_MAX / 4)
+#define FBINDER_ALLOC_MAX_REQUEST	(SIZE_MAX / 4)
 
 /*
  * Charged to the receiver's cgroup by a sender's thread: a sender must not
  * set off the OOM killer there, so a failed charge fails the send instead.
  */
-#define FB_PAGE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_HIGHMEM | __GFP_ZERO | \
+#define FBINDER_PAGE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_HIGHMEM | __GFP_ZERO | \
 			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
-#define FB_SLOT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+#define FBINDER_SLOT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /* An allocated slot and the free one after it, in pages of the user's cap. */
-#define FB_SLOTS_PER_PAGE	(PAGE_SIZE / (2 * sizeof(struct fb_buffer)))
+#define FBINDER_SLOTS_PER_PAGE	(PAGE_SIZE / (2 * sizeof(struct fbinder_buffer)))
 
-static DEFINE_SPINLOCK(fb_lru_lock);
-static LIST_HEAD(fb_lru);
-static unsigned long fb_lru_count;
-static struct shrinker *fb_shrinker;
+static DEFINE_SPINLOCK(fbinder_lru_lock);
+static LIST_HEAD(fbinder_lru);
+static unsigned long fbinder_lru_count;
+static struct shrinker *fbinder_shrinker;
 
-static DEFINE_HASHTABLE(fb_users, 6);
-static DEFINE_SPINLOCK(fb_users_lock);	/* fb_users, fb_user.refs */
+static DEFINE_HASHTABLE(fbinder_users, 6);
+static DEFINE_SPINLOCK(fbinder_users_lock);	/* fbinder_users, fbinder_user.refs */
 
-static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p);
+static bool fbinder_reclaim_page(struct fbinder_alloc *alloc, struct fbinder_page *p);
 
 /* ---- users -------------------------------------------------------------- */
 
-/* With fb_users_lock held. */
-static struct fb_user *fb_user_find(kuid_t uid)
+/* With fbinder_users_lock held. */
+static struct fbinder_user *fbinder_user_find(kuid_t uid)
 {
-	struct fb_user *u;
+	struct fbinder_user *u;
 
-	lockdep_assert_held(&fb_users_lock);
-	hash_for_each_possible(fb_users, u, entry, __kuid_val(uid))
+	lockdep_assert_held(&fbinder_users_lock);
+	hash_for_each_possible(fbinder_users, u, entry, __kuid_val(uid))
 		if (uid_eq(u->uid, uid))
 			return u;
 	return NULL;
 }
 
-static struct fb_user *fb_user_get(kuid_t uid)
+static struct fbinder_user *fbinder_user_get(kuid_t uid)
 {
-	struct fb_user *u, *new = NULL;
+	struct fbinder_user *u, *new = NULL;
 
 	for (;;) {
-		spin_lock(&fb_users_lock);
-		u = fb_user_find(uid);
+		spin_lock(&fbinder_users_lock);
+		u = fbinder_user_find(uid);
 		if (u) {
 			refcount_inc(&u->refs);
 		} else if (new) {
-			hash_add(fb_users, &new->entry, __kuid_val(uid));
+			hash_add(fbinder_users, &new->entry, __kuid_val(uid));
 			u = new;
 			new = NULL;
 		}
-		spin_unlock(&fb_users_lock);
+		spin_unlock(&fbinder_users_lock);
 		kfree(new);
 		if (u)
 			return u;
@@ -200,17 +200,17 @@ static struct fb_user *fb_user_get(kuid_t uid)
 	}
 }
 
-static void fb_user_put(struct fb_user *u)
+static void fbinder_user_put(struct fbinder_user *u)
 {
 	bool last;
 
 	if (!u)
 		return;
-	spin_lock(&fb_users_lock);
+	spin_lock(&fbinder_users_lock);
 	last = refcount_dec_and_test(&u->refs);
 	if (last)
 		hash_del(&u->entry);
-	spin_unlock(&fb_users_lock);
+	spin_unlock(&fbinder_users_lock);
 	if (!last)
 		return;
 	WARN_ON(atomic_long_read(&u->pages));
@@ -221,10 +221,10 @@ static void fb_user_put(struct fb_user *u)
  * Charges n pages to the mapping's user; false, charging nothing, when that
  * would take it past max_user_pages (a quarter more for a reply).
  */
-static bool fb_user_charge(struct fb_alloc *alloc, long n, bool reply)
+static bool fbinder_user_charge(struct fbinder_alloc *alloc, long n, bool reply)
 {
-	unsigned long max = READ_ONCE(fb_max_user_pages), limit = max;
-	struct fb_user *u = alloc->user;
+	unsigned long max = READ_ONCE(fbinder_max_user_pages), limit = max;
+	struct fbinder_user *u = alloc->user;
 
 	if (!u || !max)
 		return true;
@@ -236,16 +236,16 @@ static bool fb_user_charge(struct fb_alloc *alloc, long n, bool reply)
 	return false;
 }
 
-static void fb_user_uncharge(struct fb_alloc *alloc, long n)
+static void fbinder_user_uncharge(struct fbinder_alloc *alloc, long n)
 {
 	if (alloc->user)
 		atomic_long_sub(n, &alloc->user->pages);
 }
 
 /* Past half its cap, a user's freed pages are released, not cached. */
-static bool fb_user_may_cache(struct fb_alloc *alloc)
+static bool fbinder_user_may_cache(struct fbinder_alloc *alloc)
 {
-	unsigned long max = READ_ONCE(fb_max_user_pages);
+	unsigned long max = READ_ONCE(fbinder_max_user_pages);
 
 	return !alloc->user || !max ||
 	       atomic_long_read(&alloc->user->pages) <= max / 2;
@@ -253,62 +253,62 @@ static bool fb_user_may_cache(struct fb_alloc *alloc)
 
 /* ---- slots -------------------------------------------------------------- */
 
-#define fb_slot_of(n)	rb_entry((n), struct fb_buffer, rb_node)
+#define fbinder_slot_of(n)	rb_entry((n), struct fbinder_buffer, rb_node)
 
 /* free_tree: by size, then offset */
-static bool fb_free_less(struct rb_node *a, const struct rb_node *b)
+static bool fbinder_free_less(struct rb_node *a, const struct rb_node *b)
 {
-	const struct fb_buffer *x = fb_slot_of(a), *y = fb_slot_of(b);
+	const struct fbinder_buffer *x = fbinder_slot_of(a), *y = fbinder_slot_of(b);
 
 	return x->size < y->size ||
 	       (x->size == y->size && x->offset < y->offset);
 }
 
 /* allocated_tree: by offset */
-static bool fb_allocated_less(struct rb_node *a, const struct rb_node *b)
+static bool fbinder_allocated_less(struct rb_node *a, const struct rb_node *b)
 {
-	return fb_slot_of(a)->offset < fb_slot_of(b)->offset;
+	return fbinder_slot_of(a)->offset < fbinder_slot_of(b)->offset;
 }
 
-static int fb_allocated_cmp(const void *offset, const struct rb_node *n)
+static int fbinder_allocated_cmp(const void *offset, const struct rb_node *n)
 {
 	u64 off = *(const u64 *)offset;
 
-	if (off < fb_slot_of(n)->offset)
+	if (off < fbinder_slot_of(n)->offset)
 		return -1;
-	return off > fb_slot_of(n)->offset;
+	return off > fbinder_slot_of(n)->offset;
 }
 
 /* A free slot of at least *size bytes matches. */
-static int fb_fits_cmp(const void *size, const struct rb_node *n)
+static int fbinder_fits_cmp(const void *size, const struct rb_node *n)
 {
-	return fb_slot_of(n)->size < *(const size_t *)size;
+	return fbinder_slot_of(n)->size < *(const size_t *)size;
 }
 
-static void fb_free_tree_insert(struct fb_alloc *alloc, struct fb_buffer *new)
+static void fbinder_free_tree_insert(struct fbinder_alloc *alloc, struct fbinder_buffer *new)
 {
-	rb_add(&new->rb_node, &alloc->free_tree, fb_free_less);
+	rb_add(&new->rb_node, &alloc->free_tree, fbinder_free_less);
 }
 
 /* The smallest free slot of at least size bytes, lowest offset first. */
-static struct fb_buffer *fb_best_fit(struct fb_alloc *alloc, size_t size)
+static struct fbinder_buffer *fbinder_best_fit(struct fbinder_alloc *alloc, size_t size)
 {
 	struct rb_node *n = rb_find_first(&size, &alloc->free_tree,
-					  fb_fits_cmp);
+					  fbinder_fits_cmp);
 
-	return n ? fb_slot_of(n) : NULL;
+	return n ? fbinder_slot_of(n) : NULL;
 }
 
-static struct fb_buffer *fb_prev_slot(struct fb_alloc *alloc,
-				      struct fb_buffer *buf)
+static struct fbinder_buffer *fbinder_prev_slot(struct fbinder_alloc *alloc,
+						struct fbinder_buffer *buf)
 {
 	if (list_is_first(&buf->entry, &alloc->buffers))
 		return NULL;
 	return list_prev_entry(buf, entry);
 }
 
-static struct fb_buffer *fb_next_slot(struct fb_alloc *alloc,
-				      struct fb_buffer *buf)
+static struct fbinder_buffer *fbinder_next_slot(struct fbinder_alloc *alloc,
+						struct fbinder_buffer *buf)
 {
 	if (list_is_last(&buf->entry, &alloc->buffers))
 		return NULL;
@@ -322,26 +322,26 @@ static struct fb_buffer *fb_next_slot(struct fb_alloc *alloc,
  * (a burst of thousands of queued messages would otherwise fill and drain
  * whole slab pages).
  */
-#define FB_SPARE_SLOTS		64
+#define FBINDER_SPARE_SLOTS		64
 
-static struct fb_buffer *fb_slot_get(struct fb_alloc *alloc)
+static struct fbinder_buffer *fbinder_slot_get(struct fbinder_alloc *alloc)
 {
-	struct fb_buffer *buf;
+	struct fbinder_buffer *buf;
 
 	lockdep_assert_held(&alloc->lock);
-	buf = list_first_entry_or_null(&alloc->spare, struct fb_buffer, entry);
+	buf = list_first_entry_or_null(&alloc->spare, struct fbinder_buffer, entry);
 	if (!buf)
-		return kzalloc(sizeof(*buf), FB_SLOT_GFP);
+		return kzalloc(sizeof(*buf), FBINDER_SLOT_GFP);
 	list_del(&buf->entry);
 	alloc->nr_spare--;
 	memset(buf, 0, sizeof(*buf));
 	return buf;
 }
 
-static void fb_slot_put(struct fb_alloc *alloc, struct fb_buffer *buf)
+static void fbinder_slot_put(struct fbinder_alloc *alloc, struct fbinder_buffer *buf)
 {
 	lockdep_assert_held(&alloc->lock);
-	if (alloc->nr_spare >= FB_SPARE_SLOTS) {
+	if (alloc->nr_spare >= FBINDER_SPARE_SLOTS) {
 		kfree(buf);
 		return;
 	}
@@ -351,7 +351,7 @@ static void fb_slot_put(struct fb_alloc *alloc, struct fb_buffer *buf)
 
 /* ---- pages -------------------------------------------------------------- */
 
-static bool fb_page_cached(struct fb_page *p)
+static bool fbinder_page_cached(struct fbinder_page *p)
 {
 	return !list_empty(&p->lru);
 }
@@ -360,26 +360,26 @@ static bool fb_page_cached(struct fb_page *p)
  * Frees the cached pages of alloc, to make room under its user's cap; those
  * it cannot free now stay cached.  Bounded by the mapping's pages.
  */
-static void fb_reclaim_own(struct fb_alloc *alloc)
+static void fbinder_reclaim_own(struct fbinder_alloc *alloc)
 {
 	size_t i, nr_pages = alloc->size >> PAGE_SHIFT;
-	struct fb_page *p;
+	struct fbinder_page *p;
 
 	lockdep_assert_held(&alloc->lock);
 	for (i = 0; i < nr_pages; i++) {
 		p = &alloc->pages[i];
 		/* only alloc->lock, which we hold, takes a page off the lru */
-		if (!fb_page_cached(p))
+		if (!fbinder_page_cached(p))
 			continue;
-		spin_lock(&fb_lru_lock);
+		spin_lock(&fbinder_lru_lock);
 		list_del_init(&p->lru);
-		fb_lru_count--;
-		spin_unlock(&fb_lru_lock);
-		if (!fb_reclaim_page(alloc, p)) {
-			spin_lock(&fb_lru_lock);
-			list_add_tail(&p->lru, &fb_lru);
-			fb_lru_count++;
-			spin_unlock(&fb_lru_lock);
+		fbinder_lru_count--;
+		spin_unlock(&fbinder_lru_lock);
+		if (!fbinder_reclaim_page(alloc, p)) {
+			spin_lock(&fbinder_lru_lock);
+			list_add_tail(&p->lru, &fbinder_lru);
+			fbinder_lru_count++;
+			spin_unlock(&fbinder_lru_lock);
 		}
 		cond_resched();
 	}
@@ -388,57 +388,57 @@ static void fb_reclaim_own(struct fb_alloc *alloc)
 /*
  * Makes the pages under [start, end) of the mapping "in use".  On failure
  * the pages it changed stay resident; the caller hands them back with
- * fb_pages_unuse().
+ * fbinder_pages_unuse().
  */
-static int fb_pages_use(struct fb_alloc *alloc, size_t start, size_t end,
-			bool reply)
+static int fbinder_pages_use(struct fbinder_alloc *alloc, size_t start, size_t end,
+			     bool reply)
 {
 	size_t i, last = (end - 1) >> PAGE_SHIFT;
-	struct fb_page *p;
+	struct fbinder_page *p;
 
 	lockdep_assert_held(&alloc->lock);
 	for (i = start >> PAGE_SHIFT; i <= last; i++) {
 		p = &alloc->pages[i];
 		if (p->page) {
-			if (fb_page_cached(p)) {
-				spin_lock(&fb_lru_lock);
+			if (fbinder_page_cached(p)) {
+				spin_lock(&fbinder_lru_lock);
 				list_del_init(&p->lru);
-				fb_lru_count--;
-				spin_unlock(&fb_lru_lock);
+				fbinder_lru_count--;
+				spin_unlock(&fbinder_lru_lock);
 			}
 			continue;
 		}
-		if (!fb_user_charge(alloc, 1, reply)) {
-			fb_reclaim_own(alloc);
-			if (!fb_user_charge(alloc, 1, reply))
+		if (!fbinder_user_charge(alloc, 1, reply)) {
+			fbinder_reclaim_own(alloc);
+			if (!fbinder_user_charge(alloc, 1, reply))
 				return -EDQUOT;
 		}
-		p->page = alloc_page(FB_PAGE_GFP);
+		p->page = alloc_page(FBINDER_PAGE_GFP);
 		if (!p->page) {
-			fb_user_uncharge(alloc, 1);
+			fbinder_user_uncharge(alloc, 1);
 			return -ENOMEM;
 		}
 		alloc->pages_resident++;
-		fb_stat_inc(FB_STAT_LIVE_PAGES);
+		fbinder_stat_inc(FBINDER_STAT_LIVE_PAGES);
 	}
 	return 0;
 }
 
-/* fb_pages_unuse() past half the user's cap: frees what it can now. */
-static void fb_pages_release(struct fb_alloc *alloc, size_t first,
-			     size_t last)
+/* fbinder_pages_unuse() past half the user's cap: frees what it can now. */
+static void fbinder_pages_release(struct fbinder_alloc *alloc, size_t first,
+				  size_t last)
 {
-	struct fb_page *p;
+	struct fbinder_page *p;
 	size_t i;
 
 	for (i = first; i < last; i++) {
 		p = &alloc->pages[i];
-		if (!p->page || fb_page_cached(p) || fb_reclaim_page(alloc, p))
+		if (!p->page || fbinder_page_cached(p) || fbinder_reclaim_page(alloc, p))
 			continue;
-		spin_lock(&fb_lru_lock);
-		list_add_tail(&p->lru, &fb_lru);
-		fb_lru_count++;
-		spin_unlock(&fb_lru_lock);
+		spin_lock(&fbinder_lru_lock);
+		list_add_tail(&p->lru, &fbinder_lru);
+		fbinder_lru_count++;
+		spin_unlock(&fbinder_lru_lock);
 	}
 }
 
@@ -448,37 +448,37 @@ static void fb_pages_release(struct fb_alloc *alloc, size_t first,
  * any more and go on the lru.  Pages partly outside @free are shared with an allocated
  * neighbour (free slots are never adjacent) and stay in use.
  */
-static void fb_pages_unuse(struct fb_alloc *alloc, size_t start, size_t end,
-			   struct fb_buffer *free)
+static void fbinder_pages_unuse(struct fbinder_alloc *alloc, size_t start, size_t end,
+				struct fbinder_buffer *free)
 {
 	size_t first = max(start >> PAGE_SHIFT,
 			   PAGE_ALIGN(free->offset) >> PAGE_SHIFT);
 	size_t last = min(DIV_ROUND_UP(end, PAGE_SIZE),
 			  (free->offset + free->size) >> PAGE_SHIFT);
-	struct fb_page *p;
+	struct fbinder_page *p;
 	size_t i;
 
 	lockdep_assert_held(&alloc->lock);
 	if (first >= last)
 		return;
-	if (!fb_user_may_cache(alloc)) {
-		fb_pages_release(alloc, first, last);
+	if (!fbinder_user_may_cache(alloc)) {
+		fbinder_pages_release(alloc, first, last);
 		return;
 	}
-	spin_lock(&fb_lru_lock);
+	spin_lock(&fbinder_lru_lock);
 	for (i = first; i < last; i++) {
 		p = &alloc->pages[i];
-		if (p->page && !fb_page_cached(p)) {
-			list_add_tail(&p->lru, &fb_lru);
-			fb_lru_count++;
+		if (p->page && !fbinder_page_cached(p)) {
+			list_add_tail(&p->lru, &fbinder_lru);
+			fbinder_lru_count++;
 		}
 	}
-	spin_unlock(&fb_lru_lock);
+	spin_unlock(&fbinder_lru_lock);
 }
 
 /* ---- setup and teardown ------------------------------------------------- */
 
-void fb_alloc_init(struct fb_alloc *alloc)
+void fbinder_alloc_init(struct fbinder_alloc *alloc)
 {
 	memset(alloc, 0, sizeof(*alloc));
 	mutex_init(&alloc->lock);
@@ -489,10 +489,10 @@ void fb_alloc_init(struct fb_alloc *alloc)
 }
 
 /* One free slot over size bytes, and a page table with no page in it. */
-static int fb_alloc_setup(struct fb_alloc *alloc, size_t size)
+static int fbinder_alloc_setup(struct fbinder_alloc *alloc, size_t size)
 {
 	size_t i, nr_pages = size >> PAGE_SHIFT;
-	struct fb_buffer *buf;
+	struct fbinder_buffer *buf;
 
 	lockdep_assert_held(&alloc->lock);
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL_ACCOUNT);
@@ -511,7 +511,7 @@ static int fb_alloc_setup(struct fb_alloc *alloc, size_t size)
 	buf->free = 1;
 	buf->size = size;
 	list_add(&buf->entry, &alloc->buffers);
-	fb_free_tree_insert(alloc, buf);
+	fbinder_free_tree_insert(alloc, buf);
 	alloc->size = size;
 	alloc->free_oneway_space = size / 2;
 	alloc->mapped = true;
@@ -519,14 +519,14 @@ static int fb_alloc_setup(struct fb_alloc *alloc, size_t size)
 }
 
 #ifdef CONFIG_FASTBINDER_SELFTEST
-int fb_alloc_setup_unmapped(struct fb_alloc *alloc, size_t size)
+int fbinder_alloc_setup_unmapped(struct fbinder_alloc *alloc, size_t size)
 {
 	int ret;
 
 	if (!size || !PAGE_ALIGNED(size))
 		return -EINVAL;
 	mutex_lock(&alloc->lock);
-	ret = alloc->size ? -EBUSY : fb_alloc_setup(alloc, size);
+	ret = alloc->size ? -EBUSY : fbinder_alloc_setup(alloc, size);
 	mutex_unlock(&alloc->lock);
 	return ret;
 }
@@ -543,7 +543,7 @@ int fb_alloc_setup_unmapped(struct fb_alloc *alloc, size_t size)
  * pages already mapped stay mapped (each mapping holds its own reference)
  * until that mm unmaps them, seen by that mm's processes only.
  */
-static void fb_alloc_unmap(struct fb_alloc *alloc)
+static void fbinder_alloc_unmap(struct fbinder_alloc *alloc)
 {
 	struct mm_struct *mm = NULL;
 	bool locked;
@@ -559,7 +559,7 @@ static void fb_alloc_unmap(struct fb_alloc *alloc)
 	locked = mmap_read_trylock(mm);
 	mutex_lock(&alloc->lock);
 	if (locked && alloc->vma)
-		fb_zap_range(alloc->vma, alloc->user_base, alloc->size);
+		fbinder_zap_range(alloc->vma, alloc->user_base, alloc->size);
 	/* later faults find the vma is not ours any more: SIGBUS */
 	alloc->vma = NULL;
 	mutex_unlock(&alloc->lock);
@@ -569,25 +569,25 @@ static void fb_alloc_unmap(struct fb_alloc *alloc)
 	mmput_async(mm);
 }
 
-void fb_alloc_release(struct fb_alloc *alloc)
+void fbinder_alloc_release(struct fbinder_alloc *alloc)
 {
-	struct fb_buffer *buf, *tmp;
+	struct fbinder_buffer *buf, *tmp;
 	struct mm_struct *mm;
 	size_t i, freed = 0;
 
-	fb_alloc_unmap(alloc);
+	fbinder_alloc_unmap(alloc);
 	mutex_lock(&alloc->lock);
 	alloc->vma = NULL;
 	alloc->mapped = false;
 	if (alloc->pages) {
-		spin_lock(&fb_lru_lock);
+		spin_lock(&fbinder_lru_lock);
 		for (i = 0; i < alloc->size >> PAGE_SHIFT; i++) {
-			if (fb_page_cached(&alloc->pages[i])) {
+			if (fbinder_page_cached(&alloc->pages[i])) {
 				list_del_init(&alloc->pages[i].lru);
-				fb_lru_count--;
+				fbinder_lru_count--;
 			}
 		}
-		spin_unlock(&fb_lru_lock);
+		spin_unlock(&fbinder_lru_lock);
 		for (i = 0; i < alloc->size >> PAGE_SHIFT; i++) {
 			if (alloc->pages[i].page) {
 				__free_page(alloc->pages[i].page);
@@ -596,8 +596,8 @@ void fb_alloc_release(struct fb_alloc *alloc)
 				freed++;
 			}
 		}
-		atomic64_sub(freed, &fb_stats[FB_STAT_LIVE_PAGES]);
-		freed += DIV_ROUND_UP(alloc->nr_slots, FB_SLOTS_PER_PAGE);
+		atomic64_sub(freed, &fbinder_stats[FBINDER_STAT_LIVE_PAGES]);
+		freed += DIV_ROUND_UP(alloc->nr_slots, FBINDER_SLOTS_PER_PAGE);
 		alloc->nr_slots = 0;
 		kvfree(alloc->pages);
 		alloc->pages = NULL;
@@ -618,15 +618,15 @@ void fb_alloc_release(struct fb_alloc *alloc)
 	alloc->mapped_once = true;	/* no new buffer after this */
 	mm = alloc->mm;
 	alloc->mm = NULL;
-	fb_user_uncharge(alloc, freed);
+	fbinder_user_uncharge(alloc, freed);
 	mutex_unlock(&alloc->lock);
 
 	/* a shrinker that still held alloc->lock has let go of it now */
-	spin_lock(&fb_lru_lock);
-	spin_unlock(&fb_lru_lock);
+	spin_lock(&fbinder_lru_lock);
+	spin_unlock(&fbinder_lru_lock);
 	if (mm)
 		mmdrop(mm);
-	fb_user_put(alloc->user);
+	fbinder_user_put(alloc->user);
 	alloc->user = NULL;
 	mem_cgroup_put(alloc->memcg);
 	alloc->memcg = NULL;
@@ -634,10 +634,10 @@ void fb_alloc_release(struct fb_alloc *alloc)
 
 /* ---- the mapping -------------------------------------------------------- */
 
-static vm_fault_t fb_vm_fault(struct vm_fault *vmf)
+static vm_fault_t fbinder_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct fb_alloc *alloc = vma->vm_private_data;
+	struct fbinder_alloc *alloc = vma->vm_private_data;
 	unsigned long index = (vmf->address - vma->vm_start) >> PAGE_SHIFT;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	int err;
@@ -657,9 +657,9 @@ static vm_fault_t fb_vm_fault(struct vm_fault *vmf)
 	return ret;
 }
 
-static void fb_vm_close(struct vm_area_struct *vma)
+static void fbinder_vm_close(struct vm_area_struct *vma)
 {
-	struct fb_alloc *alloc = vma->vm_private_data;
+	struct fbinder_alloc *alloc = vma->vm_private_data;
 
 	mutex_lock(&alloc->lock);
 	/* not a copy that a refused mremap() is taking down again */
@@ -671,35 +671,35 @@ static void fb_vm_close(struct vm_area_struct *vma)
 }
 
 /* The mapping is one piece at one place: no partial unmap, no move. */
-static int fb_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
+static int fbinder_vm_may_split(struct vm_area_struct *vma, unsigned long addr)
 {
 	return -EINVAL;
 }
 
-static int fb_vm_mremap(struct vm_area_struct *vma)
+static int fbinder_vm_mremap(struct vm_area_struct *vma)
 {
 	return -EINVAL;
 }
 
-static const struct vm_operations_struct fb_vm_ops = {
-	.close = fb_vm_close,
-	.may_split = fb_vm_may_split,
-	.mremap = fb_vm_mremap,
-	.fault = fb_vm_fault,
+static const struct vm_operations_struct fbinder_vm_ops = {
+	.close = fbinder_vm_close,
+	.may_split = fbinder_vm_may_split,
+	.mremap = fbinder_vm_mremap,
+	.fault = fbinder_vm_fault,
 };
 
-int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
+int fbinder_alloc_mmap(struct fbinder_alloc *alloc, struct vm_area_struct *vma)
 {
 	size_t size = vma->vm_end - vma->vm_start;
-	struct fb_user *user;
+	struct fbinder_user *user;
 	int ret;
 
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
 	if (vma->vm_pgoff || !size || !PAGE_ALIGNED(size) ||
-	    size > READ_ONCE(fb_max_map_size))
+	    size > READ_ONCE(fbinder_max_map_size))
 		return -EINVAL;
-	user = fb_user_get(current_euid());
+	user = fbinder_user_get(current_euid());
 	if (!user)
 		return -ENOMEM;
 
@@ -708,7 +708,7 @@ int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
 		ret = -EBUSY;
 		goto out;
 	}
-	ret = fb_alloc_setup(alloc, size);
+	ret = fbinder_alloc_setup(alloc, size);
 	if (ret)
 		goto out;
 	alloc->user = user;
@@ -730,31 +730,31 @@ int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma)
 	 * skipped the mapping already (VM_DONTEXPAND, VM_DONTDUMP), and
 	 * vm_insert_page() and the zap are unaffected.
 	 */
-	fb_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP |
+	fbinder_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP |
 			VM_MIXEDMAP | VM_IO, VM_MAYWRITE);
-	vma->vm_ops = &fb_vm_ops;
+	vma->vm_ops = &fbinder_vm_ops;
 	vma->vm_private_data = alloc;
 out:
 	mutex_unlock(&alloc->lock);
-	fb_user_put(user);
+	fbinder_user_put(user);
 	return ret;
 }
 
 /* ---- slots: allocate and free ------------------------------------------- */
 
-struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
-			       size_t offsets_size, bool oneway, bool reply)
+struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t data_size,
+					 size_t offsets_size, bool oneway, bool reply)
 {
-	struct fb_buffer *buf, *rest = NULL;
+	struct fbinder_buffer *buf, *rest = NULL;
 	struct mem_cgroup *old_memcg;
 	bool slot_page = false;
 	size_t size;
 	int ret;
 
-	if (data_size > FB_ALLOC_MAX_REQUEST ||
-	    offsets_size > FB_ALLOC_MAX_REQUEST)
+	if (data_size > FBINDER_ALLOC_MAX_REQUEST ||
+	    offsets_size > FBINDER_ALLOC_MAX_REQUEST)
 		return ERR_PTR(-EMSGSIZE);
-	size = fb_alloc_slot_size(data_size, offsets_size);
+	size = fbinder_alloc_slot_size(data_size, offsets_size);
 
 	mutex_lock(&alloc->lock);
 	/* what we allocate here is the receiver's: charge its cgroup */
@@ -771,13 +771,13 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 		ret = -ENOSPC;
 		goto err;
 	}
-	buf = fb_best_fit(alloc, size);
+	buf = fbinder_best_fit(alloc, size);
 	if (!buf) {
 		ret = -ENOSPC;
 		goto err;
 	}
-	if (alloc->nr_slots % FB_SLOTS_PER_PAGE == 0) {
-		if (!fb_user_charge(alloc, 1, reply)) {
+	if (alloc->nr_slots % FBINDER_SLOTS_PER_PAGE == 0) {
+		if (!fbinder_user_charge(alloc, 1, reply)) {
 			ret = -EDQUOT;
 			goto err;
 		}
@@ -785,15 +785,15 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 	}
 	/* the tail of the slot we cut from, if any is left */
 	if (buf->size > size) {
-		rest = fb_slot_get(alloc);
+		rest = fbinder_slot_get(alloc);
 		if (!rest) {
 			ret = -ENOMEM;
 			goto err;
 		}
 	}
-	ret = fb_pages_use(alloc, buf->offset, buf->offset + size, reply);
+	ret = fbinder_pages_use(alloc, buf->offset, buf->offset + size, reply);
 	if (ret) {
-		fb_pages_unuse(alloc, buf->offset, buf->offset + size, buf);
+		fbinder_pages_unuse(alloc, buf->offset, buf->offset + size, buf);
 		goto err;
 	}
 
@@ -803,7 +803,7 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 		rest->offset = buf->offset + size;
 		rest->size = buf->size - size;
 		list_add(&rest->entry, &buf->entry);
-		fb_free_tree_insert(alloc, rest);
+		fbinder_free_tree_insert(alloc, rest);
 	}
 	buf->size = size;
 	buf->free = 0;
@@ -811,7 +811,7 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 	buf->user_owned = 0;
 	if (oneway)
 		alloc->free_oneway_space -= size;
-	rb_add(&buf->rb_node, &alloc->allocated_tree, fb_allocated_less);
+	rb_add(&buf->rb_node, &alloc->allocated_tree, fbinder_allocated_less);
 	alloc->nr_slots++;
 	set_active_memcg(old_memcg);
 	mutex_unlock(&alloc->lock);
@@ -819,26 +819,26 @@ struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
 
 err:
 	if (rest)
-		fb_slot_put(alloc, rest);
+		fbinder_slot_put(alloc, rest);
 	if (slot_page)
-		fb_user_uncharge(alloc, 1);
+		fbinder_user_uncharge(alloc, 1);
 	set_active_memcg(old_memcg);
 	mutex_unlock(&alloc->lock);
 	return ERR_PTR(ret);
 }
 
-static void fb_alloc_free_alocked(struct fb_alloc *alloc,
-				  struct fb_buffer *buf)
+static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
+				       struct fbinder_buffer *buf)
 {
 	size_t start = buf->offset, end = buf->offset + buf->size;
-	struct fb_buffer *prev, *next;
+	struct fbinder_buffer *prev, *next;
 
 	lockdep_assert_held(&alloc->lock);
 	if (WARN_ON(buf->free))
 		return;
 	rb_erase(&buf->rb_node, &alloc->allocated_tree);
-	if (--alloc->nr_slots % FB_SLOTS_PER_PAGE == 0)
-		fb_user_uncharge(alloc, 1);
+	if (--alloc->nr_slots % FBINDER_SLOTS_PER_PAGE == 0)
+		fbinder_user_uncharge(alloc, 1);
 	if (buf->oneway)
 		alloc->free_oneway_space += buf->size;
 	buf->free = 1;
@@ -852,44 +852,44 @@ static void fb_alloc_free_alocked(struct fb_alloc *alloc,
 	buf->nr_fds = 0;
 	buf->sender = NULL;
 
-	next = fb_next_slot(alloc, buf);
+	next = fbinder_next_slot(alloc, buf);
 	if (next && next->free) {
 		rb_erase(&next->rb_node, &alloc->free_tree);
 		list_del(&next->entry);
 		buf->size += next->size;
-		fb_slot_put(alloc, next);
+		fbinder_slot_put(alloc, next);
 	}
-	prev = fb_prev_slot(alloc, buf);
+	prev = fbinder_prev_slot(alloc, buf);
 	if (prev && prev->free) {
 		rb_erase(&prev->rb_node, &alloc->free_tree);
 		list_del(&buf->entry);
 		prev->size += buf->size;
-		fb_slot_put(alloc, buf);
+		fbinder_slot_put(alloc, buf);
 		buf = prev;
 	}
-	fb_free_tree_insert(alloc, buf);
-	fb_pages_unuse(alloc, start, end, buf);
+	fbinder_free_tree_insert(alloc, buf);
+	fbinder_pages_unuse(alloc, start, end, buf);
 }
 
-void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf)
+void fbinder_alloc_free(struct fbinder_alloc *alloc, struct fbinder_buffer *buf)
 {
-	fb_alloc_free_batch(alloc, &buf, 1);
+	fbinder_alloc_free_batch(alloc, &buf, 1);
 }
 
-void fb_alloc_free_batch(struct fb_alloc *alloc, struct fb_buffer **bufs,
-			 u32 n)
+void fbinder_alloc_free_batch(struct fbinder_alloc *alloc, struct fbinder_buffer **bufs,
+			      u32 n)
 {
 	u32 i;
 
 	mutex_lock(&alloc->lock);
 	for (i = 0; i < n; i++)
-		fb_alloc_free_alocked(alloc, bufs[i]);
+		fbinder_alloc_free_alocked(alloc, bufs[i]);
 	mutex_unlock(&alloc->lock);
 }
 
 /* ---- delivered slots ---------------------------------------------------- */
 
-void fb_alloc_deliver(struct fb_alloc *alloc, struct fb_buffer **bufs, u32 n)
+void fbinder_alloc_deliver(struct fbinder_alloc *alloc, struct fbinder_buffer **bufs, u32 n)
 {
 	u32 i;
 
@@ -899,32 +899,32 @@ void fb_alloc_deliver(struct fb_alloc *alloc, struct fb_buffer **bufs, u32 n)
 	mutex_unlock(&alloc->lock);
 }
 
-static struct fb_buffer *fb_take_user_alocked(struct fb_alloc *alloc,
-					      u64 user_offset)
+static struct fbinder_buffer *fbinder_take_user_alocked(struct fbinder_alloc *alloc,
+							u64 user_offset)
 {
-	struct fb_buffer *buf;
+	struct fbinder_buffer *buf;
 	struct rb_node *n;
 
 	lockdep_assert_held(&alloc->lock);
-	n = rb_find(&user_offset, &alloc->allocated_tree, fb_allocated_cmp);
+	n = rb_find(&user_offset, &alloc->allocated_tree, fbinder_allocated_cmp);
 	if (!n)
 		return NULL;
-	buf = fb_slot_of(n);
+	buf = fbinder_slot_of(n);
 	if (!buf->user_owned)
 		return NULL;
 	buf->user_owned = 0;
 	return buf;
 }
 
-u32 fb_alloc_take_user(struct fb_alloc *alloc, const u64 *offsets, u32 n,
-		       struct fb_buffer **bufs)
+u32 fbinder_alloc_take_user(struct fbinder_alloc *alloc, const u64 *offsets, u32 n,
+			    struct fbinder_buffer **bufs)
 {
-	struct fb_buffer *buf;
+	struct fbinder_buffer *buf;
 	u32 nr;
 
 	mutex_lock(&alloc->lock);
 	for (nr = 0; nr < n; nr++) {
-		buf = fb_take_user_alocked(alloc, offsets[nr]);
+		buf = fbinder_take_user_alocked(alloc, offsets[nr]);
 		if (!buf)
 			break;
 		bufs[nr] = buf;
@@ -935,18 +935,18 @@ u32 fb_alloc_take_user(struct fb_alloc *alloc, const u64 *offsets, u32 n,
 
 /* ---- for the context's end and debugfs ---------------------------------- */
 
-void fb_alloc_for_each(struct fb_alloc *alloc,
-		       void (*fn)(struct fb_buffer *buf, void *arg), void *arg)
+void fbinder_alloc_for_each(struct fbinder_alloc *alloc,
+			    void (*fn)(struct fbinder_buffer *buf, void *arg), void *arg)
 {
 	struct rb_node *rb;
 
 	mutex_lock(&alloc->lock);
 	for (rb = rb_first(&alloc->allocated_tree); rb; rb = rb_next(rb))
-		fn(fb_slot_of(rb), arg);
+		fn(fbinder_slot_of(rb), arg);
 	mutex_unlock(&alloc->lock);
 }
 
-void fb_alloc_usage(struct fb_alloc *alloc, struct fb_alloc_usage *usage)
+void fbinder_alloc_usage(struct fbinder_alloc *alloc, struct fbinder_alloc_usage *usage)
 {
 	mutex_lock(&alloc->lock);
 	usage->size = alloc->size;
@@ -959,18 +959,18 @@ void fb_alloc_usage(struct fb_alloc *alloc, struct fb_alloc_usage *usage)
 
 /* ---- copies ------------------------------------------------------------- */
 
-static int fb_check_range(struct fb_buffer *buf, size_t offset, size_t len)
+static int fbinder_check_range(struct fbinder_buffer *buf, size_t offset, size_t len)
 {
 	if (buf->free || offset > buf->size || len > buf->size - offset)
 		return -EINVAL;
 	return 0;
 }
 
-enum fb_copy_op {
-	FB_COPY_FROM_USER,	/* into the slot from user memory */
-	FB_COPY_IN,		/* into the slot from kernel memory */
-	FB_COPY_OUT,		/* out of the slot into kernel memory */
-	FB_COPY_ZERO,		/* zeroes in the slot */
+enum fbinder_copy_op {
+	FBINDER_COPY_FROM_USER,	/* into the slot from user memory */
+	FBINDER_COPY_IN,		/* into the slot from kernel memory */
+	FBINDER_COPY_OUT,		/* out of the slot into kernel memory */
+	FBINDER_COPY_ZERO,		/* zeroes in the slot */
 };
 
 /*
@@ -978,8 +978,8 @@ enum fb_copy_op {
  * offset in buf, a page at a time, as op says: read from ufrom (user
  * memory) or from, written into to; the pointers op does not use are NULL.
  */
-static int fb_alloc_copy(struct fb_alloc *alloc, struct fb_buffer *buf,
-			 size_t offset, size_t len, enum fb_copy_op op,
+static int fbinder_alloc_copy(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			      size_t offset, size_t len, enum fbinder_copy_op op,
 			 const void __user *ufrom, const void *from, void *to)
 {
 	size_t pos, in_page, n, done;
@@ -988,7 +988,7 @@ static int fb_alloc_copy(struct fb_alloc *alloc, struct fb_buffer *buf,
 	void *kaddr;
 	int ret;
 
-	ret = fb_check_range(buf, offset, len);
+	ret = fbinder_check_range(buf, offset, len);
 	if (ret)
 		return ret;
 	for (done = 0; done < len; done += n) {
@@ -997,20 +997,20 @@ static int fb_alloc_copy(struct fb_alloc *alloc, struct fb_buffer *buf,
 		n = min_t(size_t, len - done, PAGE_SIZE - in_page);
 		page = alloc->pages[pos >> PAGE_SHIFT].page;
 		switch (op) {
-		case FB_COPY_FROM_USER:
+		case FBINDER_COPY_FROM_USER:
 			kaddr = kmap_local_page(page);
 			left = copy_from_user(kaddr + in_page, ufrom + done, n);
 			kunmap_local(kaddr);
 			if (left)
 				return -EFAULT;
 			break;
-		case FB_COPY_IN:
+		case FBINDER_COPY_IN:
 			memcpy_to_page(page, in_page, from + done, n);
 			break;
-		case FB_COPY_OUT:
+		case FBINDER_COPY_OUT:
 			memcpy_from_page(to + done, page, in_page, n);
 			break;
-		case FB_COPY_ZERO:
+		case FBINDER_COPY_ZERO:
 			memzero_page(page, in_page, n);
 			break;
 		}
@@ -1018,40 +1018,40 @@ static int fb_alloc_copy(struct fb_alloc *alloc, struct fb_buffer *buf,
 	return 0;
 }
 
-int fb_alloc_copy_from_user(struct fb_alloc *alloc, struct fb_buffer *buf,
-			    size_t offset, const void __user *from, size_t len)
+int fbinder_alloc_copy_from_user(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+				 size_t offset, const void __user *from, size_t len)
 {
-	return fb_alloc_copy(alloc, buf, offset, len, FB_COPY_FROM_USER, from,
+	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, from,
 			     NULL, NULL);
 }
 
-int fb_alloc_read(struct fb_alloc *alloc, struct fb_buffer *buf,
-		  size_t offset, void *to, size_t len)
+int fbinder_alloc_read(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+		       size_t offset, void *to, size_t len)
 {
-	return fb_alloc_copy(alloc, buf, offset, len, FB_COPY_OUT, NULL, NULL,
+	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_OUT, NULL, NULL,
 			     to);
 }
 
-int fb_alloc_write(struct fb_alloc *alloc, struct fb_buffer *buf,
-		   size_t offset, const void *from, size_t len)
+int fbinder_alloc_write(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			size_t offset, const void *from, size_t len)
 {
-	return fb_alloc_copy(alloc, buf, offset, len, FB_COPY_IN, NULL, from,
+	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_IN, NULL, from,
 			     NULL);
 }
 
-int fb_alloc_clear(struct fb_alloc *alloc, struct fb_buffer *buf,
-		   size_t offset, size_t len)
+int fbinder_alloc_clear(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			size_t offset, size_t len)
 {
-	return fb_alloc_copy(alloc, buf, offset, len, FB_COPY_ZERO, NULL, NULL,
+	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_ZERO, NULL, NULL,
 			     NULL);
 }
 
 /* ---- the shrinker ------------------------------------------------------- */
 
-static unsigned long fb_shrink_count(struct shrinker *s,
-				     struct shrink_control *sc)
+static unsigned long fbinder_shrink_count(struct shrinker *s,
+					  struct shrink_control *sc)
 {
-	unsigned long count = READ_ONCE(fb_lru_count);
+	unsigned long count = READ_ONCE(fbinder_lru_count);
 
 	return count ? count : SHRINK_EMPTY;
 }
@@ -1061,7 +1061,7 @@ static unsigned long fb_shrink_count(struct shrinker *s,
  * off the lru.  Returns false, leaving the page alone, when it is mapped
  * and the owner's mm cannot be locked right now.
  */
-static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p)
+static bool fbinder_reclaim_page(struct fbinder_alloc *alloc, struct fbinder_page *p)
 {
 	unsigned long addr = alloc->user_base + (p - alloc->pages) * PAGE_SIZE;
 	struct vm_area_struct *vma;
@@ -1084,60 +1084,60 @@ static bool fb_reclaim_page(struct fb_alloc *alloc, struct fb_page *p)
 		 * if it were, the page would stay.
 		 */
 		vma = vma_lookup(mm, addr);
-		if (vma && (vma->vm_ops != &fb_vm_ops ||
+		if (vma && (vma->vm_ops != &fbinder_vm_ops ||
 			    vma->vm_private_data != alloc)) {
 			mmap_read_unlock(mm);
 			mmput_async(mm);
 			return false;
 		}
 		if (vma)
-			fb_zap_range(vma, addr, PAGE_SIZE);
+			fbinder_zap_range(vma, addr, PAGE_SIZE);
 		mmap_read_unlock(mm);
 		mmput_async(mm);
 	}
 	__free_page(p->page);
 	p->page = NULL;
 	alloc->pages_resident--;
-	fb_user_uncharge(alloc, 1);
-	fb_stat_dec(FB_STAT_LIVE_PAGES);
+	fbinder_user_uncharge(alloc, 1);
+	fbinder_stat_dec(FBINDER_STAT_LIVE_PAGES);
 	return true;
 }
 
-static unsigned long fb_shrink_scan(struct shrinker *s,
-				    struct shrink_control *sc)
+static unsigned long fbinder_shrink_scan(struct shrinker *s,
+					 struct shrink_control *sc)
 {
 	unsigned long scanned, freed = 0;
-	struct fb_alloc *alloc;
-	struct fb_page *p;
+	struct fbinder_alloc *alloc;
+	struct fbinder_page *p;
 	bool done;
 
 	for (scanned = 0; scanned < sc->nr_to_scan; scanned++) {
-		spin_lock(&fb_lru_lock);
-		p = list_first_entry_or_null(&fb_lru, struct fb_page, lru);
+		spin_lock(&fbinder_lru_lock);
+		p = list_first_entry_or_null(&fbinder_lru, struct fbinder_page, lru);
 		if (!p) {
-			spin_unlock(&fb_lru_lock);
+			spin_unlock(&fbinder_lru_lock);
 			break;
 		}
 		alloc = p->alloc;
 		if (!mutex_trylock(&alloc->lock)) {
-			list_move_tail(&p->lru, &fb_lru);
-			spin_unlock(&fb_lru_lock);
+			list_move_tail(&p->lru, &fbinder_lru);
+			spin_unlock(&fbinder_lru_lock);
 			continue;
 		}
 		list_del_init(&p->lru);
-		fb_lru_count--;
-		spin_unlock(&fb_lru_lock);
+		fbinder_lru_count--;
+		spin_unlock(&fbinder_lru_lock);
 
-		done = fb_reclaim_page(alloc, p);
+		done = fbinder_reclaim_page(alloc, p);
 
-		spin_lock(&fb_lru_lock);
+		spin_lock(&fbinder_lru_lock);
 		if (!done) {
-			list_add_tail(&p->lru, &fb_lru);
-			fb_lru_count++;
+			list_add_tail(&p->lru, &fbinder_lru);
+			fbinder_lru_count++;
 		}
-		/* see the top of the file: unlock before fb_lru_lock */
+		/* see the top of the file: unlock before fbinder_lru_lock */
 		mutex_unlock(&alloc->lock);
-		spin_unlock(&fb_lru_lock);
+		spin_unlock(&fbinder_lru_lock);
 		if (done)
 			freed++;
 		cond_resched();
@@ -1147,17 +1147,17 @@ static unsigned long fb_shrink_scan(struct shrinker *s,
 
 /* ---- module-wide -------------------------------------------------------- */
 
-int fb_alloc_global_init(void)
+int fbinder_alloc_global_init(void)
 {
-	fb_shrinker = fb_shrinker_create("fastbinder-pages", fb_shrink_count,
-					 fb_shrink_scan);
-	return fb_shrinker ? 0 : -ENOMEM;
+	fbinder_shrinker = fbinder_shrinker_create("fastbinder-pages", fbinder_shrink_count,
+						   fbinder_shrink_scan);
+	return fbinder_shrinker ? 0 : -ENOMEM;
 }
 
-void fb_alloc_global_exit(void)
+void fbinder_alloc_global_exit(void)
 {
-	fb_shrinker_destroy(fb_shrinker);
-	fb_shrinker = NULL;
+	fbinder_shrinker_destroy(fbinder_shrinker);
+	fbinder_shrinker = NULL;
 	/* every context has been released */
-	WARN_ON(!list_empty(&fb_lru));
+	WARN_ON(!list_empty(&fbinder_lru));
 }

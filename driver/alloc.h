@@ -20,10 +20,10 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
-struct fb_transaction;
-struct fb_node;
-struct fb_buffer_fd;
-struct fb_sender;
+struct fbinder_txn;
+struct fbinder_node;
+struct fbinder_buffer_fd;
+struct fbinder_sender;
 struct mem_cgroup;
 
 /*
@@ -31,7 +31,7 @@ struct mem_cgroup;
  * buffers list); a free slot sits in free_tree (ordered by size, then
  * address), an allocated one in allocated_tree (ordered by address).
  */
-struct fb_buffer {
+struct fbinder_buffer {
 	struct list_head entry;		/* alloc->buffers, address order */
 	struct rb_node rb_node;		/* free_tree or allocated_tree */
 	size_t offset;			/* of the slot in the mapping */
@@ -42,78 +42,78 @@ struct fb_buffer {
 
 	/*
 	 * Set and used by the transaction layer only: txn, target_node and
-	 * sender under fb_device.lock; the others are written by the sender
+	 * sender under fbinder_device.lock; the others are written by the sender
 	 * until its commit makes the message visible, then only read, except
 	 * fds, which the thread delivering the message consumes (fd.c).
 	 */
 	size_t data_size;
 	size_t offsets_size;		/* bytes, after ALIGN(data_size, 8) */
-	struct fb_transaction *txn;	/* in flight, or NULL */
-	struct fb_node *target_node;	/* node it was sent to, or NULL */
-	struct fb_buffer_fd *fds;	/* files to install on delivery */
+	struct fbinder_txn *txn;	/* in flight, or NULL */
+	struct fbinder_node *target_node;	/* node it was sent to, or NULL */
+	struct fbinder_buffer_fd *fds;	/* files to install on delivery */
 	u32 nr_fds;
-	struct fb_sender *sender;	/* whose share it counts in, or NULL */
+	struct fbinder_sender *sender;	/* whose share it counts in, or NULL */
 };
 
 /* One page of the mapping. */
-struct fb_page {
+struct fbinder_page {
 	struct page *page;		/* NULL until a slot needs it */
 	struct list_head lru;		/* on the global lru while unused */
-	struct fb_alloc *alloc;		/* back pointer for the shrinker */
+	struct fbinder_alloc *alloc;		/* back pointer for the shrinker */
 };
 
 /*
  * The buffer pages of one user's contexts, against module parameter
  * max_user_pages (alloc.c).  One per euid with a mapped context.
  */
-struct fb_user {
-	struct hlist_node entry;	/* fb_users */
+struct fbinder_user {
+	struct hlist_node entry;	/* fbinder_users */
 	kuid_t uid;
 	refcount_t refs;		/* its mapped contexts */
 	atomic_long_t pages;		/* resident pages, slot bookkeeping */
 };
 
-struct fb_alloc {
+struct fbinder_alloc {
 	struct mutex lock;		/* everything below */
 	struct vm_area_struct *vma;	/* the live mapping, compared only */
 	struct mm_struct *mm;		/* mmgrab()ed at mmap, for reclaim */
 	unsigned long user_base;	/* vma->vm_start */
 	size_t size;			/* bytes mapped, 0 before mmap */
-	struct fb_page *pages;		/* size / PAGE_SIZE entries */
+	struct fbinder_page *pages;		/* size / PAGE_SIZE entries */
 	struct list_head buffers;
 	struct rb_root free_tree;
 	struct rb_root allocated_tree;
 	size_t free_oneway_space;	/* left of the oneway share */
 	size_t pages_resident;		/* pages with a struct page */
 	size_t nr_slots;		/* allocated slots */
-	struct fb_user *user;		/* whose pages these are, from mmap */
+	struct fbinder_user *user;		/* whose pages these are, from mmap */
 	struct mem_cgroup *memcg;	/* charged for them, from mmap */
-	struct list_head spare;		/* unused fb_buffer structs, by entry */
+	struct list_head spare;		/* unused fbinder_buffer structs, by entry */
 	u32 nr_spare;
 	bool mapped;			/* slots may be handed out */
 	bool mapped_once;		/* a second mmap is refused */
 };
 
-void fb_alloc_init(struct fb_alloc *alloc);
+void fbinder_alloc_init(struct fbinder_alloc *alloc);
 
 /*
  * Called from the file's mmap: refuses writable mappings (-EPERM), a second
- * mapping (-EBUSY) and sizes over fb_max_map_size or not page multiples, or
+ * mapping (-EBUSY) and sizes over fbinder_max_map_size or not page multiples, or
  * a nonzero offset (-EINVAL); clears VM_MAYWRITE so mprotect(PROT_WRITE)
  * fails; refuses partial munmap/mprotect and mremap; installs the fault
  * handler.  No page is allocated here.
  */
-int fb_alloc_mmap(struct fb_alloc *alloc, struct vm_area_struct *vma);
+int fbinder_alloc_mmap(struct fbinder_alloc *alloc, struct vm_area_struct *vma);
 
 /*
  * The context ended: unmaps pages a mapping still shows (its mm outlived
  * the owner), frees every slot and page.  No copy into a slot may be in
  * progress; mmap is refused from then on.
  */
-void fb_alloc_release(struct fb_alloc *alloc);
+void fbinder_alloc_release(struct fbinder_alloc *alloc);
 
-/* The slot fb_alloc_new() takes for a message (data padded to 8 bytes). */
-static inline size_t fb_alloc_slot_size(size_t data_size, size_t offsets_size)
+/* The slot fbinder_alloc_new() takes for a message (data padded to 8 bytes). */
+static inline size_t fbinder_alloc_slot_size(size_t data_size, size_t offsets_size)
 {
 	return max_t(size_t, ALIGN(data_size, sizeof(u64)) +
 			     ALIGN(offsets_size, sizeof(u64)), sizeof(u64));
@@ -129,22 +129,22 @@ static inline size_t fb_alloc_slot_size(size_t data_size, size_t offsets_size)
  * enough or oneway share used up, -EDQUOT the mapping's user holds
  * max_user_pages, -ENOMEM.
  */
-struct fb_buffer *fb_alloc_new(struct fb_alloc *alloc, size_t data_size,
-			       size_t offsets_size, bool oneway, bool reply);
+struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t data_size,
+					 size_t offsets_size, bool oneway, bool reply);
 
 /* Returns a slot; coalesces with free neighbours; pages no slot uses go on
  * the lru.
  */
-void fb_alloc_free(struct fb_alloc *alloc, struct fb_buffer *buf);
+void fbinder_alloc_free(struct fbinder_alloc *alloc, struct fbinder_buffer *buf);
 /* The same for n slots, under one hold of alloc->lock. */
-void fb_alloc_free_batch(struct fb_alloc *alloc, struct fb_buffer **bufs,
-			 u32 n);
+void fbinder_alloc_free_batch(struct fbinder_alloc *alloc, struct fbinder_buffer **bufs,
+			      u32 n);
 
 /*
  * Delivered slots: user space may free them from now on (each once, by
- * the offset of its data: fb_alloc_take_user()).
+ * the offset of its data: fbinder_alloc_take_user()).
  */
-void fb_alloc_deliver(struct fb_alloc *alloc, struct fb_buffer **bufs, u32 n);
+void fbinder_alloc_deliver(struct fbinder_alloc *alloc, struct fbinder_buffer **bufs, u32 n);
 
 /*
  * For user space's frees: the delivered slots whose data start at
@@ -152,34 +152,34 @@ void fb_alloc_deliver(struct fb_alloc *alloc, struct fb_buffer **bufs, u32 n);
  * into bufs[0..returned).  Each is taken from user space (a second free
  * of it finds nothing).  Returns how many were taken.
  */
-u32 fb_alloc_take_user(struct fb_alloc *alloc, const u64 *offsets, u32 n,
-		       struct fb_buffer **bufs);
+u32 fbinder_alloc_take_user(struct fbinder_alloc *alloc, const u64 *offsets, u32 n,
+			    struct fbinder_buffer **bufs);
 
 /*
  * Calls fn for every allocated slot, in address order, under alloc->lock:
- * fn may not take it, nor fb_device.lock.
+ * fn may not take it, nor fbinder_device.lock.
  */
-void fb_alloc_for_each(struct fb_alloc *alloc,
-		       void (*fn)(struct fb_buffer *buf, void *arg), void *arg);
+void fbinder_alloc_for_each(struct fbinder_alloc *alloc,
+			    void (*fn)(struct fbinder_buffer *buf, void *arg), void *arg);
 
-/* For fb_alloc_for_each()'s fn: was the slot delivered, not freed yet? */
-static inline bool fb_alloc_delivered(const struct fb_buffer *buf)
+/* For fbinder_alloc_for_each()'s fn: was the slot delivered, not freed yet? */
+static inline bool fbinder_alloc_delivered(const struct fbinder_buffer *buf)
 {
 	return buf->user_owned;
 }
 
 /* What debugfs shows of a buffer. */
-struct fb_alloc_usage {
+struct fbinder_alloc_usage {
 	size_t size;			/* bytes mapped */
 	size_t pages_resident;		/* pages with a struct page */
 	kuid_t uid;			/* the mapping's user, or invalid */
 	long user_pages;		/* that user's pages, all contexts */
 };
 
-void fb_alloc_usage(struct fb_alloc *alloc, struct fb_alloc_usage *usage);
+void fbinder_alloc_usage(struct fbinder_alloc *alloc, struct fbinder_alloc_usage *usage);
 
 /* The size of the mapping, 0 before mmap; read without the lock. */
-static inline size_t fb_alloc_size(struct fb_alloc *alloc)
+static inline size_t fbinder_alloc_size(struct fbinder_alloc *alloc)
 {
 	return READ_ONCE(alloc->size);
 }
@@ -189,27 +189,27 @@ static inline size_t fb_alloc_size(struct fb_alloc *alloc)
  * Called without alloc->lock: the slot's pages cannot go away while it is
  * allocated.  -EFAULT on a bad user pointer, -EINVAL out of the slot.
  */
-int fb_alloc_copy_from_user(struct fb_alloc *alloc, struct fb_buffer *buf,
-			    size_t offset, const void __user *from, size_t len);
-int fb_alloc_read(struct fb_alloc *alloc, struct fb_buffer *buf,
-		  size_t offset, void *to, size_t len);
-int fb_alloc_write(struct fb_alloc *alloc, struct fb_buffer *buf,
-		   size_t offset, const void *from, size_t len);
+int fbinder_alloc_copy_from_user(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+				 size_t offset, const void __user *from, size_t len);
+int fbinder_alloc_read(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+		       size_t offset, void *to, size_t len);
+int fbinder_alloc_write(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			size_t offset, const void *from, size_t len);
 /* Zeroes len bytes of the slot from offset. */
-int fb_alloc_clear(struct fb_alloc *alloc, struct fb_buffer *buf,
-		   size_t offset, size_t len);
+int fbinder_alloc_clear(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			size_t offset, size_t len);
 
 /* Module-wide: the page lru and its shrinker. */
-int fb_alloc_global_init(void);
-void fb_alloc_global_exit(void);
+int fbinder_alloc_global_init(void);
+void fbinder_alloc_global_exit(void);
 
-extern unsigned long fb_max_map_size;	/* module parameter, bytes */
-extern unsigned long fb_max_user_pages;	/* module parameter, pages */
+extern unsigned long fbinder_max_map_size;	/* module parameter, bytes */
+extern unsigned long fbinder_max_user_pages;	/* module parameter, pages */
 
 #ifdef CONFIG_FASTBINDER_SELFTEST
-int fb_alloc_selftest(void);
+int fbinder_alloc_selftest(void);
 /* For the self-test: size bytes of slots and pages, with no mapping. */
-int fb_alloc_setup_unmapped(struct fb_alloc *alloc, size_t size);
+int fbinder_alloc_setup_unmapped(struct fbinder_alloc *alloc, size_t size);
 #endif
 
 #endif /* _FB_ALLOC_H */

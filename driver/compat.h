@@ -3,8 +3,8 @@
  * Kernel version differences, in one place.
  *
  * fastbinder builds from one tree against Debian 12's 6.1, 6.1-rt and 6.12
- * kernels.  Where an interface changed between them, a small fb_ helper
- * here hides the difference behind FB_KERNEL_AT_LEAST() (LINUX_VERSION_CODE),
+ * kernels.  Where an interface changed between them, a small fbinder_ helper
+ * here hides the difference behind FBINDER_KERNEL_AT_LEAST() (LINUX_VERSION_CODE),
  * so the rest of the driver never needs an #if.  Each helper says which release changed what.
  * Only symbols that both kernels export may be used.
  */
@@ -24,17 +24,17 @@
  * builds out of tree against several, and this is the one place that
  * asks.  tools/lint.sh accepts those two findings in this file only.
  */
-#define FB_KERNEL_AT_LEAST(a, b, c) \
+#define FBINDER_KERNEL_AT_LEAST(a, b, c) \
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, c))
 
 /*
  * 6.3 made vma->vm_flags read-only behind vm_flags_{set,clear,mod}(),
  * which also assert the mmap lock is held for writing.
  */
-static inline void fb_vm_flags_mod(struct vm_area_struct *vma,
-				   vm_flags_t set, vm_flags_t clear)
+static inline void fbinder_vm_flags_mod(struct vm_area_struct *vma,
+					vm_flags_t set, vm_flags_t clear)
 {
-#if FB_KERNEL_AT_LEAST(6, 3, 0)
+#if FBINDER_KERNEL_AT_LEAST(6, 3, 0)
 	vm_flags_mod(vma, set, clear);
 #else
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
@@ -46,10 +46,10 @@ static inline void fb_vm_flags_mod(struct vm_area_struct *vma,
  * 6.3 removed it and exported zap_page_range_single() instead.  The caller
  * holds the mmap lock (read is enough).
  */
-static inline void fb_zap_range(struct vm_area_struct *vma,
-				unsigned long addr, unsigned long size)
+static inline void fbinder_zap_range(struct vm_area_struct *vma,
+				     unsigned long addr, unsigned long size)
 {
-#if FB_KERNEL_AT_LEAST(6, 3, 0)
+#if FBINDER_KERNEL_AT_LEAST(6, 3, 0)
 	zap_page_range_single(vma, addr, size, NULL);
 #else
 	zap_page_range(vma, addr, size);
@@ -63,15 +63,15 @@ static inline void fb_zap_range(struct vm_area_struct *vma,
  * caller only keeps a pointer.  Returns NULL on failure.
  */
 static inline struct shrinker *
-fb_shrinker_create(const char *name,
-		   unsigned long (*count)(struct shrinker *,
-					  struct shrink_control *),
+fbinder_shrinker_create(const char *name,
+			unsigned long (*count)(struct shrinker *,
+					       struct shrink_control *),
 		   unsigned long (*scan)(struct shrinker *,
 					 struct shrink_control *))
 {
 	struct shrinker *s;
 
-#if FB_KERNEL_AT_LEAST(6, 7, 0)
+#if FBINDER_KERNEL_AT_LEAST(6, 7, 0)
 	s = shrinker_alloc(0, "%s", name);
 	if (!s)
 		return NULL;
@@ -94,9 +94,9 @@ fb_shrinker_create(const char *name,
 	return s;
 }
 
-static inline void fb_shrinker_destroy(struct shrinker *s)
+static inline void fbinder_shrinker_destroy(struct shrinker *s)
 {
-#if FB_KERNEL_AT_LEAST(6, 7, 0)
+#if FBINDER_KERNEL_AT_LEAST(6, 7, 0)
 	shrinker_free(s);
 #else
 	unregister_shrinker(s);
@@ -112,7 +112,7 @@ static inline void fb_shrinker_destroy(struct shrinker *s)
  * it when its leader thread exits before the others (PIDFD_THREAD), so a
  * waiter checks what it finds.
  */
-static inline wait_queue_head_t *fb_pid_exit_wq(struct pid *pid)
+static inline wait_queue_head_t *fbinder_pid_exit_wq(struct pid *pid)
 {
 	return &pid->wait_pidfd;
 }

@@ -20,18 +20,18 @@
 #include "internal.h"
 #include "stats.h"
 
-static unsigned int fb_default_max_threads;
-module_param_named(default_max_threads, fb_default_max_threads, uint, 0644);
+static unsigned int fbinder_default_max_threads;
+module_param_named(default_max_threads, fbinder_default_max_threads, uint, 0644);
 MODULE_PARM_DESC(default_max_threads,
 		 "Pool threads a context may be asked to start before it sets its own maximum (default 0)");
 
-static int fb_ctx_owner_wake(struct wait_queue_entry *wait, unsigned int mode,
-			     int sync, void *key);
-static void fb_ctx_owner_work(struct work_struct *work);
+static int fbinder_ctx_owner_wake(struct wait_queue_entry *wait, unsigned int mode,
+				  int sync, void *key);
+static void fbinder_ctx_owner_work(struct work_struct *work);
 
-struct fb_ctx *fb_ctx_create(struct fb_device *dev)
+struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 {
-	struct fb_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	struct fbinder_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 
 	if (!ctx)
 		return NULL;
@@ -39,7 +39,7 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	kref_init(&ctx->refs);
 	ctx->pid = get_task_pid(current, PIDTYPE_TGID);
 	ctx->euid = current_euid();
-	fb_alloc_init(&ctx->alloc);
+	fbinder_alloc_init(&ctx->alloc);
 	ctx->threads = RB_ROOT;
 	ctx->nodes = RB_ROOT;
 	ctx->handles = RB_ROOT;
@@ -47,51 +47,51 @@ struct fb_ctx *fb_ctx_create(struct fb_device *dev)
 	ctx->deaths = RB_ROOT;
 	ctx->senders = RB_ROOT;
 	INIT_LIST_HEAD(&ctx->dying_handles);
-	ctx->next_handle = fb_handle_id_start ?: 1;
+	ctx->next_handle = fbinder_handle_id_start ?: 1;
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
 	init_waitqueue_head(&ctx->poll_wait);
-	ctx->max_threads = min_t(u32, fb_default_max_threads, FB_MAX_THREADS);
-	INIT_WORK(&ctx->owner_work, fb_ctx_owner_work);
-	init_waitqueue_func_entry(&ctx->owner_wait, fb_ctx_owner_wake);
+	ctx->max_threads = min_t(u32, fbinder_default_max_threads, FBINDER_MAX_THREADS);
+	INIT_WORK(&ctx->owner_work, fbinder_ctx_owner_work);
+	init_waitqueue_func_entry(&ctx->owner_wait, fbinder_ctx_owner_wake);
 
 	spin_lock(&dev->lock);
 	list_add_tail(&ctx->dev_entry, &dev->contexts);
 	spin_unlock(&dev->lock);
 	/* the opener is alive: its exit cannot have been notified yet */
-	add_wait_queue(fb_pid_exit_wq(ctx->pid), &ctx->owner_wait);
-	fb_stat_inc(FB_STAT_LIVE_CONTEXTS);
+	add_wait_queue(fbinder_pid_exit_wq(ctx->pid), &ctx->owner_wait);
+	fbinder_stat_inc(FBINDER_STAT_LIVE_CONTEXTS);
 	return ctx;
 }
 
-static void fb_ctx_free(struct kref *kref)
+static void fbinder_ctx_free(struct kref *kref)
 {
-	struct fb_ctx *ctx = container_of(kref, struct fb_ctx, refs);
+	struct fbinder_ctx *ctx = container_of(kref, struct fbinder_ctx, refs);
 
 	put_pid(ctx->pid);
 	kfree(ctx);
-	fb_stat_dec(FB_STAT_LIVE_CONTEXTS);
+	fbinder_stat_dec(FBINDER_STAT_LIVE_CONTEXTS);
 }
 
 /*
  * A sender finished with ctx's buffer.  True when the context ended
  * meanwhile and this was the last sender: the caller then frees the buffer
- * (fb_ctx_free_buffer()) once it has dropped the lock.
+ * (fbinder_ctx_free_buffer()) once it has dropped the lock.
  */
-bool fb_ctx_senders_done_locked(struct fb_ctx *ctx)
+bool fbinder_ctx_senders_done_locked(struct fbinder_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->dev->lock);
 	return !--ctx->active_senders && ctx->dead;
 }
 
-/* May be called with fb_device.lock held: freeing sleeps nowhere. */
-void fb_ctx_put(struct fb_ctx *ctx)
+/* May be called with fbinder_device.lock held: freeing sleeps nowhere. */
+void fbinder_ctx_put(struct fbinder_ctx *ctx)
 {
-	kref_put(&ctx->refs, fb_ctx_free);
+	kref_put(&ctx->refs, fbinder_ctx_free);
 }
 
-/* Under the device lock, or in an RCU read-side section (fb_unlock_wake). */
-void fb_wake_thread(struct fb_thread *thread, bool sync)
+/* Under the device lock, or in an RCU read-side section (fbinder_unlock_wake). */
+void fbinder_wake_thread(struct fbinder_thread *thread, bool sync)
 {
 	if (sync)
 		wake_up_interruptible_sync(&thread->wait);
@@ -101,42 +101,42 @@ void fb_wake_thread(struct fb_thread *thread, bool sync)
 
 /*
  * Work for one thread: a reply, a failure, or a call routed back to it.
- * Returns the thread to wake with fb_unlock_wake() (internal.h).
+ * Returns the thread to wake with fbinder_unlock_wake() (internal.h).
  */
-struct fb_thread *fb_thread_queue_locked(struct fb_thread *thread,
-					 struct fb_work *work)
+struct fbinder_thread *fbinder_thread_queue_locked(struct fbinder_thread *thread,
+						   struct fbinder_work *work)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	list_add_tail(&work->entry, &thread->todo);
 	return thread;
 }
 
-void fb_thread_enqueue_locked(struct fb_thread *thread, struct fb_work *work,
-			      bool sync)
+void fbinder_thread_enqueue_locked(struct fbinder_thread *thread, struct fbinder_work *work,
+				   bool sync)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
-	fb_wake_thread(fb_thread_queue_locked(thread, work), sync);
+	fbinder_wake_thread(fbinder_thread_queue_locked(thread, work), sync);
 }
 
 /*
  * Work for the context: takes exactly one idle thread off the waiting list
- * and returns it, for fb_unlock_wake() (internal.h), or NULL; wakes the
+ * and returns it, for fbinder_unlock_wake() (internal.h), or NULL; wakes the
  * pollers.
  */
-struct fb_thread *fb_ctx_queue_locked(struct fb_ctx *ctx, struct fb_work *work)
+struct fbinder_thread *fbinder_ctx_queue_locked(struct fbinder_ctx *ctx, struct fbinder_work *work)
 {
-	struct fb_thread *idle;
+	struct fbinder_thread *idle;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	list_add_tail(&work->entry, &ctx->todo);
-	idle = list_first_entry_or_null(&ctx->waiting, struct fb_thread,
+	idle = list_first_entry_or_null(&ctx->waiting, struct fbinder_thread,
 					waiting_entry);
 	if (idle)
 		list_del_init(&idle->waiting_entry);
 	/*
 	 * Only when someone polls: an empty wait queue would still cost an
 	 * irq-saving lock round trip on every call.  No barrier needed: a
-	 * poller adds itself before it takes fb_device.lock to look for work,
+	 * poller adds itself before it takes fbinder_device.lock to look for work,
 	 * and we hold that lock, so either it sees this work or we see it.
 	 */
 	if (waitqueue_active(&ctx->poll_wait))
@@ -145,30 +145,30 @@ struct fb_thread *fb_ctx_queue_locked(struct fb_ctx *ctx, struct fb_work *work)
 }
 
 /* The same, waking the idle thread at once (the lock still held). */
-void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work, bool sync)
+void fbinder_ctx_enqueue_locked(struct fbinder_ctx *ctx, struct fbinder_work *work, bool sync)
 {
-	struct fb_thread *idle;
+	struct fbinder_thread *idle;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	idle = fb_ctx_queue_locked(ctx, work);
+	idle = fbinder_ctx_queue_locked(ctx, work);
 	if (idle)
-		fb_wake_thread(idle, sync);
+		fbinder_wake_thread(idle, sync);
 }
 
 /*
- * FB_IOC_WAKE_IDLE: every thread asleep waiting for work of the whole
+ * FBINDER_IOC_WAKE_IDLE: every thread asleep waiting for work of the whole
  * context returns from its read with EAGAIN, so a library can stop its
  * loopers without a signal.  Threads that wait for a reply sleep on.
  */
-void fb_ctx_wake_idle(struct fb_ctx *ctx)
+void fbinder_ctx_wake_idle(struct fbinder_ctx *ctx)
 {
-	struct fb_thread *thread, *next;
+	struct fbinder_thread *thread, *next;
 
 	spin_lock(&ctx->dev->lock);
 	list_for_each_entry_safe(thread, next, &ctx->waiting, waiting_entry) {
 		list_del_init(&thread->waiting_entry);
 		thread->kicked = true;
-		fb_wake_thread(thread, false);
+		fbinder_wake_thread(thread, false);
 	}
 	spin_unlock(&ctx->dev->lock);
 }
@@ -177,64 +177,64 @@ void fb_ctx_wake_idle(struct fb_ctx *ctx)
  * A thread that waits for a reply takes only its own work, so a nested
  * call can always find it and it never picks up an unrelated call.
  */
-bool fb_thread_wants_ctx_work(struct fb_thread *thread)
+bool fbinder_thread_wants_ctx_work(struct fbinder_thread *thread)
 {
-	struct fb_transaction *top = thread->stack;
+	struct fbinder_txn *top = thread->stack;
 
 	return !top || top->to_thread == thread;
 }
 
 /* Records of other threads a new record looks at, to free exited ones. */
-#define FB_THREAD_REAP	4
+#define FBINDER_THREAD_REAP	4
 
 /* Records of pids after *pid match. */
-static int fb_thread_after_cmp(const void *pid, const struct rb_node *n)
+static int fbinder_thread_after_cmp(const void *pid, const struct rb_node *n)
 {
-	return rb_entry(n, struct fb_thread, rb_node)->pid <= *(const pid_t *)pid;
+	return rb_entry(n, struct fbinder_thread, rb_node)->pid <= *(const pid_t *)pid;
 }
 
 /* The first record after pid, or the first of all. */
-static struct rb_node *fb_thread_after_locked(struct fb_ctx *ctx, pid_t pid)
+static struct rb_node *fbinder_thread_after_locked(struct fbinder_ctx *ctx, pid_t pid)
 {
 	lockdep_assert_held(&ctx->dev->lock);
-	return rb_find_first(&pid, &ctx->threads, fb_thread_after_cmp) ?:
+	return rb_find_first(&pid, &ctx->threads, fbinder_thread_after_cmp) ?:
 	       rb_first(&ctx->threads);
 }
 
-static void fb_thread_free_locked(struct fb_thread *thread);
+static void fbinder_thread_free_locked(struct fbinder_thread *thread);
 
 /*
- * A thread that exits without FB_IOC_THREAD_EXIT leaves its record: each
- * new record looks at the next FB_THREAD_REAP others, round the tree, and
- * frees those whose thread is gone, as FB_IOC_THREAD_EXIT would have.  A
- * sweep visits every record within (records / FB_THREAD_REAP) new ones,
+ * A thread that exits without FBINDER_IOC_THREAD_EXIT leaves its record: each
+ * new record looks at the next FBINDER_THREAD_REAP others, round the tree, and
+ * frees those whose thread is gone, as FBINDER_IOC_THREAD_EXIT would have.  A
+ * sweep visits every record within (records / FBINDER_THREAD_REAP) new ones,
  * so the records stay below about three times the threads alive at once,
  * and the lock is held for a few records only.  A thread that is gone
  * cannot be inside an ioctl, so nothing uses the record but the lock's
  * holders.
  */
-static void fb_ctx_reap_threads_locked(struct fb_ctx *ctx)
+static void fbinder_ctx_reap_threads_locked(struct fbinder_ctx *ctx)
 {
-	struct rb_node *rb = fb_thread_after_locked(ctx, ctx->reap_next);
-	struct fb_thread *thread;
+	struct rb_node *rb = fbinder_thread_after_locked(ctx, ctx->reap_next);
+	struct fbinder_thread *thread;
 	struct rb_node *next;
 	int i;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	for (i = 0; i < FB_THREAD_REAP && rb; i++) {
-		thread = rb_entry(rb, struct fb_thread, rb_node);
+	for (i = 0; i < FBINDER_THREAD_REAP && rb; i++) {
+		thread = rb_entry(rb, struct fbinder_thread, rb_node);
 		next = rb_next(rb);
 		ctx->reap_next = thread->pid;
 		if (!pid_has_task(thread->tpid, PIDTYPE_PID))
-			fb_thread_free_locked(thread);
+			fbinder_thread_free_locked(thread);
 		rb = next ?: rb_first(&ctx->threads);
 	}
 }
 
 /* The calling thread's record, created on its first ioctl. */
-struct fb_thread *fb_thread_get(struct fb_ctx *ctx)
+struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx)
 {
-	struct fb_thread *thread, *new = NULL;
+	struct fbinder_thread *thread, *new = NULL;
 	struct rb_node **p, *parent;
 	pid_t pid = current->pid;
 
@@ -245,14 +245,14 @@ search:
 	parent = NULL;
 	while (*p) {
 		parent = *p;
-		thread = rb_entry(parent, struct fb_thread, rb_node);
+		thread = rb_entry(parent, struct fbinder_thread, rb_node);
 		if (pid < thread->pid) {
 			p = &parent->rb_left;
 		} else if (pid > thread->pid) {
 			p = &parent->rb_right;
 		} else if (thread->tpid != task_pid(current)) {
 			/* an exited thread's, whose number came back */
-			fb_thread_free_locked(thread);
+			fbinder_thread_free_locked(thread);
 			goto search;
 		} else {
 			spin_unlock(&ctx->dev->lock);
@@ -278,17 +278,17 @@ search:
 	init_waitqueue_head(&new->wait);
 	rb_link_node(&new->rb_node, parent, p);
 	rb_insert_color(&new->rb_node, &ctx->threads);
-	fb_stat_inc(FB_STAT_LIVE_THREADS);
-	fb_ctx_reap_threads_locked(ctx);
+	fbinder_stat_inc(FBINDER_STAT_LIVE_THREADS);
+	fbinder_ctx_reap_threads_locked(ctx);
 	spin_unlock(&ctx->dev->lock);
 	return new;
 }
 
-static bool fb_thread_awaits_reply(struct fb_thread *thread)
+static bool fbinder_thread_awaits_reply(struct fbinder_thread *thread)
 {
-	struct fb_transaction *t = thread->stack;
+	struct fbinder_txn *t = thread->stack;
 
-	for (; t; t = fb_stack_next(thread, t))
+	for (; t; t = fbinder_stack_next(thread, t))
 		if (t->from == thread)
 			return true;
 	return false;
@@ -298,10 +298,10 @@ static bool fb_thread_awaits_reply(struct fb_thread *thread)
  * The thread's own settings, from before the driver raised it for the calls
  * it handles or a oneway message; false when it was not raised.
  */
-static bool fb_thread_own_prio_locked(struct fb_thread *thread,
-				      struct fb_prio *own)
+static bool fbinder_thread_own_prio_locked(struct fbinder_thread *thread,
+					   struct fbinder_prio *own)
 {
-	struct fb_transaction *t;
+	struct fbinder_txn *t;
 	bool raised = false;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
@@ -310,7 +310,7 @@ static bool fb_thread_own_prio_locked(struct fb_thread *thread,
 		raised = true;
 	}
 	/* the oldest raised call saved the settings from before them all */
-	for (t = thread->stack; t; t = fb_stack_next(thread, t)) {
+	for (t = thread->stack; t; t = fbinder_stack_next(thread, t)) {
 		if (t->to_thread == thread && t->prio_raised) {
 			*own = t->saved_prio;
 			raised = true;
@@ -323,22 +323,22 @@ static bool fb_thread_own_prio_locked(struct fb_thread *thread,
  * The thread leaves its context: the calls it handles fail to their
  * callers, its work is dropped.  Its raise ends with them: what it must
  * get back is kept as if a oneway message had raised it, for
- * fb_thread_free(), which the caller runs once it dropped the lock.
+ * fbinder_thread_free(), which the caller runs once it dropped the lock.
  */
-static void fb_thread_detach_locked(struct fb_thread *thread)
+static void fbinder_thread_detach_locked(struct fbinder_thread *thread)
 {
-	struct fb_work *work, *tmp;
-	struct fb_transaction *t;
+	struct fbinder_work *work, *tmp;
+	struct fbinder_txn *t;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	thread->oneway_prio_set =
-		fb_thread_own_prio_locked(thread, &thread->oneway_saved);
-	fb_thread_unwind_locked(thread);
+		fbinder_thread_own_prio_locked(thread, &thread->oneway_saved);
+	fbinder_thread_unwind_locked(thread);
 	list_for_each_entry_safe(work, tmp, &thread->todo, entry) {
 		list_del_init(&work->entry);
-		if (work->type == FB_WORK_TXN || work->type == FB_WORK_FAILED) {
-			t = container_of(work, struct fb_transaction, work);
-			fb_txn_discard_locked(t);
+		if (work->type == FBINDER_WORK_TXN || work->type == FBINDER_WORK_FAILED) {
+			t = container_of(work, struct fbinder_txn, work);
+			fbinder_txn_discard_locked(t);
 		}
 	}
 	list_del_init(&thread->waiting_entry);
@@ -350,61 +350,61 @@ static void fb_thread_detach_locked(struct fb_thread *thread)
  * task (the context's release), while the thread runs on in user space.
  * An exiting task needs nothing.  Then the record goes.
  */
-static void fb_thread_free(struct fb_thread *thread)
+static void fbinder_thread_free(struct fbinder_thread *thread)
 {
 	struct task_struct *task = thread->task;
 
 	if (task) {
 		if (thread->oneway_prio_set && !(task->flags & PF_EXITING))
-			fb_prio_restore(task, &thread->oneway_saved);
+			fbinder_prio_restore(task, &thread->oneway_saved);
 		put_task_struct(task);
 	}
 	put_pid(thread->tpid);
 	/* epoll entries on wait detach; RCU lets them finish looking */
 	wake_up_pollfree(&thread->wait);
 	kfree_rcu(thread, rcu);
-	fb_stat_dec(FB_STAT_LIVE_THREADS);
+	fbinder_stat_dec(FBINDER_STAT_LIVE_THREADS);
 }
 
 /*
  * The record of a thread that is gone (the sweep, a reused thread id): its
  * task exited, so there is no priority to give back and nothing sleeps.
  */
-static void fb_thread_free_locked(struct fb_thread *thread)
+static void fbinder_thread_free_locked(struct fbinder_thread *thread)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
-	fb_thread_detach_locked(thread);
-	fb_thread_free(thread);
+	fbinder_thread_detach_locked(thread);
+	fbinder_thread_free(thread);
 }
 
 /*
- * FB_IOC_THREAD_EXIT: calls the thread was handling fail to their callers,
+ * FBINDER_IOC_THREAD_EXIT: calls the thread was handling fail to their callers,
  * and it gets its own priority back as if it had replied.
  */
-int fb_thread_exit(struct fb_ctx *ctx)
+int fbinder_thread_exit(struct fbinder_ctx *ctx)
 {
-	struct fb_thread *thread;
+	struct fbinder_thread *thread;
 	int ret = 0;
 
-	thread = fb_thread_get(ctx);
+	thread = fbinder_thread_get(ctx);
 	if (!thread)
 		return -ENOMEM;
 	spin_lock(&ctx->dev->lock);
-	if (fb_thread_awaits_reply(thread) || !list_empty(&thread->todo))
+	if (fbinder_thread_awaits_reply(thread) || !list_empty(&thread->todo))
 		ret = -EBUSY;
 	else
-		fb_thread_detach_locked(thread);
+		fbinder_thread_detach_locked(thread);
 	spin_unlock(&ctx->dev->lock);
 	if (!ret)
-		fb_thread_free(thread);
+		fbinder_thread_free(thread);
 	return ret;
 }
 
 /* Before the buffer goes: files of undelivered messages, and the count. */
-static void fb_ctx_drop_buffer(struct fb_buffer *buf, void *unused)
+static void fbinder_ctx_drop_buffer(struct fbinder_buffer *buf, void *unused)
 {
-	fb_buffer_drop_fds(buf);
-	fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+	fbinder_buffer_drop_fds(buf);
+	fbinder_stat_dec(FBINDER_STAT_LIVE_BUFFERS);
 }
 
 /*
@@ -412,14 +412,14 @@ static void fb_ctx_drop_buffer(struct fb_buffer *buf, void *unused)
  * (a unix socket among them may hold this very file), its slots and pages.
  * Called once, by the end or by the last sender after it.
  */
-void fb_ctx_free_buffer(struct fb_ctx *ctx)
+void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx)
 {
 	/* the buffers' sender records go with them */
 	spin_lock(&ctx->dev->lock);
-	fb_ctx_drop_senders_locked(ctx);
+	fbinder_ctx_drop_senders_locked(ctx);
 	spin_unlock(&ctx->dev->lock);
-	fb_alloc_for_each(&ctx->alloc, fb_ctx_drop_buffer, NULL);
-	fb_alloc_release(&ctx->alloc);
+	fbinder_alloc_for_each(&ctx->alloc, fbinder_ctx_drop_buffer, NULL);
+	fbinder_alloc_release(&ctx->alloc);
 }
 
 /*
@@ -430,20 +430,20 @@ void fb_ctx_free_buffer(struct fb_ctx *ctx)
  * whoever still holds a reference.  The first call does it all; later ones
  * return at once.
  */
-static void fb_ctx_end(struct fb_ctx *ctx)
+static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 {
-	struct fb_device *dev = ctx->dev;
-	struct fb_thread *thread, *next;
-	struct fb_work *work, *tmp;
-	struct fb_transaction *t;
-	struct fb_node *node;
+	struct fbinder_device *dev = ctx->dev;
+	struct fbinder_thread *thread, *next;
+	struct fbinder_work *work, *tmp;
+	struct fbinder_txn *t;
+	struct fbinder_node *node;
 	LIST_HEAD(threads);
 	struct rb_node *rb;
 	bool free_buffer;
 	LIST_HEAD(dying);
 
 	/* its own links first, a batch at a time */
-	fb_ctx_drop_deaths(ctx);
+	fbinder_ctx_drop_deaths(ctx);
 	spin_lock(&dev->lock);
 	if (ctx->dead) {
 		spin_unlock(&dev->lock);
@@ -453,41 +453,41 @@ static void fb_ctx_end(struct fb_ctx *ctx)
 	list_del_init(&ctx->dev_entry);
 	/* out of every list now, so waiting_entry can collect them */
 	while ((rb = rb_first(&ctx->threads))) {
-		thread = rb_entry(rb, struct fb_thread, rb_node);
-		fb_thread_detach_locked(thread);
+		thread = rb_entry(rb, struct fbinder_thread, rb_node);
+		fbinder_thread_detach_locked(thread);
 		list_add(&thread->waiting_entry, &threads);
 	}
 	list_for_each_entry_safe(work, tmp, &ctx->todo, entry) {
 		list_del_init(&work->entry);
-		if (work->type == FB_WORK_TXN) {
-			t = container_of(work, struct fb_transaction, work);
-			fb_txn_discard_locked(t);
-		} else if (work->type == FB_WORK_RELEASE) {
-			node = container_of(work, struct fb_node, work);
-			fb_node_notice_done_locked(node);
+		if (work->type == FBINDER_WORK_TXN) {
+			t = container_of(work, struct fbinder_txn, work);
+			fbinder_txn_discard_locked(t);
+		} else if (work->type == FBINDER_WORK_RELEASE) {
+			node = container_of(work, struct fbinder_node, work);
+			fbinder_node_notice_done_locked(node);
 		}
 		/* death notices go with their links, just below */
 	}
-	fb_ctx_drop_deaths_locked(ctx);
-	fb_ctx_drop_nodes_locked(ctx, &dying);
-	fb_ctx_drop_handles_locked(ctx);
+	fbinder_ctx_drop_deaths_locked(ctx);
+	fbinder_ctx_drop_nodes_locked(ctx, &dying);
+	fbinder_ctx_drop_handles_locked(ctx);
 	/* a sender's copy may wait on its own stalled page fault */
 	free_buffer = !ctx->active_senders;
 	spin_unlock(&dev->lock);
 	/* then the holders of its nodes hear, a batch at a time */
-	fb_nodes_fire_deaths(dev, &dying);
+	fbinder_nodes_fire_deaths(dev, &dying);
 
 	/* threads still raised (handling a call) get their own settings back */
 	list_for_each_entry_safe(thread, next, &threads, waiting_entry)
-		fb_thread_free(thread);
+		fbinder_thread_free(thread);
 
-	remove_wait_queue(fb_pid_exit_wq(ctx->pid), &ctx->owner_wait);
+	remove_wait_queue(fbinder_pid_exit_wq(ctx->pid), &ctx->owner_wait);
 	if (free_buffer)
-		fb_ctx_free_buffer(ctx);
+		fbinder_ctx_free_buffer(ctx);
 }
 
 /* True once no thread of the owning process is left to use the context. */
-static bool fb_ctx_owner_gone(struct fb_ctx *ctx)
+static bool fbinder_ctx_owner_gone(struct fbinder_ctx *ctx)
 {
 	struct task_struct *task = get_pid_task(ctx->pid, PIDTYPE_TGID);
 	bool gone;
@@ -500,29 +500,29 @@ static bool fb_ctx_owner_gone(struct fb_ctx *ctx)
 }
 
 /*
- * The owner's pid was woken (fb_pid_exit_wq()), under the tasklist and
+ * The owner's pid was woken (fbinder_pid_exit_wq()), under the tasklist and
  * wait-queue locks: a worker checks whether the process is gone and ends
  * the context.  The entry leaves the queue before the file's reference can
- * go (fb_ctx_end() before the put in fb_ctx_release()), so ctx is alive.
+ * go (fbinder_ctx_end() before the put in fbinder_ctx_release()), so ctx is alive.
  */
-static int fb_ctx_owner_wake(struct wait_queue_entry *wait, unsigned int mode,
-			     int sync, void *key)
+static int fbinder_ctx_owner_wake(struct wait_queue_entry *wait, unsigned int mode,
+				  int sync, void *key)
 {
-	struct fb_ctx *ctx = container_of(wait, struct fb_ctx, owner_wait);
+	struct fbinder_ctx *ctx = container_of(wait, struct fbinder_ctx, owner_wait);
 
 	kref_get(&ctx->refs);
 	if (!queue_work(system_wq, &ctx->owner_work))
-		fb_ctx_put(ctx);	/* already queued, with its reference */
+		fbinder_ctx_put(ctx);	/* already queued, with its reference */
 	return 0;
 }
 
-static void fb_ctx_owner_work(struct work_struct *work)
+static void fbinder_ctx_owner_work(struct work_struct *work)
 {
-	struct fb_ctx *ctx = container_of(work, struct fb_ctx, owner_work);
+	struct fbinder_ctx *ctx = container_of(work, struct fbinder_ctx, owner_work);
 
-	if (fb_ctx_owner_gone(ctx))
-		fb_ctx_end(ctx);
-	fb_ctx_put(ctx);
+	if (fbinder_ctx_owner_gone(ctx))
+		fbinder_ctx_end(ctx);
+	fbinder_ctx_put(ctx);
 }
 
 /*
@@ -532,21 +532,21 @@ static void fb_ctx_owner_work(struct work_struct *work)
  * the file: a forked child, a process it was passed to, a unix socket it
  * is in flight on.  An owner that exits without a descriptor of it (it
  * closed them, or shares its table with another process) ends it from
- * fb_ctx_owner_work() instead.
+ * fbinder_ctx_owner_work() instead.
  */
-void fb_ctx_flush(struct fb_ctx *ctx)
+void fbinder_ctx_flush(struct fbinder_ctx *ctx)
 {
 	if (ctx->pid == task_tgid(current) &&
 	    !atomic_read(&current->signal->live))
-		fb_ctx_end(ctx);
+		fbinder_ctx_end(ctx);
 }
 
 /* The file's last reference went: end the context if its owner did not. */
-void fb_ctx_release(struct fb_ctx *ctx)
+void fbinder_ctx_release(struct fbinder_ctx *ctx)
 {
-	fb_ctx_end(ctx);
+	fbinder_ctx_end(ctx);
 	/* a check queued before the end holds a reference of its own */
 	if (cancel_work_sync(&ctx->owner_work))
-		fb_ctx_put(ctx);
-	fb_ctx_put(ctx);
+		fbinder_ctx_put(ctx);
+	fbinder_ctx_put(ctx);
 }

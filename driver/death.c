@@ -4,7 +4,7 @@
  *
  * A holder links a cookie of its choosing to one of its handles.  When the
  * node behind it dies (its owner's context closes), each link queues one
- * FB_RET_DEAD to its holder, who acknowledges it with FB_CMD_DEATH_DONE.
+ * FBINDER_RET_DEAD to its holder, who acknowledges it with FBINDER_CMD_DEATH_DONE.
  * Outcomes of the corner cases are in docs/abi.md: linking to a dead node
  * notifies at once, a cookie is linked at most once (-EEXIST), unlinking
  * after the death was queued withdraws the notice and returns -EOWNERDEAD.
@@ -22,53 +22,53 @@
  * for everyone to link): charged to the holder, and bounded per context.
  * The default lets a context link every handle it may hold once.
  */
-unsigned int fb_max_death_links = 65536;
-module_param_named(max_death_links, fb_max_death_links, uint, 0644);
+unsigned int fbinder_max_death_links = 65536;
+module_param_named(max_death_links, fbinder_max_death_links, uint, 0644);
 MODULE_PARM_DESC(max_death_links, "Most death links one context may hold (default 65536)");
 
 /* Links a closing holder drops per hold of the device lock. */
-#define FB_DEATH_BATCH	64
+#define FBINDER_DEATH_BATCH	64
 
-#define fb_death_of(n)	rb_entry((n), struct fb_death_link, rb_node)
+#define fbinder_death_of(n)	rb_entry((n), struct fbinder_death_link, rb_node)
 
 /* holder->deaths: by cookie */
-static int fb_death_cmp(const void *cookie, const struct rb_node *n)
+static int fbinder_death_cmp(const void *cookie, const struct rb_node *n)
 {
-	return fb_cmp(*(const u64 *)cookie, fb_death_of(n)->cookie);
+	return fbinder_cmp(*(const u64 *)cookie, fbinder_death_of(n)->cookie);
 }
 
-static bool fb_death_less(struct rb_node *a, const struct rb_node *b)
+static bool fbinder_death_less(struct rb_node *a, const struct rb_node *b)
 {
-	return fb_death_of(a)->cookie < fb_death_of(b)->cookie;
+	return fbinder_death_of(a)->cookie < fbinder_death_of(b)->cookie;
 }
 
-static struct fb_death_link *fb_death_lookup_locked(struct fb_ctx *ctx,
-						    u64 cookie)
+static struct fbinder_death_link *fbinder_death_lookup_locked(struct fbinder_ctx *ctx,
+							      u64 cookie)
 {
 	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	n = rb_find(&cookie, &ctx->deaths, fb_death_cmp);
-	return n ? fb_death_of(n) : NULL;
+	n = rb_find(&cookie, &ctx->deaths, fbinder_death_cmp);
+	return n ? fbinder_death_of(n) : NULL;
 }
 
-static void fb_death_queue_locked(struct fb_death_link *d)
+static void fbinder_death_queue_locked(struct fbinder_death_link *d)
 {
 	lockdep_assert_held(&d->holder->dev->lock);
 	list_del_init(&d->node_entry);
-	d->state = FB_DEATH_QUEUED;
-	fb_ctx_enqueue_locked(d->holder, &d->work, false);
+	d->state = FBINDER_DEATH_QUEUED;
+	fbinder_ctx_enqueue_locked(d->holder, &d->work, false);
 }
 
 /*
  * Takes the link out of every list and tree and frees it, or, with freed,
- * leaves it there (by its work entry) for fb_death_free_list() once the
+ * leaves it there (by its work entry) for fbinder_death_free_list() once the
  * lock is dropped: a batch frees its links outside the lock.
  */
-static void fb_death_remove_locked(struct fb_death_link *d,
-				   struct list_head *freed)
+static void fbinder_death_remove_locked(struct fbinder_death_link *d,
+					struct list_head *freed)
 {
-	struct fb_node *node = d->node;
+	struct fbinder_node *node = d->node;
 
 	lockdep_assert_held(&d->holder->dev->lock);
 	rb_erase(&d->rb_node, &d->holder->deaths);
@@ -80,24 +80,24 @@ static void fb_death_remove_locked(struct fb_death_link *d,
 		list_add(&d->work.entry, freed);
 	else
 		kfree(d);
-	fb_stat_dec(FB_STAT_LIVE_DEATHS);
+	fbinder_stat_dec(FBINDER_STAT_LIVE_DEATHS);
 	node->link_refs--;
-	fb_node_check_locked(node);
+	fbinder_node_check_locked(node);
 }
 
-void fb_death_free_list(struct list_head *freed)
+void fbinder_death_free_list(struct list_head *freed)
 {
-	struct fb_death_link *d, *tmp;
+	struct fbinder_death_link *d, *tmp;
 
 	list_for_each_entry_safe(d, tmp, freed, work.entry)
 		kfree(d);
 	INIT_LIST_HEAD(freed);
 }
 
-int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
+int fbinder_death_link(struct fbinder_ctx *ctx, const struct fbinder_death *req)
 {
-	struct fb_death_link *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
-	struct fb_node *node;
+	struct fbinder_death_link *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
+	struct fbinder_node *node;
 	int ret = 0;
 
 	if (!d)
@@ -107,37 +107,37 @@ int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req)
 		return -EINVAL;
 	}
 	spin_lock(&ctx->dev->lock);
-	node = fb_handle_to_node_locked(ctx, req->handle);
+	node = fbinder_handle_to_node_locked(ctx, req->handle);
 	if (!node) {
 		ret = -ENOENT;
 		goto out;
 	}
-	if (fb_death_lookup_locked(ctx, req->cookie)) {
+	if (fbinder_death_lookup_locked(ctx, req->cookie)) {
 		ret = -EEXIST;
 		goto out;
 	}
-	if (ctx->nr_deaths >= fb_max_death_links) {
+	if (ctx->nr_deaths >= fbinder_max_death_links) {
 		ret = -EDQUOT;
 		goto out;
 	}
-	d->work.type = FB_WORK_DEAD;
+	d->work.type = FBINDER_WORK_DEAD;
 	INIT_LIST_HEAD(&d->work.entry);
 	INIT_LIST_HEAD(&d->node_entry);
 	INIT_LIST_HEAD(&d->handle_entry);
 	d->holder = ctx;
 	d->node = node;
 	d->cookie = req->cookie;
-	if (req->handle != FB_CONTEXT_MGR_HANDLE) {
-		d->handle = fb_handle_lookup_locked(ctx, req->handle);
+	if (req->handle != FBINDER_CONTEXT_MGR_HANDLE) {
+		d->handle = fbinder_handle_lookup_locked(ctx, req->handle);
 		list_add_tail(&d->handle_entry, &d->handle->deaths);
 	}
-	rb_add(&d->rb_node, &ctx->deaths, fb_death_less);
+	rb_add(&d->rb_node, &ctx->deaths, fbinder_death_less);
 	ctx->nr_deaths++;
 	node->link_refs++;
-	fb_stat_inc(FB_STAT_LIVE_DEATHS);
+	fbinder_stat_inc(FBINDER_STAT_LIVE_DEATHS);
 	list_add_tail(&d->node_entry, &node->deaths);
-	if (node->state == FB_NODE_DEAD)
-		fb_death_queue_locked(d);
+	if (node->state == FBINDER_NODE_DEAD)
+		fbinder_death_queue_locked(d);
 	d = NULL;
 out:
 	spin_unlock(&ctx->dev->lock);
@@ -145,85 +145,85 @@ out:
 	return ret;
 }
 
-int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req)
+int fbinder_death_unlink(struct fbinder_ctx *ctx, const struct fbinder_death *req)
 {
-	struct fb_death_link *d;
+	struct fbinder_death_link *d;
 	int ret = 0;
 
 	if (req->reserved)
 		return -EINVAL;
 	spin_lock(&ctx->dev->lock);
-	d = fb_death_lookup_locked(ctx, req->cookie);
+	d = fbinder_death_lookup_locked(ctx, req->cookie);
 	if (!d) {
 		ret = -ENOENT;
 	} else if (req->handle != (d->handle ? d->handle->id :
-				   FB_CONTEXT_MGR_HANDLE)) {
+				   FBINDER_CONTEXT_MGR_HANDLE)) {
 		ret = -EINVAL;
 	} else {
-		if (d->state != FB_DEATH_LINKED)
+		if (d->state != FBINDER_DEATH_LINKED)
 			ret = -EOWNERDEAD;
-		fb_death_remove_locked(d, NULL);
+		fbinder_death_remove_locked(d, NULL);
 	}
 	spin_unlock(&ctx->dev->lock);
 	return ret;
 }
 
-int fb_death_done(struct fb_ctx *ctx, u64 cookie)
+int fbinder_death_done(struct fbinder_ctx *ctx, u64 cookie)
 {
-	struct fb_death_link *d;
+	struct fbinder_death_link *d;
 	int ret = 0;
 
 	spin_lock(&ctx->dev->lock);
-	d = fb_death_lookup_locked(ctx, cookie);
+	d = fbinder_death_lookup_locked(ctx, cookie);
 	if (!d)
 		ret = -ENOENT;
-	else if (d->state != FB_DEATH_DELIVERED)
+	else if (d->state != FBINDER_DEATH_DELIVERED)
 		ret = -EINVAL;
 	else
-		fb_death_remove_locked(d, NULL);
+		fbinder_death_remove_locked(d, NULL);
 	spin_unlock(&ctx->dev->lock);
 	return ret;
 }
 
 /* A delivery of the notice failed: queue it again if still linked. */
-void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie)
+void fbinder_death_requeue_locked(struct fbinder_ctx *ctx, u64 cookie)
 {
-	struct fb_death_link *d;
+	struct fbinder_death_link *d;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	d = fb_death_lookup_locked(ctx, cookie);
-	if (d && d->state == FB_DEATH_DELIVERED) {
-		d->state = FB_DEATH_QUEUED;
+	d = fbinder_death_lookup_locked(ctx, cookie);
+	if (d && d->state == FBINDER_DEATH_DELIVERED) {
+		d->state = FBINDER_DEATH_QUEUED;
 		list_add(&d->work.entry, &ctx->todo);
 	}
 }
 
 /*
- * Nodes of a closed context that holders linked to (fb_ctx_drop_nodes_locked()
- * put them on dying): every link queues its FB_RET_DEAD, once, a batch at a
+ * Nodes of a closed context that holders linked to (fbinder_ctx_drop_nodes_locked()
+ * put them on dying): every link queues its FBINDER_RET_DEAD, once, a batch at a
  * time, the device lock dropped in between.  Meanwhile the nodes are dead
  * already: a send to one fails, a new link is told at once, an unlink
  * finds its link not yet told.  Then the node loses its pin.
  */
-void fb_nodes_fire_deaths(struct fb_device *dev, struct list_head *dying)
+void fbinder_nodes_fire_deaths(struct fbinder_device *dev, struct list_head *dying)
 {
-	struct fb_death_link *d;
-	struct fb_node *node;
+	struct fbinder_death_link *d;
+	struct fbinder_node *node;
 	int n = 0;
 
 	spin_lock(&dev->lock);
-	while ((node = list_first_entry_or_null(dying, struct fb_node,
+	while ((node = list_first_entry_or_null(dying, struct fbinder_node,
 						work.entry))) {
 		d = list_first_entry_or_null(&node->deaths,
-					     struct fb_death_link, node_entry);
+					     struct fbinder_death_link, node_entry);
 		if (d) {
-			fb_death_queue_locked(d);
+			fbinder_death_queue_locked(d);
 		} else {
 			list_del_init(&node->work.entry);
 			node->tmp_refs--;
-			fb_node_check_locked(node);
+			fbinder_node_check_locked(node);
 		}
-		if (++n == FB_DEATH_BATCH) {
+		if (++n == FBINDER_DEATH_BATCH) {
 			n = 0;
 			spin_unlock(&dev->lock);
 			cond_resched();
@@ -235,21 +235,21 @@ void fb_nodes_fire_deaths(struct fb_device *dev, struct list_head *dying)
 
 /*
  * Drops a batch of the handle's links, freed or left on freed as
- * fb_death_remove_locked() says; true when some are left.
+ * fbinder_death_remove_locked() says; true when some are left.
  */
-bool fb_handle_drop_deaths_locked(struct fb_handle *h,
-				  struct list_head *freed)
+bool fbinder_handle_drop_deaths_locked(struct fbinder_handle *h,
+				       struct list_head *freed)
 {
-	struct fb_death_link *d;
+	struct fbinder_death_link *d;
 	int n;
 
 	lockdep_assert_held(&h->ctx->dev->lock);
-	for (n = 0; n < FB_DEATH_BATCH; n++) {
-		d = list_first_entry_or_null(&h->deaths, struct fb_death_link,
+	for (n = 0; n < FBINDER_DEATH_BATCH; n++) {
+		d = list_first_entry_or_null(&h->deaths, struct fbinder_death_link,
 					     handle_entry);
 		if (!d)
 			return false;
-		fb_death_remove_locked(d, freed);
+		fbinder_death_remove_locked(d, freed);
 	}
 	return !list_empty(&h->deaths);
 }
@@ -261,31 +261,31 @@ bool fb_handle_drop_deaths_locked(struct fb_handle *h,
  * being released, and a notice queued meanwhile (a node died) goes with
  * its link.
  */
-void fb_ctx_drop_deaths(struct fb_ctx *ctx)
+void fbinder_ctx_drop_deaths(struct fbinder_ctx *ctx)
 {
-	struct fb_device *dev = ctx->dev;
+	struct fbinder_device *dev = ctx->dev;
 	struct rb_node *rb;
 	LIST_HEAD(freed);
 	int n;
 
 	do {
 		spin_lock(&dev->lock);
-		for (n = 0; n < FB_DEATH_BATCH && (rb = rb_first(&ctx->deaths));
+		for (n = 0; n < FBINDER_DEATH_BATCH && (rb = rb_first(&ctx->deaths));
 		     n++)
-			fb_death_remove_locked(rb_entry(rb, struct fb_death_link,
-							rb_node), &freed);
+			fbinder_death_remove_locked(rb_entry(rb, struct fbinder_death_link,
+							     rb_node), &freed);
 		spin_unlock(&dev->lock);
-		fb_death_free_list(&freed);
+		fbinder_death_free_list(&freed);
 		cond_resched();
-	} while (n == FB_DEATH_BATCH);
+	} while (n == FBINDER_DEATH_BATCH);
 }
 
-void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx)
+void fbinder_ctx_drop_deaths_locked(struct fbinder_ctx *ctx)
 {
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	while ((rb = rb_first(&ctx->deaths)))
-		fb_death_remove_locked(rb_entry(rb, struct fb_death_link,
-						rb_node), NULL);
+		fbinder_death_remove_locked(rb_entry(rb, struct fbinder_death_link,
+						     rb_node), NULL);
 }

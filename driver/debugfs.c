@@ -6,7 +6,7 @@
  *   state   per device and context: threads and the calls on their stacks
  *           (who waits on whom), nodes, handles, buffers
  *   stats   global counters, one "name value" per line (stats.c)
- *   failed  the last FB_FAILURE_RING failed sends, newest last, so "why did
+ *   failed  the last FBINDER_FAILURE_RING failed sends, newest last, so "why did
  *           my call fail" has an answer (stats.c)
  */
 #include <linux/debugfs.h>
@@ -19,18 +19,18 @@
 #include "internal.h"
 #include "stats.h"
 
-static struct dentry *fb_debugfs_dir;
+static struct dentry *fbinder_debugfs_dir;
 
-static int fb_failed_show(struct seq_file *m, void *unused)
+static int fbinder_failed_show(struct seq_file *m, void *unused)
 {
-	struct fb_failure *failures, *f;
+	struct fbinder_failure *failures, *f;
 	unsigned int i, n;
 
-	failures = kmalloc_array(FB_FAILURE_RING, sizeof(*failures),
+	failures = kmalloc_array(FBINDER_FAILURE_RING, sizeof(*failures),
 				 GFP_KERNEL);
 	if (!failures)
 		return -ENOMEM;
-	n = fb_failures_read(failures);
+	n = fbinder_failures_read(failures);
 	seq_puts(m, "time_ns what error from_pid to_pid node code\n");
 	for (i = 0; i < n; i++) {
 		f = &failures[i];
@@ -41,45 +41,45 @@ static int fb_failed_show(struct seq_file *m, void *unused)
 	kfree(failures);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(fb_failed);
+DEFINE_SHOW_ATTRIBUTE(fbinder_failed);
 
-static int fb_stats_show(struct seq_file *m, void *unused)
+static int fbinder_stats_show(struct seq_file *m, void *unused)
 {
 	int i;
 
-	for (i = 0; i < FB_STAT_COUNT; i++)
-		seq_printf(m, "%s %lld\n", fb_stat_names[i],
-			   atomic64_read(&fb_stats[i]));
+	for (i = 0; i < FBINDER_STAT_COUNT; i++)
+		seq_printf(m, "%s %lld\n", fbinder_stat_names[i],
+			   atomic64_read(&fbinder_stats[i]));
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(fb_stats);
+DEFINE_SHOW_ATTRIBUTE(fbinder_stats);
 
-static pid_t fb_thread_of(struct fb_thread *thread)
+static pid_t fbinder_thread_of(struct fbinder_thread *thread)
 {
 	return thread ? thread->pid : 0;
 }
 
-static void fb_show_thread(struct seq_file *m, struct fb_thread *thread)
+static void fbinder_show_thread(struct seq_file *m, struct fbinder_thread *thread)
 {
-	struct fb_transaction *t;
+	struct fbinder_txn *t;
 
 	seq_printf(m, "  thread %d looper 0x%x%s\n", thread->pid,
 		   thread->looper, list_empty(&thread->todo) ? "" :
 		   " has-work");
-	for (t = thread->stack; t; t = fb_stack_next(thread, t)) {
+	for (t = thread->stack; t; t = fbinder_stack_next(thread, t)) {
 		if (t->to_thread == thread)
 			seq_printf(m, "    handles txn %llu code %u from thread %d\n",
-				   t->id, t->code, fb_thread_of(t->from));
+				   t->id, t->code, fbinder_thread_of(t->from));
 		else
 			seq_printf(m, "    awaits txn %llu code %u handled by thread %d\n",
-				   t->id, t->code, fb_thread_of(t->to_thread));
+				   t->id, t->code, fbinder_thread_of(t->to_thread));
 	}
 }
 
-static void fb_show_ctx_locked(struct seq_file *m, struct fb_ctx *ctx)
+static void fbinder_show_ctx_locked(struct seq_file *m, struct fbinder_ctx *ctx)
 {
-	struct fb_handle *h;
-	struct fb_node *node;
+	struct fbinder_handle *h;
+	struct fbinder_node *node;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
@@ -87,36 +87,36 @@ static void fb_show_ctx_locked(struct seq_file *m, struct fb_ctx *ctx)
 		   pid_nr(ctx->pid), ctx->nr_queued, ctx->max_threads,
 		   ctx->requested_threads, ctx->started_threads);
 	for (rb = rb_first(&ctx->threads); rb; rb = rb_next(rb))
-		fb_show_thread(m, rb_entry(rb, struct fb_thread, rb_node));
+		fbinder_show_thread(m, rb_entry(rb, struct fbinder_thread, rb_node));
 	for (rb = rb_first(&ctx->nodes); rb; rb = rb_next(rb)) {
-		node = rb_entry(rb, struct fb_node, rb_node);
+		node = rb_entry(rb, struct fbinder_node, rb_node);
 		seq_printf(m, "  node %llu cookie 0x%llx handles %u buffers %u exports %llu oneway-out %u%s\n",
 			   node->debug_id, node->cookie, node->handle_count,
 			   node->buf_refs, node->exports, node->async_out,
 			   node->is_ctx_mgr ? " context-manager" : "");
 	}
 	for (rb = rb_first(&ctx->handles); rb; rb = rb_next(rb)) {
-		h = rb_entry(rb, struct fb_handle, rb_id);
+		h = rb_entry(rb, struct fbinder_handle, rb_id);
 		seq_printf(m, "  handle %u -> node %llu%s refs %u buffer-refs %u\n",
 			   h->id, h->node->debug_id,
-			   h->node->state == FB_NODE_DEAD ? " (dead)" : "",
+			   h->node->state == FBINDER_NODE_DEAD ? " (dead)" : "",
 			   h->user_refs, h->buf_refs);
 	}
 }
 
-static void fb_show_buffer(struct fb_buffer *buf, void *m)
+static void fbinder_show_buffer(struct fbinder_buffer *buf, void *m)
 {
 	seq_printf(m, "  buffer at %zu data %zu offsets %zu%s%s\n",
 		   buf->offset, buf->data_size, buf->offsets_size,
 		   buf->oneway ? " oneway" : "",
-		   fb_alloc_delivered(buf) ? " delivered" : "");
+		   fbinder_alloc_delivered(buf) ? " delivered" : "");
 }
 
-static void fb_show_buffers(struct seq_file *m, struct fb_ctx *ctx)
+static void fbinder_show_buffers(struct seq_file *m, struct fbinder_ctx *ctx)
 {
-	struct fb_alloc_usage usage;
+	struct fbinder_alloc_usage usage;
 
-	fb_alloc_usage(&ctx->alloc, &usage);
+	fbinder_alloc_usage(&ctx->alloc, &usage);
 	seq_printf(m, " context pid %d mapping %zu bytes, %zu pages resident",
 		   pid_nr(ctx->pid), usage.size, usage.pages_resident);
 	if (uid_valid(usage.uid))
@@ -124,23 +124,23 @@ static void fb_show_buffers(struct seq_file *m, struct fb_ctx *ctx)
 			   from_kuid(&init_user_ns, usage.uid),
 			   usage.user_pages);
 	seq_putc(m, '\n');
-	fb_alloc_for_each(&ctx->alloc, fb_show_buffer, m);
+	fbinder_alloc_for_each(&ctx->alloc, fbinder_show_buffer, m);
 }
 
-static int fb_state_show(struct seq_file *m, void *unused)
+static int fbinder_state_show(struct seq_file *m, void *unused)
 {
-	struct fb_device *dev;
-	struct fb_ctx *ctx, **pinned;
+	struct fbinder_device *dev;
+	struct fbinder_ctx *ctx, **pinned;
 	unsigned int n, i;
 
-	list_for_each_entry(dev, &fb_devices, entry) {
+	list_for_each_entry(dev, &fbinder_devices, entry) {
 		/* the manager's node may be freed once the lock is dropped */
 		spin_lock(&dev->lock);
 		seq_printf(m, "device %s context-manager node %llu\n",
 			   dev->name, dev->ctx_mgr ? dev->ctx_mgr->debug_id : 0);
 		n = 0;
 		list_for_each_entry(ctx, &dev->contexts, dev_entry) {
-			fb_show_ctx_locked(m, ctx);
+			fbinder_show_ctx_locked(m, ctx);
 			n++;
 		}
 		spin_unlock(&dev->lock);
@@ -161,27 +161,27 @@ static int fb_state_show(struct seq_file *m, void *unused)
 		seq_puts(m, "buffers\n");
 		n = i;
 		for (i = 0; i < n; i++) {
-			fb_show_buffers(m, pinned[i]);
-			fb_ctx_put(pinned[i]);
+			fbinder_show_buffers(m, pinned[i]);
+			fbinder_ctx_put(pinned[i]);
 		}
 		kfree(pinned);
 	}
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(fb_state);
+DEFINE_SHOW_ATTRIBUTE(fbinder_state);
 
-void fb_debugfs_init(void)
+void fbinder_debugfs_init(void)
 {
-	fb_debugfs_dir = debugfs_create_dir("fastbinder", NULL);
-	debugfs_create_file("state", 0444, fb_debugfs_dir, NULL,
-			    &fb_state_fops);
-	debugfs_create_file("stats", 0444, fb_debugfs_dir, NULL,
-			    &fb_stats_fops);
-	debugfs_create_file("failed", 0444, fb_debugfs_dir, NULL,
-			    &fb_failed_fops);
+	fbinder_debugfs_dir = debugfs_create_dir("fastbinder", NULL);
+	debugfs_create_file("state", 0444, fbinder_debugfs_dir, NULL,
+			    &fbinder_state_fops);
+	debugfs_create_file("stats", 0444, fbinder_debugfs_dir, NULL,
+			    &fbinder_stats_fops);
+	debugfs_create_file("failed", 0444, fbinder_debugfs_dir, NULL,
+			    &fbinder_failed_fops);
 }
 
-void fb_debugfs_exit(void)
+void fbinder_debugfs_exit(void)
 {
-	debugfs_remove_recursive(fb_debugfs_dir);
+	debugfs_remove_recursive(fbinder_debugfs_dir);
 }

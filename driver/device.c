@@ -18,15 +18,15 @@
 #include "device.h"
 #include "internal.h"
 
-static char *fb_device_names = "fastbinder";
-module_param_named(devices, fb_device_names, charp, 0444);
+static char *fbinder_device_names = "fastbinder";
+module_param_named(devices, fbinder_device_names, charp, 0444);
 MODULE_PARM_DESC(devices, "Comma-separated names of the devices to create (default \"fastbinder\")");
 
-LIST_HEAD(fb_devices);
+LIST_HEAD(fbinder_devices);
 
-static struct fb_ctx *fb_file_ctx(struct file *file)
+static struct fbinder_ctx *fbinder_file_ctx(struct file *file)
 {
-	struct fb_ctx *ctx = file->private_data;
+	struct fbinder_ctx *ctx = file->private_data;
 
 	/*
 	 * A context belongs to the process that opened it.  Once that process
@@ -36,11 +36,11 @@ static struct fb_ctx *fb_file_ctx(struct file *file)
 	return ctx->pid == task_tgid(current) ? ctx : NULL;
 }
 
-static int fb_open(struct inode *inode, struct file *file)
+static int fbinder_open(struct inode *inode, struct file *file)
 {
-	struct fb_device *dev = container_of(file->private_data,
-					     struct fb_device, misc);
-	struct fb_ctx *ctx = fb_ctx_create(dev);
+	struct fbinder_device *dev = container_of(file->private_data,
+					     struct fbinder_device, misc);
+	struct fbinder_ctx *ctx = fbinder_ctx_create(dev);
 
 	if (!ctx)
 		return -ENOMEM;
@@ -49,110 +49,110 @@ static int fb_open(struct inode *inode, struct file *file)
 }
 
 /* Every close of a descriptor: the owner's at its exit ends the context. */
-static int fb_flush(struct file *file, fl_owner_t id)
+static int fbinder_flush(struct file *file, fl_owner_t id)
 {
-	fb_ctx_flush(file->private_data);
+	fbinder_ctx_flush(file->private_data);
 	return 0;
 }
 
-static int fb_release(struct inode *inode, struct file *file)
+static int fbinder_release(struct inode *inode, struct file *file)
 {
-	fb_ctx_release(file->private_data);
+	fbinder_ctx_release(file->private_data);
 	return 0;
 }
 
-static int fb_mmap(struct file *file, struct vm_area_struct *vma)
+static int fbinder_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct fb_ctx *ctx = fb_file_ctx(file);
+	struct fbinder_ctx *ctx = fbinder_file_ctx(file);
 
 	if (!ctx)
 		return -EPERM;
-	return fb_alloc_mmap(&ctx->alloc, vma);
+	return fbinder_alloc_mmap(&ctx->alloc, vma);
 }
 
-static long fb_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct fb_ctx *ctx = fb_file_ctx(file);
+	struct fbinder_ctx *ctx = fbinder_file_ctx(file);
 	void __user *uarg = (void __user *)arg;
-	struct fb_version ver = { .abi_version = FB_ABI_VERSION };
-	struct fb_context_mgr mgr;
-	struct fb_thread *thread;
+	struct fbinder_version ver = { .abi_version = FBINDER_ABI_VERSION };
+	struct fbinder_context_mgr mgr;
+	struct fbinder_thread *thread;
 	u32 max;
 
 	if (!ctx)
 		return -EPERM;
 	switch (cmd) {
-	case FB_IOC_VERSION:
+	case FBINDER_IOC_VERSION:
 		return copy_to_user(uarg, &ver, sizeof(ver)) ? -EFAULT : 0;
-	case FB_IOC_WRITE_READ:
-		thread = fb_thread_get(ctx);
+	case FBINDER_IOC_WRITE_READ:
+		thread = fbinder_thread_get(ctx);
 		if (!thread)
 			return -ENOMEM;
-		return fb_write_read(thread, arg, file->f_flags & O_NONBLOCK);
-	case FB_IOC_SET_MAX_THREADS:
+		return fbinder_write_read(thread, arg, file->f_flags & O_NONBLOCK);
+	case FBINDER_IOC_SET_MAX_THREADS:
 		if (get_user(max, (u32 __user *)uarg))
 			return -EFAULT;
-		if (max > FB_MAX_THREADS)
+		if (max > FBINDER_MAX_THREADS)
 			return -EINVAL;
 		spin_lock(&ctx->dev->lock);
 		ctx->max_threads = max;
 		spin_unlock(&ctx->dev->lock);
 		return 0;
-	case FB_IOC_SET_CONTEXT_MGR:
+	case FBINDER_IOC_SET_CONTEXT_MGR:
 		if (copy_from_user(&mgr, uarg, sizeof(mgr)))
 			return -EFAULT;
-		if (mgr.flags & ~FB_OBJF_ACCEPTS_FDS || mgr.reserved)
+		if (mgr.flags & ~FBINDER_OBJF_ACCEPTS_FDS || mgr.reserved)
 			return -EINVAL;
-		return fb_set_context_mgr(ctx, mgr.cookie, mgr.flags);
-	case FB_IOC_THREAD_EXIT:
-		return fb_thread_exit(ctx);
-	case FB_IOC_WAKE_IDLE:
-		fb_ctx_wake_idle(ctx);
+		return fbinder_set_context_mgr(ctx, mgr.cookie, mgr.flags);
+	case FBINDER_IOC_THREAD_EXIT:
+		return fbinder_thread_exit(ctx);
+	case FBINDER_IOC_WAKE_IDLE:
+		fbinder_ctx_wake_idle(ctx);
 		return 0;
 	default:
 		return -ENOTTY;
 	}
 }
 
-static __poll_t fb_poll(struct file *file, struct poll_table_struct *pt)
+static __poll_t fbinder_poll(struct file *file, struct poll_table_struct *pt)
 {
-	struct fb_ctx *ctx = fb_file_ctx(file);
-	struct fb_thread *thread;
+	struct fbinder_ctx *ctx = fbinder_file_ctx(file);
+	struct fbinder_thread *thread;
 	__poll_t mask = 0;
 
 	if (!ctx)
 		return EPOLLERR;
-	thread = fb_thread_get(ctx);
+	thread = fbinder_thread_get(ctx);
 	if (!thread)
 		return EPOLLERR;
 	poll_wait(file, &thread->wait, pt);
 	poll_wait(file, &ctx->poll_wait, pt);
 	spin_lock(&ctx->dev->lock);
-	if (fb_thread_has_work_locked(thread))
+	if (fbinder_thread_has_work_locked(thread))
 		mask = EPOLLIN | EPOLLRDNORM;
 	spin_unlock(&ctx->dev->lock);
 	return mask;
 }
 
-static const struct file_operations fb_fops = {
+static const struct file_operations fbinder_fops = {
 	.owner = THIS_MODULE,
-	.open = fb_open,
-	.flush = fb_flush,
-	.release = fb_release,
-	.mmap = fb_mmap,
-	.poll = fb_poll,
-	.unlocked_ioctl = fb_ioctl,
+	.open = fbinder_open,
+	.flush = fbinder_flush,
+	.release = fbinder_release,
+	.mmap = fbinder_mmap,
+	.poll = fbinder_poll,
+	.unlocked_ioctl = fbinder_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
-bool fb_is_fastbinder_file(struct file *file)
+bool fbinder_is_fastbinder_file(struct file *file)
 {
-	return file->f_op == &fb_fops;
+	return file->f_op == &fbinder_fops;
 }
 
-static void fb_device_destroy(struct fb_device *dev)
+static void fbinder_device_destroy(struct fbinder_device *dev)
 {
-	struct fb_transaction *t, *tmp;
+	struct fbinder_txn *t, *tmp;
 
 	misc_deregister(&dev->misc);
 	list_del(&dev->entry);
@@ -162,15 +162,15 @@ static void fb_device_destroy(struct fb_device *dev)
 	kfree(dev);
 }
 
-static int fb_device_create(const char *name)
+static int fbinder_device_create(const char *name)
 {
-	struct fb_device *dev;
+	struct fbinder_device *dev;
 	int ret;
 
 	if (!*name || strlen(name) >= sizeof(dev->name) || strchr(name, '/'))
 		return -EINVAL;
 	/* named twice: refuse it here rather than let sysfs complain */
-	list_for_each_entry(dev, &fb_devices, entry)
+	list_for_each_entry(dev, &fbinder_devices, entry)
 		if (!strcmp(dev->name, name))
 			return -EEXIST;
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
@@ -183,38 +183,38 @@ static int fb_device_create(const char *name)
 	INIT_LIST_HEAD(&dev->spare_txns);
 	dev->misc.minor = MISC_DYNAMIC_MINOR;
 	dev->misc.name = dev->name;
-	dev->misc.fops = &fb_fops;
+	dev->misc.fops = &fbinder_fops;
 	dev->misc.mode = 0666;	/* access is by handle, not by file mode */
 	ret = misc_register(&dev->misc);
 	if (ret) {
 		kfree(dev);
 		return ret;
 	}
-	list_add_tail(&dev->entry, &fb_devices);
+	list_add_tail(&dev->entry, &fbinder_devices);
 	return 0;
 }
 
-int fb_devices_init(void)
+int fbinder_devices_init(void)
 {
 	char *names, *p, *name;
 	int ret = 0;
 
-	names = kstrdup(fb_device_names, GFP_KERNEL);
+	names = kstrdup(fbinder_device_names, GFP_KERNEL);
 	if (!names)
 		return -ENOMEM;
 	p = names;
 	while ((name = strsep(&p, ",")) && !ret)
-		ret = fb_device_create(name);
+		ret = fbinder_device_create(name);
 	kfree(names);
 	if (ret)
-		fb_devices_exit();
+		fbinder_devices_exit();
 	return ret;
 }
 
-void fb_devices_exit(void)
+void fbinder_devices_exit(void)
 {
-	struct fb_device *dev, *tmp;
+	struct fbinder_device *dev, *tmp;
 
-	list_for_each_entry_safe(dev, tmp, &fb_devices, entry)
-		fb_device_destroy(dev);
+	list_for_each_entry_safe(dev, tmp, &fbinder_devices, entry)
+		fbinder_device_destroy(dev);
 }

@@ -4,9 +4,9 @@
 
 #include <linux/list.h>
 
-extern struct list_head fb_devices;	/* struct fb_device.entry */
+extern struct list_head fbinder_devices;	/* struct fbinder_device.entry */
 
-int fb_devices_init(void);
-void fb_devices_exit(void);
+int fbinder_devices_init(void);
+void fbinder_devices_exit(void);
 
 #endif /* _FB_DEVICE_H */

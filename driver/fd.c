@@ -7,7 +7,7 @@
  * steps so it is all or nothing: reserve a descriptor for every file, and
  * install them only once the return reached user space.  A message whose
  * descriptors cannot be reserved (the table is full) is not delivered at
- * all (protocol.c, fb_undeliverable()).  A buffer freed before delivery
+ * all (protocol.c, fbinder_undeliverable()).  A buffer freed before delivery
  * drops its files.
  */
 #include <linux/fcntl.h>
@@ -17,7 +17,7 @@
 
 #include "internal.h"
 
-void fb_buffer_put_fds(struct fb_buffer_fd *fds, u32 nr)
+void fbinder_buffer_put_fds(struct fbinder_buffer_fd *fds, u32 nr)
 {
 	while (nr--)
 		fput(fds[nr].file);
@@ -25,14 +25,14 @@ void fb_buffer_put_fds(struct fb_buffer_fd *fds, u32 nr)
 }
 
 /* A buffer going away undelivered closes the files it carried. */
-void fb_buffer_drop_fds(struct fb_buffer *buf)
+void fbinder_buffer_drop_fds(struct fbinder_buffer *buf)
 {
-	fb_buffer_put_fds(buf->fds, buf->nr_fds);
+	fbinder_buffer_put_fds(buf->fds, buf->nr_fds);
 	buf->fds = NULL;
 	buf->nr_fds = 0;
 }
 
-void fb_fds_unreserve(int *fdnums, u32 nr)
+void fbinder_fds_unreserve(int *fdnums, u32 nr)
 {
 	while (nr--)
 		put_unused_fd(fdnums[nr]);
@@ -44,8 +44,8 @@ void fb_fds_unreserve(int *fdnums, u32 nr)
  * writes their numbers into the message.  *fdnums is NULL when the buffer
  * carries none.
  */
-int fb_fds_reserve(struct fb_alloc *alloc, struct fb_buffer *buf,
-		   int **fdnums)
+int fbinder_fds_reserve(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			int **fdnums)
 {
 	u32 i;
 	int fd, ret;
@@ -63,8 +63,8 @@ int fb_fds_reserve(struct fb_alloc *alloc, struct fb_buffer *buf,
 			goto err;
 		}
 		(*fdnums)[i] = fd;
-		ret = fb_alloc_write(alloc, buf, buf->fds[i].offset +
-				     offsetof(struct fb_object, fd), &fd,
+		ret = fbinder_alloc_write(alloc, buf, buf->fds[i].offset +
+				     offsetof(struct fbinder_object, fd), &fd,
 				     sizeof(fd));
 		if (ret) {
 			i++;
@@ -73,13 +73,13 @@ int fb_fds_reserve(struct fb_alloc *alloc, struct fb_buffer *buf,
 	}
 	return 0;
 err:
-	fb_fds_unreserve(*fdnums, i);
+	fbinder_fds_unreserve(*fdnums, i);
 	*fdnums = NULL;
 	return ret;
 }
 
 /* The message reached user space: its files become its descriptors. */
-void fb_fds_install(struct fb_buffer *buf, int *fdnums)
+void fbinder_fds_install(struct fbinder_buffer *buf, int *fdnums)
 {
 	u32 i;
 

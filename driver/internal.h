@@ -6,57 +6,57 @@
  * =======
  * Two locks guard the driver's state, never nested in each other:
  *
- *   fb_device.lock (spinlock): the object graph of one device.  It protects
+ *   fbinder_device.lock (spinlock): the object graph of one device.  It protects
  *     every context's threads, nodes and handles trees, the todo lists of
  *     contexts, threads and nodes, transaction stacks, the fields of
- *     fb_node, fb_handle, fb_thread and fb_transaction, the context manager, and
- *     the transaction-layer fields of fb_buffer (txn, target_node), and the
+ *     fbinder_node, fbinder_handle, fbinder_thread and fbinder_txn, the context manager, and
+ *     the transaction-layer fields of fbinder_buffer (txn, target_node), and the
  *     device's spare transactions.  It is held only for bookkeeping: no
  *     allocation, no user copy, no sleep.
  *
- *   fb_alloc.lock (mutex, one per context): the slots and pages of that
+ *   fbinder_alloc.lock (mutex, one per context): the slots and pages of that
  *     context's buffer.  Taken by alloc.c only (the others call its
- *     operations, alloc.h), never with fb_device.lock held; the mapping's
+ *     operations, alloc.h), never with fbinder_device.lock held; the mapping's
  *     faults, mmap and close take it inside the mm's mmap lock.
  *
  * Leaf locks nest inside them, and no lock is taken inside a leaf lock:
- * fb_failure_lock inside fb_device.lock (stats.c); the wait queues' own
- * locks (fb_thread.wait, fb_ctx.poll_wait), taken by wake-ups under
- * fb_device.lock; fb_lru_lock inside fb_alloc.lock (the shrinker holds it
- * and only trylocks fb_alloc.lock, see alloc.c); fb_users_lock (alloc.c),
+ * fbinder_failure_lock inside fbinder_device.lock (stats.c); the wait queues' own
+ * locks (fbinder_thread.wait, fbinder_ctx.poll_wait), taken by wake-ups under
+ * fbinder_device.lock; fbinder_lru_lock inside fbinder_alloc.lock (the shrinker holds it
+ * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_users_lock (alloc.c),
  * taken with neither held.  The hot paths wake the one thread they chose
- * just after dropping fb_device.lock instead (fb_unlock_wake), so the woken
+ * just after dropping fbinder_device.lock instead (fbinder_unlock_wake), so the woken
  * thread does not find it held.
  *
  * A function's name says which lock it needs, and it asserts that with
  * lockdep_assert_held() (make lint checks both, tools/lint-locking.sh):
  *
- *   _locked   fb_device.lock held, from entry to return;
- *   _relock   fb_device.lock held at entry and at return, but dropped and
+ *   _locked   fbinder_device.lock held, from entry to return;
+ *   _relock   fbinder_device.lock held at entry and at return, but dropped and
  *             taken again inside (to allocate or to sleep): what the caller
  *             found before the call may have changed after it;
- *   _alocked  fb_alloc.lock held (alloc.c).
+ *   _alocked  fbinder_alloc.lock held (alloc.c).
  *
  * Memory that must outlive an unlock (a node a sender is translating into,
  * a context a sender copies into, and that context's buffer) is pinned by
- * a count taken under the lock: fb_node.tmp_refs, fb_ctx.refs,
- * fb_ctx.active_senders.
+ * a count taken under the lock: fbinder_node.tmp_refs, fbinder_ctx.refs,
+ * fbinder_ctx.active_senders.
  *
  * Lifetimes
  * =========
- *   fb_ctx     kref: the file holds one, every in-flight user another.
- *              The context ends (fb_ctx_end(): dead, its threads, work,
+ *   fbinder_ctx     kref: the file holds one, every in-flight user another.
+ *              The context ends (fbinder_ctx_end(): dead, its threads, work,
  *              nodes, handles and links gone) when its owning process
  *              exits, whoever still holds the file: at the owner's ->flush
  *              of it while its last thread exits, or, when the owner held
  *              no descriptor of it then, off the wake-up of the owner's
- *              pid (fb_pid_exit_wq()); at ->release at the latest, which
+ *              pid (fbinder_pid_exit_wq()); at ->release at the latest, which
  *              then only drops the file's reference.  Its buffer goes at
  *              the end too, or, when senders are still copying into it
  *              (active_senders), with the last of them: the end never
  *              waits for another process (its page faults may stall).
- *   fb_thread  lives until FB_IOC_THREAD_EXIT, the context's end, or a
- *              sweep finds its thread gone (fb_thread_get());
+ *   fbinder_thread  lives until FBINDER_IOC_THREAD_EXIT, the context's end, or a
+ *              sweep finds its thread gone (fbinder_thread_get());
  *              a transaction points at it only while it is on its stack.
  *              Once raised it holds a reference on its task, so the
  *              release (which may run in another task) can lower it.
@@ -64,15 +64,15 @@
  *              through the thread that added the file): it is told with
  *              wake_up_pollfree() and the memory goes after an RCU grace
  *              period.
- *   fb_node    freed once it is out of its owner's tree and no handle,
- *              buffer or temporary user refers to it (fb_node_check).
- *   fb_handle  freed when its own and its buffers' references reach zero;
+ *   fbinder_node    freed once it is out of its owner's tree and no handle,
+ *              buffer or temporary user refers to it (fbinder_node_check).
+ *   fbinder_handle  freed when its own and its buffers' references reach zero;
  *              one with more death links than a batch leaves its id at
- *              once and goes once they went (fb_ctx_drop_dying_handles()),
+ *              once and goes once they went (fbinder_ctx_drop_dying_handles()),
  *              before the ioctl that freed it returns.
- *   fb_transaction  a call lives until its caller consumed the reply or the
+ *   fbinder_txn  a call lives until its caller consumed the reply or the
  *              failure; a oneway message until it is delivered.  Then it
- *              goes back to its device's few spares (fb_device.spare_txns)
+ *              goes back to its device's few spares (fbinder_device.spare_txns)
  *              or to the slab.
  */
 #ifndef _FB_INTERNAL_H
@@ -93,64 +93,64 @@
 #include "alloc.h"
 #include "prio.h"
 
-#define FB_MAX_OBJECTS		4096	/* objects in one message */
-#define FB_MAX_QUEUED		4096	/* calls and oneways queued to a context */
-#define FB_MAX_THREADS		1024	/* FB_IOC_SET_MAX_THREADS ceiling */
+#define FBINDER_MAX_OBJECTS		4096	/* objects in one message */
+#define FBINDER_MAX_QUEUED		4096	/* calls and oneways queued to a context */
+#define FBINDER_MAX_THREADS		1024	/* FBINDER_IOC_SET_MAX_THREADS ceiling */
 
-extern unsigned int fb_max_handles;	/* module parameter */
-extern unsigned int fb_handle_id_start;	/* module parameter */
-extern unsigned int fb_max_death_links;	/* module parameter */
+extern unsigned int fbinder_max_handles;	/* module parameter */
+extern unsigned int fbinder_handle_id_start;	/* module parameter */
+extern unsigned int fbinder_max_death_links;	/* module parameter */
 
-struct fb_device {
+struct fbinder_device {
 	struct miscdevice misc;
 	spinlock_t lock;		/* the object graph, see above */
-	struct fb_node *ctx_mgr;	/* handle 0, or NULL */
+	struct fbinder_node *ctx_mgr;	/* handle 0, or NULL */
 	kuid_t ctx_mgr_uid;		/* euid of the first claim, or invalid */
-	struct list_head contexts;	/* fb_ctx.dev_entry, for debugfs */
-	struct list_head entry;		/* fb_devices */
-	struct list_head spare_txns;	/* unused fb_transactions, under lock */
+	struct list_head contexts;	/* fbinder_ctx.dev_entry, for debugfs */
+	struct list_head entry;		/* fbinder_devices */
+	struct list_head spare_txns;	/* unused fbinder_transactions, under lock */
 	u32 nr_spare_txns;
 	char name[32];
 };
 
 /* A unit of work on a todo list. */
-enum fb_work_type {
-	FB_WORK_TXN,		/* a call, a oneway message or a reply */
-	FB_WORK_FAILED,		/* a call that ended without a reply */
-	FB_WORK_RELEASE,	/* a node nobody refers to any more */
-	FB_WORK_DEAD,		/* a linked node's owner died */
-	FB_WORK_SPAWN,		/* not queued; see fb_read */
+enum fbinder_work_type {
+	FBINDER_WORK_TXN,		/* a call, a oneway message or a reply */
+	FBINDER_WORK_FAILED,		/* a call that ended without a reply */
+	FBINDER_WORK_RELEASE,	/* a node nobody refers to any more */
+	FBINDER_WORK_DEAD,		/* a linked node's owner died */
+	FBINDER_WORK_SPAWN,		/* not queued; see fbinder_read */
 };
 
-struct fb_work {
+struct fbinder_work {
 	struct list_head entry;
-	enum fb_work_type type;
+	enum fbinder_work_type type;
 };
 
-struct fb_ctx {
-	struct fb_device *dev;
+struct fbinder_ctx {
+	struct fbinder_device *dev;
 	struct kref refs;
 	struct pid *pid;		/* the owning thread group */
 	kuid_t euid;
 	bool dead;			/* ended, see Lifetimes */
-	struct fb_alloc alloc;
+	struct fbinder_alloc alloc;
 
-	struct rb_root threads;		/* fb_thread by pid */
-	struct rb_root nodes;		/* fb_node by cookie */
-	struct rb_root handles;		/* fb_handle by id */
-	struct rb_root handles_by_node;	/* fb_handle by node address */
-	struct rb_root deaths;		/* fb_death_link by cookie */
+	struct rb_root threads;		/* fbinder_thread by pid */
+	struct rb_root nodes;		/* fbinder_node by cookie */
+	struct rb_root handles;		/* fbinder_handle by id */
+	struct rb_root handles_by_node;	/* fbinder_handle by node address */
+	struct rb_root deaths;		/* fbinder_death_link by cookie */
 	u32 nr_deaths;			/* links in deaths */
 	u32 next_handle;		/* next handle id, if free (node.c) */
 	u32 nr_handles;
-	struct list_head dying_handles;	/* fb_handle.dying_entry */
+	struct list_head dying_handles;	/* fbinder_handle.dying_entry */
 
 	struct list_head todo;		/* work any thread may take */
-	struct list_head waiting;	/* idle threads, fb_thread.waiting_entry */
+	struct list_head waiting;	/* idle threads, fbinder_thread.waiting_entry */
 	wait_queue_head_t poll_wait;	/* pollers of the whole context */
 	u32 nr_queued;			/* transactions on any todo list */
-	struct rb_root senders;		/* fb_sender by uid */
-	struct fb_sender *spare_sender;	/* one kept for the next, or NULL */
+	struct rb_root senders;		/* fbinder_sender by uid */
+	struct fbinder_sender *spare_sender;	/* one kept for the next, or NULL */
 	u32 senders_queued;		/* sums of their counts */
 	size_t senders_bytes;
 	size_t senders_oneway;
@@ -162,100 +162,100 @@ struct fb_ctx {
 	u32 started_threads;		/* registered because we asked */
 
 	struct list_head dev_entry;
-	struct wait_queue_entry owner_wait;	/* on fb_pid_exit_wq(pid) */
+	struct wait_queue_entry owner_wait;	/* on fbinder_pid_exit_wq(pid) */
 	struct work_struct owner_work;	/* the end once the owner is gone */
 };
 
-#define FB_LOOPER_REGISTERED	0x1
-#define FB_LOOPER_ENTERED	0x2
-#define FB_LOOPER_EXITED	0x4
+#define FBINDER_LOOPER_REGISTERED	0x1
+#define FBINDER_LOOPER_ENTERED	0x2
+#define FBINDER_LOOPER_EXITED	0x4
 
-struct fb_thread {
-	struct fb_ctx *ctx;
+struct fbinder_thread {
+	struct fbinder_ctx *ctx;
 	struct rb_node rb_node;
 	pid_t pid;
 	struct pid *tpid;		/* counted: tells when the thread is gone */
 	struct list_head todo;		/* work for this thread only */
 	wait_queue_head_t wait;
 	struct list_head waiting_entry;	/* on ctx->waiting while asleep */
-	struct fb_transaction *stack;		/* newest call it handles or awaits */
-	u32 looper;			/* FB_LOOPER_* */
-	bool kicked;			/* FB_IOC_WAKE_IDLE woke it */
+	struct fbinder_txn *stack;		/* newest call it handles or awaits */
+	u32 looper;			/* FBINDER_LOOPER_* */
+	bool kicked;			/* FBINDER_IOC_WAKE_IDLE woke it */
 	/*
 	 * Owned by the thread itself, no lock (the context's release reads
 	 * them: no ioctl of the context runs then):
 	 */
 	bool oneway_prio_set;		/* raised for a oneway message */
-	struct fb_prio oneway_saved;	/* its own, to restore */
+	struct fbinder_prio oneway_saved;	/* its own, to restore */
 	struct task_struct *task;	/* counted; set when first raised */
 	struct rcu_head rcu;		/* epoll may still look at wait */
 };
 
-enum fb_node_state {
-	FB_NODE_LIVE,		/* in its owner's tree */
-	FB_NODE_RELEASING,	/* release notice queued to the owner */
-	FB_NODE_DEAD,		/* owner gone */
+enum fbinder_node_state {
+	FBINDER_NODE_LIVE,		/* in its owner's tree */
+	FBINDER_NODE_RELEASING,	/* release notice queued to the owner */
+	FBINDER_NODE_DEAD,		/* owner gone */
 };
 
-struct fb_node {
-	struct fb_work work;		/* the release notice */
+struct fbinder_node {
+	struct fbinder_work work;		/* the release notice */
 	struct rb_node rb_node;		/* owner->nodes */
-	struct fb_ctx *owner;		/* NULL once dead */
-	struct fb_device *dev;		/* whose lock guards it */
+	struct fbinder_ctx *owner;		/* NULL once dead */
+	struct fbinder_device *dev;		/* whose lock guards it */
 	u64 cookie;
 	u64 debug_id;
-	enum fb_node_state state;
+	enum fbinder_node_state state;
 	bool is_ctx_mgr;
 	u32 handle_count;		/* handles of other contexts */
 	u32 buf_refs;			/* owner's buffers naming it */
 	u32 tmp_refs;			/* senders working on it */
-	u64 exports;			/* FB_OBJ_LOCAL sends since last notice */
+	u64 exports;			/* FBINDER_OBJ_LOCAL sends since last notice */
 	u32 async_out;			/* oneway messages queued or unfreed */
 	struct list_head async_todo;	/* oneway messages waiting for it */
-	struct list_head deaths;	/* fb_death_link.node_entry */
+	struct list_head deaths;	/* fbinder_death_link.node_entry */
 	u32 link_refs;			/* death links naming it */
 	bool has_min_prio;
-	struct fb_prio min_prio;	/* for its handlers */
-	bool accepts_fds;		/* FB_OBJF_ACCEPTS_FDS */
+	struct fbinder_prio min_prio;	/* for its handlers */
+	bool accepts_fds;		/* FBINDER_OBJF_ACCEPTS_FDS */
 };
 
-struct fb_handle {
-	struct fb_ctx *ctx;
+struct fbinder_handle {
+	struct fbinder_ctx *ctx;
 	struct rb_node rb_id;		/* ctx->handles */
 	struct rb_node rb_node;		/* ctx->handles_by_node */
 	u32 id;
-	struct fb_node *node;
-	u32 user_refs;			/* FB_CMD_ACQUIRE minus RELEASE */
+	struct fbinder_node *node;
+	u32 user_refs;			/* FBINDER_CMD_ACQUIRE minus RELEASE */
 	u32 buf_refs;			/* unfreed buffers carrying it */
-	struct list_head deaths;	/* fb_death_link.handle_entry */
+	struct list_head deaths;	/* fbinder_death_link.handle_entry */
 	struct list_head dying_entry;	/* ctx->dying_handles, once freed */
 };
 
-enum fb_death_state {
-	FB_DEATH_LINKED,	/* on the node's list, waiting */
-	FB_DEATH_QUEUED,	/* notice on the holder's todo */
-	FB_DEATH_DELIVERED,	/* read, not acknowledged yet */
+enum fbinder_death_state {
+	FBINDER_DEATH_LINKED,	/* on the node's list, waiting */
+	FBINDER_DEATH_QUEUED,	/* notice on the holder's todo */
+	FBINDER_DEATH_DELIVERED,	/* read, not acknowledged yet */
 };
 
 /* A holder's request to be told when a node dies. */
-struct fb_death_link {
-	struct fb_work work;		/* the FB_RET_DEAD notice */
+struct fbinder_death_link {
+	struct fbinder_work work;		/* the FBINDER_RET_DEAD notice */
 	struct rb_node rb_node;		/* holder->deaths */
 	struct list_head node_entry;	/* node->deaths while LINKED */
 	struct list_head handle_entry;	/* handle->deaths; empty for 0 */
-	struct fb_ctx *holder;
-	struct fb_node *node;
-	struct fb_handle *handle;	/* NULL for handle 0 */
+	struct fbinder_ctx *holder;
+	struct fbinder_node *node;
+	struct fbinder_handle *handle;	/* NULL for handle 0 */
 	u64 cookie;
-	enum fb_death_state state;
+	enum fbinder_death_state state;
 };
 
 /*
  * What one sending user's messages hold of a receiver's queue and buffer
- * (fb_ctx.senders), for the fair-share rule of txn.c.  Freed when they hold
- * nothing.  Each message's buffer points at its record (fb_buffer.sender).
+ * (fbinder_ctx.senders), for the fair-share rule of txn.c.  Freed when they hold
+ * nothing.  Each message's buffer points at its record (fbinder_buffer.sender).
  */
-struct fb_sender {
+struct fbinder_sender {
 	struct rb_node rb_node;		/* receiver->senders */
 	kuid_t uid;			/* the sender's euid */
 	u32 queued;			/* messages not read yet */
@@ -264,74 +264,74 @@ struct fb_sender {
 };
 
 /* A file travelling in a buffer, installed when the receiver reads it. */
-struct fb_buffer_fd {
-	u64 offset;			/* of its fb_object in the buffer */
+struct fbinder_buffer_fd {
+	u64 offset;			/* of its fbinder_object in the buffer */
 	struct file *file;		/* counted reference */
 	bool cloexec;
 };
 
-struct fb_transaction {
-	struct fb_work work;
+struct fbinder_txn {
+	struct fbinder_work work;
 	u64 id;
 	u32 code;
 	u32 flags;
-	int error;			/* FB_WORK_FAILED */
+	int error;			/* FBINDER_WORK_FAILED */
 	bool is_reply;
-	struct fb_transaction *call;		/* a reply: the call it answers */
+	struct fbinder_txn *call;		/* a reply: the call it answers */
 
-	struct fb_thread *from;		/* the waiting caller, or NULL */
-	struct fb_transaction *from_parent;	/* caller's stack below this call */
-	struct fb_thread *to_thread;	/* the handler once delivered */
-	struct fb_transaction *to_parent;	/* handler's stack below this call */
+	struct fbinder_thread *from;		/* the waiting caller, or NULL */
+	struct fbinder_txn *from_parent;	/* caller's stack below this call */
+	struct fbinder_thread *to_thread;	/* the handler once delivered */
+	struct fbinder_txn *to_parent;	/* handler's stack below this call */
 
-	struct fb_ctx *to_ctx;		/* counted reference */
-	struct fb_node *node;		/* target; 0 for replies */
-	struct fb_buffer *buffer;	/* in to_ctx's buffer, or NULL */
+	struct fbinder_ctx *to_ctx;		/* counted reference */
+	struct fbinder_node *node;		/* target; 0 for replies */
+	struct fbinder_buffer *buffer;	/* in to_ctx's buffer, or NULL */
 	struct pid *sender_pid;
 	kuid_t sender_euid;
-	struct fb_prio caller_prio;	/* what the handler inherits */
-	struct fb_prio saved_prio;	/* the handler's own, to restore */
+	struct fbinder_prio caller_prio;	/* what the handler inherits */
+	struct fbinder_prio saved_prio;	/* the handler's own, to restore */
 	bool prio_raised;		/* the handler runs at a raised one */
 };
 
 /* -1, 0 or 1 as a is below, equal to or above b: rb_find()'s comparisons. */
-static inline int fb_cmp(u64 a, u64 b)
+static inline int fbinder_cmp(u64 a, u64 b)
 {
 	return (a > b) - (a < b);
 }
 
 /* The entry below t on thread's transaction stack. */
-static inline struct fb_transaction *
-fb_stack_next(struct fb_thread *thread, struct fb_transaction *t)
+static inline struct fbinder_txn *
+fbinder_stack_next(struct fbinder_thread *thread, struct fbinder_txn *t)
 {
 	return t->to_thread == thread ? t->to_parent : t->from_parent;
 }
 
 /* context.c */
-struct fb_ctx *fb_ctx_create(struct fb_device *dev);
-void fb_ctx_flush(struct fb_ctx *ctx);
-void fb_ctx_release(struct fb_ctx *ctx);
-void fb_ctx_put(struct fb_ctx *ctx);
-bool fb_ctx_senders_done_locked(struct fb_ctx *ctx);
-void fb_ctx_free_buffer(struct fb_ctx *ctx);
-struct fb_thread *fb_thread_get(struct fb_ctx *ctx);
-int fb_thread_exit(struct fb_ctx *ctx);
-void fb_ctx_wake_idle(struct fb_ctx *ctx);
-void fb_ctx_enqueue_locked(struct fb_ctx *ctx, struct fb_work *work,
-			   bool sync);
-void fb_thread_enqueue_locked(struct fb_thread *thread,
-			      struct fb_work *work, bool sync);
-struct fb_thread *fb_ctx_queue_locked(struct fb_ctx *ctx,
-				      struct fb_work *work);
-struct fb_thread *fb_thread_queue_locked(struct fb_thread *thread,
-					 struct fb_work *work);
-void fb_wake_thread(struct fb_thread *thread, bool sync);
+struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev);
+void fbinder_ctx_flush(struct fbinder_ctx *ctx);
+void fbinder_ctx_release(struct fbinder_ctx *ctx);
+void fbinder_ctx_put(struct fbinder_ctx *ctx);
+bool fbinder_ctx_senders_done_locked(struct fbinder_ctx *ctx);
+void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx);
+struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx);
+int fbinder_thread_exit(struct fbinder_ctx *ctx);
+void fbinder_ctx_wake_idle(struct fbinder_ctx *ctx);
+void fbinder_ctx_enqueue_locked(struct fbinder_ctx *ctx, struct fbinder_work *work,
+				bool sync);
+void fbinder_thread_enqueue_locked(struct fbinder_thread *thread,
+				   struct fbinder_work *work, bool sync);
+struct fbinder_thread *fbinder_ctx_queue_locked(struct fbinder_ctx *ctx,
+						struct fbinder_work *work);
+struct fbinder_thread *fbinder_thread_queue_locked(struct fbinder_thread *thread,
+						   struct fbinder_work *work);
+void fbinder_wake_thread(struct fbinder_thread *thread, bool sync);
 
 /*
  * Unlocks the device, then wakes the thread a *_queue_locked() call chose,
  * if any: the woken thread's first step is to take the device lock, so it
  * should not find the waker still holding it.  The thread may be freed
- * once the lock is dropped (its context released, FB_IOC_THREAD_EXIT);
+ * once the lock is dropped (its context released, FBINDER_IOC_THREAD_EXIT);
  * its memory goes after an RCU grace period (kfree_rcu), so the wake-up
  * runs in an RCU read-side section, and a wake-up of a queue nobody waits
  * on any more is a no-op.  A sleeper put itself on thread->wait before it
@@ -340,94 +340,94 @@ void fb_wake_thread(struct fb_thread *thread, bool sync);
  * of PREEMPT_RT carry no context annotation); its arguments are evaluated
  * before the unlock, while what they read is still protected.
  */
-#define fb_unlock_wake(dev, to, sync)				\
+#define fbinder_unlock_wake(dev, to, sync)				\
 do {								\
-	struct fb_thread *__wake = (to);			\
+	struct fbinder_thread *__wake = (to);			\
 	bool __sync = (sync);					\
 								\
 	rcu_read_lock();					\
 	spin_unlock(&(dev)->lock);				\
 	if (__wake)						\
-		fb_wake_thread(__wake, __sync);			\
+		fbinder_wake_thread(__wake, __sync);			\
 	rcu_read_unlock();					\
 } while (0)
-bool fb_thread_wants_ctx_work(struct fb_thread *thread);
+bool fbinder_thread_wants_ctx_work(struct fbinder_thread *thread);
 
 /* node.c */
-struct fb_node *fb_node_new(void);
-struct fb_handle *fb_handle_new(void);
-struct fb_node *fb_node_get_or_insert_locked(struct fb_ctx *ctx, u64 cookie,
-					     struct fb_node **spare);
-struct fb_node *fb_node_lookup_locked(struct fb_ctx *ctx, u64 cookie);
-void fb_node_check_locked(struct fb_node *node);
-void fb_node_notice_done_locked(struct fb_node *node);
-struct fb_handle *fb_handle_lookup_locked(struct fb_ctx *ctx, u32 id);
-struct fb_node *fb_handle_to_node_locked(struct fb_ctx *ctx, u32 id);
-u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx);
-void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h);
+struct fbinder_node *fbinder_node_new(void);
+struct fbinder_handle *fbinder_handle_new(void);
+struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, u64 cookie,
+						       struct fbinder_node **spare);
+struct fbinder_node *fbinder_node_lookup_locked(struct fbinder_ctx *ctx, u64 cookie);
+void fbinder_node_check_locked(struct fbinder_node *node);
+void fbinder_node_notice_done_locked(struct fbinder_node *node);
+struct fbinder_handle *fbinder_handle_lookup_locked(struct fbinder_ctx *ctx, u32 id);
+struct fbinder_node *fbinder_handle_to_node_locked(struct fbinder_ctx *ctx, u32 id);
+u32 fbinder_handle_alloc_id_locked(struct fbinder_ctx *ctx);
+void fbinder_handle_insert_id_locked(struct fbinder_ctx *ctx, struct fbinder_handle *h);
 #ifdef CONFIG_FASTBINDER_SELFTEST
-int fb_handle_selftest(void);
+int fbinder_handle_selftest(void);
 #endif
-int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
-			      struct fb_handle **spare,
-			      struct fb_handle **out);
-bool fb_handle_check_locked(struct fb_handle *handle);
-void fb_ctx_drop_dying_handles(struct fb_ctx *ctx);
-int fb_handle_acquire(struct fb_ctx *ctx, u32 id);
-int fb_handle_release(struct fb_ctx *ctx, u32 id);
-int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie, u32 flags);
-void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx, struct list_head *dying);
-void fb_ctx_drop_handles_locked(struct fb_ctx *ctx);
+int fbinder_handle_for_node_locked(struct fbinder_ctx *ctx, struct fbinder_node *node,
+				   struct fbinder_handle **spare,
+			      struct fbinder_handle **out);
+bool fbinder_handle_check_locked(struct fbinder_handle *handle);
+void fbinder_ctx_drop_dying_handles(struct fbinder_ctx *ctx);
+int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id);
+int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id);
+int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags);
+void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dying);
+void fbinder_ctx_drop_handles_locked(struct fbinder_ctx *ctx);
 
 /* death.c */
-int fb_death_link(struct fb_ctx *ctx, const struct fb_death *req);
-int fb_death_unlink(struct fb_ctx *ctx, const struct fb_death *req);
-int fb_death_done(struct fb_ctx *ctx, u64 cookie);
-void fb_death_requeue_locked(struct fb_ctx *ctx, u64 cookie);
-void fb_nodes_fire_deaths(struct fb_device *dev, struct list_head *dying);
-bool fb_handle_drop_deaths_locked(struct fb_handle *h,
-				  struct list_head *freed);
-void fb_death_free_list(struct list_head *freed);
-void fb_ctx_drop_deaths(struct fb_ctx *ctx);
-void fb_ctx_drop_deaths_locked(struct fb_ctx *ctx);
+int fbinder_death_link(struct fbinder_ctx *ctx, const struct fbinder_death *req);
+int fbinder_death_unlink(struct fbinder_ctx *ctx, const struct fbinder_death *req);
+int fbinder_death_done(struct fbinder_ctx *ctx, u64 cookie);
+void fbinder_death_requeue_locked(struct fbinder_ctx *ctx, u64 cookie);
+void fbinder_nodes_fire_deaths(struct fbinder_device *dev, struct list_head *dying);
+bool fbinder_handle_drop_deaths_locked(struct fbinder_handle *h,
+				       struct list_head *freed);
+void fbinder_death_free_list(struct list_head *freed);
+void fbinder_ctx_drop_deaths(struct fbinder_ctx *ctx);
+void fbinder_ctx_drop_deaths_locked(struct fbinder_ctx *ctx);
 
 /* device.c */
-bool fb_is_fastbinder_file(struct file *file);
+bool fbinder_is_fastbinder_file(struct file *file);
 
 /* fd.c */
-void fb_buffer_put_fds(struct fb_buffer_fd *fds, u32 nr);
-void fb_buffer_drop_fds(struct fb_buffer *buf);
-int fb_fds_reserve(struct fb_alloc *alloc, struct fb_buffer *buf,
-		   int **fdnums);
-void fb_fds_unreserve(int *fdnums, u32 nr);
-void fb_fds_install(struct fb_buffer *buf, int *fdnums);
+void fbinder_buffer_put_fds(struct fbinder_buffer_fd *fds, u32 nr);
+void fbinder_buffer_drop_fds(struct fbinder_buffer *buf);
+int fbinder_fds_reserve(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			int **fdnums);
+void fbinder_fds_unreserve(int *fdnums, u32 nr);
+void fbinder_fds_install(struct fbinder_buffer *buf, int *fdnums);
 
 /* txn.c */
-int fb_send(struct fb_thread *thread, const struct fb_txn *tr, bool reply);
-#define FB_FREE_BATCH	32	/* FREE_BUFFER commands handled together */
-int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
-		    u32 *freed);
-void fb_txn_count_locked(struct fb_transaction *t, int delta);
-void fb_ctx_drop_senders_locked(struct fb_ctx *ctx);
-void fb_txn_fail_locked(struct fb_transaction *call, int error);
-void fb_txn_discard_locked(struct fb_transaction *txn);
-void fb_thread_unwind_locked(struct fb_thread *thread);
-void fb_txn_free(struct fb_transaction *txn);
-void fb_buffer_discard(struct fb_ctx *ctx, struct fb_buffer *buf);
+int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *tr, bool reply);
+#define FBINDER_FREE_BATCH	32	/* FREE_BUFFER commands handled together */
+int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
+			 u32 *freed);
+void fbinder_txn_count_locked(struct fbinder_txn *t, int delta);
+void fbinder_ctx_drop_senders_locked(struct fbinder_ctx *ctx);
+void fbinder_txn_fail_locked(struct fbinder_txn *call, int error);
+void fbinder_txn_discard_locked(struct fbinder_txn *txn);
+void fbinder_thread_unwind_locked(struct fbinder_thread *thread);
+void fbinder_txn_free(struct fbinder_txn *txn);
+void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf);
 
 /* protocol.c */
-int fb_write_read(struct fb_thread *thread, unsigned long arg, bool nonblock);
-bool fb_thread_has_work_locked(struct fb_thread *thread);
-int fb_abandon_call(struct fb_thread *thread);
+int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool nonblock);
+bool fbinder_thread_has_work_locked(struct fbinder_thread *thread);
+int fbinder_abandon_call(struct fbinder_thread *thread);
 
 /* debugfs.c */
-void fb_debugfs_init(void);
-void fb_debugfs_exit(void);
+void fbinder_debugfs_init(void);
+void fbinder_debugfs_exit(void);
 
 /* stats.c (the counters themselves: stats.h) */
-void fb_record_failure(int error, const char *what, struct fb_ctx *from,
-		       struct fb_node *target, u32 code);
-void fb_record_failure_pid(int error, const char *what, struct pid *from,
-			   struct fb_node *target, u32 code);
+void fbinder_record_failure(int error, const char *what, struct fbinder_ctx *from,
+			    struct fbinder_node *target, u32 code);
+void fbinder_record_failure_pid(int error, const char *what, struct pid *from,
+				struct fbinder_node *target, u32 code);
 
 #endif /* _FB_INTERNAL_H */

@@ -11,42 +11,42 @@
 #include "device.h"
 #include "internal.h"
 
-static int __init fb_init(void)
+static int __init fbinder_init(void)
 {
 	int ret;
 
 #ifdef CONFIG_FASTBINDER_SELFTEST
-	ret = fb_alloc_selftest();
+	ret = fbinder_alloc_selftest();
 	if (ret)
 		return ret;
-	ret = fb_handle_selftest();
+	ret = fbinder_handle_selftest();
 	if (ret)
 		return ret;
 #endif
-	ret = fb_alloc_global_init();
+	ret = fbinder_alloc_global_init();
 	if (ret)
 		return ret;
-	fb_debugfs_init();
-	ret = fb_devices_init();
+	fbinder_debugfs_init();
+	ret = fbinder_devices_init();
 	if (ret)
 		goto err_devices;
 	return 0;
 
 err_devices:
-	fb_debugfs_exit();
-	fb_alloc_global_exit();
+	fbinder_debugfs_exit();
+	fbinder_alloc_global_exit();
 	return ret;
 }
 
-static void __exit fb_exit(void)
+static void __exit fbinder_exit(void)
 {
-	fb_devices_exit();
-	fb_debugfs_exit();
-	fb_alloc_global_exit();
+	fbinder_devices_exit();
+	fbinder_debugfs_exit();
+	fbinder_alloc_global_exit();
 }
 
-module_init(fb_init);
-module_exit(fb_exit);
+module_init(fbinder_init);
+module_exit(fbinder_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("fastbinder: binder-style IPC with single-copy messages");
 MODULE_VERSION("0.1");

@@ -6,12 +6,12 @@
  * A node is created the first time its owner sends it.  It stays in the
  * owner's tree while any handle of another context, or any of the owner's
  * own buffers, refers to it.  When the last one goes, the owner is sent
- * FB_RET_RELEASE with the number of sends it retires (fb_node.exports), and
+ * FBINDER_RET_RELEASE with the number of sends it retires (fbinder_node.exports), and
  * the node leaves the tree: a later send of the same cookie makes a new one.
  * That count lets user space free its object without a handshake.
  *
  * Handle ids count up and wrap from 0xffffffff to 1, skipping the ids
- * still in use (fb_handle_alloc_id_locked()): an id comes back in a
+ * still in use (fbinder_handle_alloc_id_locked()): an id comes back in a
  * context only after every other id was handed out there once more, so
  * a stale id cannot reach another object short of 2^32 - 2 new handles in
  * between, and ids never run out.  Handle 0 is the device's context
@@ -26,29 +26,29 @@
 #include "internal.h"
 #include "stats.h"
 
-unsigned int fb_max_handles = 65536;
-module_param_named(max_handles, fb_max_handles, uint, 0644);
+unsigned int fbinder_max_handles = 65536;
+module_param_named(max_handles, fbinder_max_handles, uint, 0644);
 MODULE_PARM_DESC(max_handles, "Most handles one context may hold (default 65536)");
 
-static int fb_manager_uid = -1;
-module_param_named(manager_uid, fb_manager_uid, int, 0444);
+static int fbinder_manager_uid = -1;
+module_param_named(manager_uid, fbinder_manager_uid, int, 0444);
 MODULE_PARM_DESC(manager_uid,
 		 "Effective uid (initial user namespace) that may claim handle 0 without CAP_SYS_ADMIN (default -1: none)");
 /* Where a new context's ids start: tests start near 2^32 to see them wrap. */
-unsigned int fb_handle_id_start = 1;
-module_param_named(handle_id_start, fb_handle_id_start, uint, 0644);
+unsigned int fbinder_handle_id_start = 1;
+module_param_named(handle_id_start, fbinder_handle_id_start, uint, 0644);
 MODULE_PARM_DESC(handle_id_start,
 		 "First handle id of a new context, for tests of the id wrap (default 1)");
 
-static atomic64_t fb_node_ids = ATOMIC64_INIT(0);
+static atomic64_t fbinder_node_ids = ATOMIC64_INIT(0);
 
-struct fb_node *fb_node_new(void)
+struct fbinder_node *fbinder_node_new(void)
 {
-	struct fb_node *node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
+	struct fbinder_node *node = kzalloc(sizeof(*node), GFP_KERNEL_ACCOUNT);
 
 	if (!node)
 		return NULL;
-	node->work.type = FB_WORK_RELEASE;
+	node->work.type = FBINDER_WORK_RELEASE;
 	INIT_LIST_HEAD(&node->work.entry);
 	INIT_LIST_HEAD(&node->async_todo);
 	INIT_LIST_HEAD(&node->deaths);
@@ -56,73 +56,73 @@ struct fb_node *fb_node_new(void)
 	return node;
 }
 
-struct fb_handle *fb_handle_new(void)
+struct fbinder_handle *fbinder_handle_new(void)
 {
-	return kzalloc(sizeof(struct fb_handle), GFP_KERNEL_ACCOUNT);
+	return kzalloc(sizeof(struct fbinder_handle), GFP_KERNEL_ACCOUNT);
 }
 
 /* The trees of a context, for rb_find() and rb_add(). */
-#define fb_node_of(n)		rb_entry((n), struct fb_node, rb_node)
-#define fb_handle_of_id(n)	rb_entry((n), struct fb_handle, rb_id)
-#define fb_handle_of_node(n)	rb_entry((n), struct fb_handle, rb_node)
+#define fbinder_node_of(n)		rb_entry((n), struct fbinder_node, rb_node)
+#define fbinder_handle_of_id(n)	rb_entry((n), struct fbinder_handle, rb_id)
+#define fbinder_handle_of_node(n)	rb_entry((n), struct fbinder_handle, rb_node)
 
-static int fb_node_cmp(const void *cookie, const struct rb_node *n)
+static int fbinder_node_cmp(const void *cookie, const struct rb_node *n)
 {
-	return fb_cmp(*(const u64 *)cookie, fb_node_of(n)->cookie);
+	return fbinder_cmp(*(const u64 *)cookie, fbinder_node_of(n)->cookie);
 }
 
-static bool fb_node_less(struct rb_node *a, const struct rb_node *b)
+static bool fbinder_node_less(struct rb_node *a, const struct rb_node *b)
 {
-	return fb_node_of(a)->cookie < fb_node_of(b)->cookie;
+	return fbinder_node_of(a)->cookie < fbinder_node_of(b)->cookie;
 }
 
-static int fb_handle_id_cmp(const void *id, const struct rb_node *n)
+static int fbinder_handle_id_cmp(const void *id, const struct rb_node *n)
 {
-	return fb_cmp(*(const u32 *)id, fb_handle_of_id(n)->id);
+	return fbinder_cmp(*(const u32 *)id, fbinder_handle_of_id(n)->id);
 }
 
-static bool fb_handle_id_less(struct rb_node *a, const struct rb_node *b)
+static bool fbinder_handle_id_less(struct rb_node *a, const struct rb_node *b)
 {
-	return fb_handle_of_id(a)->id < fb_handle_of_id(b)->id;
+	return fbinder_handle_of_id(a)->id < fbinder_handle_of_id(b)->id;
 }
 
 /* Handles of at least id match. */
-static int fb_handle_id_from_cmp(const void *id, const struct rb_node *n)
+static int fbinder_handle_id_from_cmp(const void *id, const struct rb_node *n)
 {
-	return fb_handle_of_id(n)->id < *(const u32 *)id;
+	return fbinder_handle_of_id(n)->id < *(const u32 *)id;
 }
 
-static int fb_handle_node_cmp(const void *node, const struct rb_node *n)
+static int fbinder_handle_node_cmp(const void *node, const struct rb_node *n)
 {
-	return fb_cmp((unsigned long)node,
-		      (unsigned long)fb_handle_of_node(n)->node);
+	return fbinder_cmp((unsigned long)node,
+		      (unsigned long)fbinder_handle_of_node(n)->node);
 }
 
-static bool fb_handle_node_less(struct rb_node *a, const struct rb_node *b)
+static bool fbinder_handle_node_less(struct rb_node *a, const struct rb_node *b)
 {
-	return fb_handle_of_node(a)->node < fb_handle_of_node(b)->node;
+	return fbinder_handle_of_node(a)->node < fbinder_handle_of_node(b)->node;
 }
 
-struct fb_node *fb_node_lookup_locked(struct fb_ctx *ctx, u64 cookie)
+struct fbinder_node *fbinder_node_lookup_locked(struct fbinder_ctx *ctx, u64 cookie)
 {
 	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	n = rb_find(&cookie, &ctx->nodes, fb_node_cmp);
-	return n ? fb_node_of(n) : NULL;
+	n = rb_find(&cookie, &ctx->nodes, fbinder_node_cmp);
+	return n ? fbinder_node_of(n) : NULL;
 }
 
 /*
  * The live node of ctx for cookie; inserts *spare (and clears it) when
  * there is none.  NULL when there is none and no spare.
  */
-struct fb_node *fb_node_get_or_insert_locked(struct fb_ctx *ctx, u64 cookie,
-					     struct fb_node **spare)
+struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, u64 cookie,
+						       struct fbinder_node **spare)
 {
-	struct fb_node *node;
+	struct fbinder_node *node;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	node = fb_node_lookup_locked(ctx, cookie);
+	node = fbinder_node_lookup_locked(ctx, cookie);
 	if (node || !*spare)
 		return node;
 	node = *spare;
@@ -130,126 +130,126 @@ struct fb_node *fb_node_get_or_insert_locked(struct fb_ctx *ctx, u64 cookie,
 	node->owner = ctx;
 	node->dev = ctx->dev;
 	node->cookie = cookie;
-	node->state = FB_NODE_LIVE;
-	node->debug_id = atomic64_inc_return(&fb_node_ids);
-	rb_add(&node->rb_node, &ctx->nodes, fb_node_less);
-	fb_stat_inc(FB_STAT_LIVE_NODES);
+	node->state = FBINDER_NODE_LIVE;
+	node->debug_id = atomic64_inc_return(&fbinder_node_ids);
+	rb_add(&node->rb_node, &ctx->nodes, fbinder_node_less);
+	fbinder_stat_inc(FBINDER_STAT_LIVE_NODES);
 	return node;
 }
 
-static void fb_node_free_locked(struct fb_node *node)
+static void fbinder_node_free_locked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
 	list_del_init(&node->work.entry);
 	kfree(node);
-	fb_stat_dec(FB_STAT_LIVE_NODES);
+	fbinder_stat_dec(FBINDER_STAT_LIVE_NODES);
 }
 
 /* Called after any of a node's counts dropped. */
-void fb_node_check_locked(struct fb_node *node)
+void fbinder_node_check_locked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
 	switch (node->state) {
-	case FB_NODE_LIVE:
+	case FBINDER_NODE_LIVE:
 		if (node->is_ctx_mgr || node->handle_count || node->buf_refs ||
 		    node->tmp_refs)
 			return;
 		rb_erase(&node->rb_node, &node->owner->nodes);
 		RB_CLEAR_NODE(&node->rb_node);
 		if (!node->exports) {
-			fb_node_free_locked(node);
+			fbinder_node_free_locked(node);
 			return;
 		}
-		node->state = FB_NODE_RELEASING;
-		fb_stat_inc(FB_STAT_RELEASE_NOTICES);
-		fb_ctx_enqueue_locked(node->owner, &node->work, false);
+		node->state = FBINDER_NODE_RELEASING;
+		fbinder_stat_inc(FBINDER_STAT_RELEASE_NOTICES);
+		fbinder_ctx_enqueue_locked(node->owner, &node->work, false);
 		return;
-	case FB_NODE_RELEASING:
+	case FBINDER_NODE_RELEASING:
 		return;
-	case FB_NODE_DEAD:
+	case FBINDER_NODE_DEAD:
 		if (!node->handle_count && !node->tmp_refs &&
 		    !node->link_refs)
-			fb_node_free_locked(node);
+			fbinder_node_free_locked(node);
 		return;
 	}
 }
 
 /* The release notice was read by its owner, or dropped with it. */
-void fb_node_notice_done_locked(struct fb_node *node)
+void fbinder_node_notice_done_locked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
-	fb_node_free_locked(node);
+	fbinder_node_free_locked(node);
 }
 
 /*
  * The owner is gone: its nodes die, oneway work still queued for them too.
  * A node that holders linked to goes on *dying, pinned, and its holders
- * hear of the death from fb_nodes_fire_deaths() once the caller dropped
+ * hear of the death from fbinder_nodes_fire_deaths() once the caller dropped
  * the lock: any number of contexts may have linked to one node.  A dead
  * node never sends its release notice, so its work entry is free for
  * that list.
  */
-void fb_ctx_drop_nodes_locked(struct fb_ctx *ctx, struct list_head *dying)
+void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dying)
 {
-	struct fb_device *dev = ctx->dev;
-	struct fb_transaction *txn, *tmp;
+	struct fbinder_device *dev = ctx->dev;
+	struct fbinder_txn *txn, *tmp;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&dev->lock);
 	while ((rb = rb_first(&ctx->nodes))) {
-		struct fb_node *node = rb_entry(rb, struct fb_node, rb_node);
+		struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
 
 		rb_erase(rb, &ctx->nodes);
 		RB_CLEAR_NODE(rb);
 		if (dev->ctx_mgr == node)
 			dev->ctx_mgr = NULL;
 		node->is_ctx_mgr = false;
-		node->state = FB_NODE_DEAD;
+		node->state = FBINDER_NODE_DEAD;
 		node->owner = NULL;
 		node->buf_refs = 0;	/* the buffers die with the context */
 		list_for_each_entry_safe(txn, tmp, &node->async_todo,
 					 work.entry) {
 			list_del_init(&txn->work.entry);
-			fb_txn_discard_locked(txn);
+			fbinder_txn_discard_locked(txn);
 		}
 		node->async_out = 0;
 		if (!list_empty(&node->deaths)) {
 			node->tmp_refs++;
 			list_add_tail(&node->work.entry, dying);
 		}
-		fb_node_check_locked(node);
+		fbinder_node_check_locked(node);
 	}
 }
 
-struct fb_handle *fb_handle_lookup_locked(struct fb_ctx *ctx, u32 id)
+struct fbinder_handle *fbinder_handle_lookup_locked(struct fbinder_ctx *ctx, u32 id)
 {
 	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	n = rb_find(&id, &ctx->handles, fb_handle_id_cmp);
-	return n ? fb_handle_of_id(n) : NULL;
+	n = rb_find(&id, &ctx->handles, fbinder_handle_id_cmp);
+	return n ? fbinder_handle_of_id(n) : NULL;
 }
 
 /* The node a handle of ctx names, or NULL for a handle it does not have. */
-struct fb_node *fb_handle_to_node_locked(struct fb_ctx *ctx, u32 id)
+struct fbinder_node *fbinder_handle_to_node_locked(struct fbinder_ctx *ctx, u32 id)
 {
-	struct fb_handle *h;
+	struct fbinder_handle *h;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	if (id == FB_CONTEXT_MGR_HANDLE)
+	if (id == FBINDER_CONTEXT_MGR_HANDLE)
 		return ctx->dev->ctx_mgr;
-	h = fb_handle_lookup_locked(ctx, id);
+	h = fbinder_handle_lookup_locked(ctx, id);
 	return h ? h->node : NULL;
 }
 
-static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
-						  struct fb_node *node)
+static struct fbinder_handle *fbinder_handle_by_node_locked(struct fbinder_ctx *ctx,
+							    struct fbinder_node *node)
 {
 	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	n = rb_find(node, &ctx->handles_by_node, fb_handle_node_cmp);
-	return n ? fb_handle_of_node(n) : NULL;
+	n = rb_find(node, &ctx->handles_by_node, fbinder_handle_node_cmp);
+	return n ? fbinder_handle_of_node(n) : NULL;
 }
 
 /*
@@ -259,15 +259,15 @@ static struct fb_handle *fb_handle_by_node_locked(struct fb_ctx *ctx,
  * ids in use (at most nr_handles steps) happens only where the counter
  * comes round to them again, 2^32 - 2 ids later.
  */
-u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx)
+u32 fbinder_handle_alloc_id_locked(struct fbinder_ctx *ctx)
 {
 	u32 id = ctx->next_handle ?: 1;
 	struct rb_node *next;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	/* the handle with the smallest id >= id, if any */
-	next = rb_find_first(&id, &ctx->handles, fb_handle_id_from_cmp);
-	while (next && fb_handle_of_id(next)->id == id) {
+	next = rb_find_first(&id, &ctx->handles, fbinder_handle_id_from_cmp);
+	while (next && fbinder_handle_of_id(next)->id == id) {
 		next = rb_next(next);
 		if (!++id) {
 			id = 1;
@@ -279,10 +279,10 @@ u32 fb_handle_alloc_id_locked(struct fb_ctx *ctx)
 }
 
 /* Puts h in ctx->handles by its id, which no other handle there has. */
-void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h)
+void fbinder_handle_insert_id_locked(struct fbinder_ctx *ctx, struct fbinder_handle *h)
 {
 	lockdep_assert_held(&ctx->dev->lock);
-	rb_add(&h->rb_id, &ctx->handles, fb_handle_id_less);
+	rb_add(&h->rb_id, &ctx->handles, fbinder_handle_id_less);
 }
 
 /*
@@ -290,21 +290,21 @@ void fb_handle_insert_id_locked(struct fb_ctx *ctx, struct fb_handle *h)
  * NULL for the context manager (handle 0, not counted).  -EAGAIN asks the
  * caller for a spare; -EDQUOT when ctx holds too many handles.
  */
-int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
-			      struct fb_handle **spare, struct fb_handle **out)
+int fbinder_handle_for_node_locked(struct fbinder_ctx *ctx, struct fbinder_node *node,
+				   struct fbinder_handle **spare, struct fbinder_handle **out)
 {
-	struct fb_handle *h;
+	struct fbinder_handle *h;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	*out = NULL;
 	if (node == ctx->dev->ctx_mgr)
 		return 0;
-	h = fb_handle_by_node_locked(ctx, node);
+	h = fbinder_handle_by_node_locked(ctx, node);
 	if (h) {
 		*out = h;
 		return 0;
 	}
-	if (ctx->nr_handles >= fb_max_handles)
+	if (ctx->nr_handles >= fbinder_max_handles)
 		return -EDQUOT;
 	if (!*spare)
 		return -EAGAIN;
@@ -313,116 +313,116 @@ int fb_handle_for_node_locked(struct fb_ctx *ctx, struct fb_node *node,
 	h->ctx = ctx;
 	h->node = node;
 	INIT_LIST_HEAD(&h->deaths);
-	rb_add(&h->rb_node, &ctx->handles_by_node, fb_handle_node_less);
-	h->id = fb_handle_alloc_id_locked(ctx);
-	fb_handle_insert_id_locked(ctx, h);
+	rb_add(&h->rb_node, &ctx->handles_by_node, fbinder_handle_node_less);
+	h->id = fbinder_handle_alloc_id_locked(ctx);
+	fbinder_handle_insert_id_locked(ctx, h);
 
 	ctx->nr_handles++;
 	node->handle_count++;
-	fb_stat_inc(FB_STAT_LIVE_HANDLES);
+	fbinder_stat_inc(FBINDER_STAT_LIVE_HANDLES);
 	*out = h;
 	return 0;
 }
 
-static void fb_handle_destroy_locked(struct fb_handle *h)
+static void fbinder_handle_destroy_locked(struct fbinder_handle *h)
 {
-	struct fb_node *node = h->node;
+	struct fbinder_node *node = h->node;
 
 	lockdep_assert_held(&h->ctx->dev->lock);
 	h->ctx->nr_handles--;
 	kfree(h);
-	fb_stat_dec(FB_STAT_LIVE_HANDLES);
+	fbinder_stat_dec(FBINDER_STAT_LIVE_HANDLES);
 	node->handle_count--;
-	fb_node_check_locked(node);
+	fbinder_node_check_locked(node);
 }
 
 /*
  * The handle goes, and its death links with it.  A holder may have linked
  * up to max_death_links cookies to one handle: when more are left than
  * one batch, the handle only leaves its id (nothing finds it any more)
- * and waits on ctx->dying_handles for fb_ctx_drop_dying_handles().
+ * and waits on ctx->dying_handles for fbinder_ctx_drop_dying_handles().
  * Returns true then.
  */
-static bool fb_handle_free_locked(struct fb_handle *h)
+static bool fbinder_handle_free_locked(struct fbinder_handle *h)
 {
 	lockdep_assert_held(&h->ctx->dev->lock);
 	rb_erase(&h->rb_id, &h->ctx->handles);
 	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
-	if (fb_handle_drop_deaths_locked(h, NULL)) {
+	if (fbinder_handle_drop_deaths_locked(h, NULL)) {
 		list_add_tail(&h->dying_entry, &h->ctx->dying_handles);
 		return true;
 	}
-	fb_handle_destroy_locked(h);
+	fbinder_handle_destroy_locked(h);
 	return false;
 }
 
 /*
  * Called after any of a handle's counts dropped.  True when the caller
- * must call fb_ctx_drop_dying_handles() once it dropped the lock.
+ * must call fbinder_ctx_drop_dying_handles() once it dropped the lock.
  */
-bool fb_handle_check_locked(struct fb_handle *h)
+bool fbinder_handle_check_locked(struct fbinder_handle *h)
 {
 	lockdep_assert_held(&h->ctx->dev->lock);
 	if (!h->user_refs && !h->buf_refs)
-		return fb_handle_free_locked(h);
+		return fbinder_handle_free_locked(h);
 	return false;
 }
 
 /*
- * The links of handles freed with many (fb_handle_free_locked()) go a
+ * The links of handles freed with many (fbinder_handle_free_locked()) go a
  * batch per hold of the device lock, then the handles.  Whoever freed
  * them calls this before it returns to user space.
  */
-void fb_ctx_drop_dying_handles(struct fb_ctx *ctx)
+void fbinder_ctx_drop_dying_handles(struct fbinder_ctx *ctx)
 {
-	struct fb_device *dev = ctx->dev;
-	struct fb_handle *h;
+	struct fbinder_device *dev = ctx->dev;
+	struct fbinder_handle *h;
 	LIST_HEAD(freed);
 
 	spin_lock(&dev->lock);
 	while ((h = list_first_entry_or_null(&ctx->dying_handles,
-					     struct fb_handle, dying_entry))) {
-		if (!fb_handle_drop_deaths_locked(h, &freed)) {
+					     struct fbinder_handle, dying_entry))) {
+		if (!fbinder_handle_drop_deaths_locked(h, &freed)) {
 			list_del(&h->dying_entry);
-			fb_handle_destroy_locked(h);
+			fbinder_handle_destroy_locked(h);
 		}
 		spin_unlock(&dev->lock);
-		fb_death_free_list(&freed);
+		fbinder_death_free_list(&freed);
 		cond_resched();
 		spin_lock(&dev->lock);
 	}
 	spin_unlock(&dev->lock);
 }
 
-/* At release: the context's links are gone already (fb_ctx_drop_deaths()). */
-void fb_ctx_drop_handles_locked(struct fb_ctx *ctx)
+/* At release: the context's links are gone already (fbinder_ctx_drop_deaths()). */
+void fbinder_ctx_drop_handles_locked(struct fbinder_ctx *ctx)
 {
-	struct fb_handle *h;
+	struct fbinder_handle *h;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	while ((rb = rb_first(&ctx->handles)))
-		fb_handle_free_locked(rb_entry(rb, struct fb_handle, rb_id));
+		fbinder_handle_free_locked(rb_entry(rb, struct fbinder_handle, rb_id));
 	while ((h = list_first_entry_or_null(&ctx->dying_handles,
-					     struct fb_handle, dying_entry))) {
-		while (fb_handle_drop_deaths_locked(h, NULL))
+					     struct fbinder_handle, dying_entry))) {
+		while (fbinder_handle_drop_deaths_locked(h, NULL))
 			;
 		list_del(&h->dying_entry);
-		fb_handle_destroy_locked(h);
+		fbinder_handle_destroy_locked(h);
 	}
 }
 
-int fb_handle_acquire(struct fb_ctx *ctx, u32 id)
+int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id)
 {
-	struct fb_handle *h;
+	struct fbinder_handle *h;
 	int ret = 0;
 
 	spin_lock(&ctx->dev->lock);
-	if (id == FB_CONTEXT_MGR_HANDLE) {
+	if (id == FBINDER_CONTEXT_MGR_HANDLE) {
 		if (!ctx->dev->ctx_mgr)
 			ret = -ENOENT;
 	} else {
-		h = fb_handle_lookup_locked(ctx, id);
+		h = fbinder_handle_lookup_locked(ctx, id);
 		if (!h)
 			ret = -ENOENT;
 		else if (h->user_refs == U32_MAX)
@@ -434,30 +434,30 @@ int fb_handle_acquire(struct fb_ctx *ctx, u32 id)
 	return ret;
 }
 
-int fb_handle_release(struct fb_ctx *ctx, u32 id)
+int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id)
 {
 	bool dying = false;
-	struct fb_handle *h;
+	struct fbinder_handle *h;
 	int ret = 0;
 
 	spin_lock(&ctx->dev->lock);
-	if (id == FB_CONTEXT_MGR_HANDLE) {
+	if (id == FBINDER_CONTEXT_MGR_HANDLE) {
 		if (!ctx->dev->ctx_mgr)
 			ret = -ENOENT;
 	} else {
-		h = fb_handle_lookup_locked(ctx, id);
+		h = fbinder_handle_lookup_locked(ctx, id);
 		if (!h) {
 			ret = -ENOENT;
 		} else if (!h->user_refs) {
 			ret = -EINVAL;
 		} else {
 			h->user_refs--;
-			dying = fb_handle_check_locked(h);
+			dying = fbinder_handle_check_locked(h);
 		}
 	}
 	spin_unlock(&ctx->dev->lock);
 	if (dying)
-		fb_ctx_drop_dying_handles(ctx);
+		fbinder_ctx_drop_dying_handles(ctx);
 	return ret;
 }
 
@@ -467,31 +467,31 @@ int fb_handle_release(struct fb_ctx *ctx, u32 id)
  * module parameter manager_uid names.  The configured uid is tried first,
  * so a manager running as it leaves no capability check in the audit log.
  */
-static bool fb_may_claim(kuid_t euid)
+static bool fbinder_may_claim(kuid_t euid)
 {
-	kuid_t uid = fb_manager_uid < 0 ? INVALID_UID :
-		     make_kuid(&init_user_ns, fb_manager_uid);
+	kuid_t uid = fbinder_manager_uid < 0 ? INVALID_UID :
+		     make_kuid(&init_user_ns, fbinder_manager_uid);
 
 	return (uid_valid(uid) && uid_eq(euid, uid)) || capable(CAP_SYS_ADMIN);
 }
 
 /*
- * FB_IOC_SET_CONTEXT_MGR.  The first claim pins its euid on the device
+ * FBINDER_IOC_SET_CONTEXT_MGR.  The first claim pins its euid on the device
  * (binder's context_mgr_uid): once that manager is gone, only the same
  * euid, still privileged, may claim again, so nobody else can take the
  * name service over by waiting for a restart.
  */
-int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie, u32 flags)
+int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 {
-	struct fb_device *dev = ctx->dev;
+	struct fbinder_device *dev = ctx->dev;
 	kuid_t euid = current_euid();
-	struct fb_node *spare;
-	struct fb_node *node;
+	struct fbinder_node *spare;
+	struct fbinder_node *node;
 	int ret = 0;
 
-	if (!fb_may_claim(euid))
+	if (!fbinder_may_claim(euid))
 		return -EPERM;
-	spare = fb_node_new();
+	spare = fbinder_node_new();
 	if (!spare)
 		return -ENOMEM;
 	spin_lock(&dev->lock);
@@ -500,10 +500,10 @@ int fb_set_context_mgr(struct fb_ctx *ctx, u64 cookie, u32 flags)
 	} else if (dev->ctx_mgr) {
 		ret = -EBUSY;
 	} else {
-		node = fb_node_get_or_insert_locked(ctx, cookie, &spare);
+		node = fbinder_node_get_or_insert_locked(ctx, cookie, &spare);
 		/* like a send's, the flags count when they create the node */
 		if (!spare)
-			node->accepts_fds = flags & FB_OBJF_ACCEPTS_FDS;
+			node->accepts_fds = flags & FBINDER_OBJF_ACCEPTS_FDS;
 		node->is_ctx_mgr = true;
 		node->exports++;
 		dev->ctx_mgr = node;

@@ -12,7 +12,7 @@
  * Nothing here raises a thread beyond what its own process could set:
  * a caller's priority is passed on only to the handler of its call, and
  * a node's minimum is accepted only within its owner's rights
- * (fb_prio_allowed()).
+ * (fbinder_prio_allowed()).
  */
 #include <linux/capability.h>
 #include <linux/sched.h>
@@ -23,75 +23,75 @@
 #include "prio.h"
 #include <linux/fastbinder.h>
 
-static bool fb_policy_is_rt(u32 policy)
+static bool fbinder_policy_is_rt(u32 policy)
 {
 	return policy == SCHED_FIFO || policy == SCHED_RR;
 }
 
 /* One ordered scale: -1 idle, 0..39 nice 19..-20, 41..139 rt 1..99, 140 dl. */
-static int fb_prio_rank(const struct fb_prio *prio)
+static int fbinder_prio_rank(const struct fbinder_prio *prio)
 {
 	if (prio->policy == SCHED_DEADLINE)
 		return 40 + MAX_RT_PRIO;
-	if (fb_policy_is_rt(prio->policy))
+	if (fbinder_policy_is_rt(prio->policy))
 		return 40 + prio->level;
 	if (prio->policy == SCHED_IDLE)
 		return -1;
 	return 19 - prio->level;
 }
 
-void fb_prio_of_current(struct fb_prio *prio)
+void fbinder_prio_of_current(struct fbinder_prio *prio)
 {
 	prio->policy = current->policy;
-	prio->level = fb_policy_is_rt(current->policy) ?
+	prio->level = fbinder_policy_is_rt(current->policy) ?
 		current->rt_priority : task_nice(current);
 	prio->reset_on_fork = current->sched_reset_on_fork;
 }
 
 /* What a call made by the current thread passes on to its handler. */
-void fb_prio_of_caller(struct fb_prio *prio)
+void fbinder_prio_of_caller(struct fbinder_prio *prio)
 {
-	fb_prio_of_current(prio);
+	fbinder_prio_of_current(prio);
 	if (prio->policy == SCHED_DEADLINE)
 		prio->policy = SCHED_NORMAL;
 }
 
-bool fb_prio_flags_valid(u32 flags)
+bool fbinder_prio_flags_valid(u32 flags)
 {
-	s32 level = (s8)(flags & FB_OBJF_PRIO_MASK);
+	s32 level = (s8)(flags & FBINDER_OBJF_PRIO_MASK);
 
-	if (flags & ~(FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT | FB_OBJF_PRIO_MASK))
+	if (flags & ~(FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT | FBINDER_OBJF_PRIO_MASK))
 		return false;
-	if (!(flags & FB_OBJF_MIN_PRIO))
-		return !(flags & ~FB_OBJF_MIN_PRIO);
-	if (flags & FB_OBJF_PRIO_RT)
-		return (flags & FB_OBJF_PRIO_MASK) >= 1 &&
-		       (flags & FB_OBJF_PRIO_MASK) < MAX_RT_PRIO;
+	if (!(flags & FBINDER_OBJF_MIN_PRIO))
+		return !(flags & ~FBINDER_OBJF_MIN_PRIO);
+	if (flags & FBINDER_OBJF_PRIO_RT)
+		return (flags & FBINDER_OBJF_PRIO_MASK) >= 1 &&
+		       (flags & FBINDER_OBJF_PRIO_MASK) < MAX_RT_PRIO;
 	return level >= MIN_NICE && level <= MAX_NICE;
 }
 
 /* The minimum a node's flags ask for; false when they ask for none. */
-bool fb_prio_from_flags(u32 flags, struct fb_prio *prio)
+bool fbinder_prio_from_flags(u32 flags, struct fbinder_prio *prio)
 {
-	if (!(flags & FB_OBJF_MIN_PRIO))
+	if (!(flags & FBINDER_OBJF_MIN_PRIO))
 		return false;
-	if (flags & FB_OBJF_PRIO_RT) {
+	if (flags & FBINDER_OBJF_PRIO_RT) {
 		prio->policy = SCHED_FIFO;
-		prio->level = flags & FB_OBJF_PRIO_MASK;
+		prio->level = flags & FBINDER_OBJF_PRIO_MASK;
 	} else {
 		prio->policy = SCHED_NORMAL;
-		prio->level = (s8)(flags & FB_OBJF_PRIO_MASK);
+		prio->level = (s8)(flags & FBINDER_OBJF_PRIO_MASK);
 	}
 	prio->reset_on_fork = false;
 	return true;
 }
 
-bool fb_prio_higher(const struct fb_prio *a, const struct fb_prio *b)
+bool fbinder_prio_higher(const struct fbinder_prio *a, const struct fbinder_prio *b)
 {
-	return fb_prio_rank(a) > fb_prio_rank(b);
+	return fbinder_prio_rank(a) > fbinder_prio_rank(b);
 }
 
-bool fb_prio_equal(const struct fb_prio *a, const struct fb_prio *b)
+bool fbinder_prio_equal(const struct fbinder_prio *a, const struct fbinder_prio *b)
 {
 	return a->policy == b->policy && a->level == b->level;
 }
@@ -104,9 +104,9 @@ bool fb_prio_equal(const struct fb_prio *a, const struct fb_prio *b)
  * CAP_SYS_NICE.  The limits are checked first, so a process within them
  * never shows up as a capability check.
  */
-bool fb_prio_allowed(const struct fb_prio *prio)
+bool fbinder_prio_allowed(const struct fbinder_prio *prio)
 {
-	if (fb_policy_is_rt(prio->policy)) {
+	if (fbinder_policy_is_rt(prio->policy)) {
 		if ((unsigned long)prio->level <= rlimit(RLIMIT_RTPRIO))
 			return true;
 	} else if ((unsigned long)nice_to_rlimit(prio->level) <=
@@ -116,15 +116,15 @@ bool fb_prio_allowed(const struct fb_prio *prio)
 	return capable(CAP_SYS_NICE);
 }
 
-static void fb_prio_set(struct task_struct *task, const struct fb_prio *prio,
-			bool reset_on_fork)
+static void fbinder_prio_set(struct task_struct *task, const struct fbinder_prio *prio,
+			     bool reset_on_fork)
 {
 	struct sched_attr attr = {
 		.size = sizeof(attr),
 		.sched_policy = prio->policy,
 	};
 
-	if (fb_policy_is_rt(prio->policy))
+	if (fbinder_policy_is_rt(prio->policy))
 		attr.sched_priority = prio->level;
 	else
 		attr.sched_nice = prio->level;
@@ -138,13 +138,13 @@ static void fb_prio_set(struct task_struct *task, const struct fb_prio *prio,
  * Raises the current thread.  SCHED_RESET_ON_FORK while raised: a child
  * (process or thread) starts at the defaults, never at the raise.
  */
-void fb_prio_raise_current(const struct fb_prio *prio)
+void fbinder_prio_raise_current(const struct fbinder_prio *prio)
 {
-	fb_prio_set(current, prio, true);
+	fbinder_prio_set(current, prio, true);
 }
 
 /* Gives task back its own settings, its own reset-on-fork flag included. */
-void fb_prio_restore(struct task_struct *task, const struct fb_prio *own)
+void fbinder_prio_restore(struct task_struct *task, const struct fbinder_prio *own)
 {
-	fb_prio_set(task, own, own->reset_on_fork);
+	fbinder_prio_set(task, own, own->reset_on_fork);
 }

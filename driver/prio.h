@@ -13,20 +13,20 @@
 struct task_struct;
 
 /* A scheduling policy and its level: rt priority, or nice otherwise. */
-struct fb_prio {
+struct fbinder_prio {
 	u32 policy;
 	s32 level;
 	bool reset_on_fork;	/* a thread's own flag, given back with it */
 };
 
-void fb_prio_of_current(struct fb_prio *prio);
-void fb_prio_of_caller(struct fb_prio *prio);
-bool fb_prio_from_flags(u32 flags, struct fb_prio *prio);
-bool fb_prio_flags_valid(u32 flags);
-bool fb_prio_higher(const struct fb_prio *a, const struct fb_prio *b);
-bool fb_prio_equal(const struct fb_prio *a, const struct fb_prio *b);
-bool fb_prio_allowed(const struct fb_prio *prio);
-void fb_prio_raise_current(const struct fb_prio *prio);
-void fb_prio_restore(struct task_struct *task, const struct fb_prio *own);
+void fbinder_prio_of_current(struct fbinder_prio *prio);
+void fbinder_prio_of_caller(struct fbinder_prio *prio);
+bool fbinder_prio_from_flags(u32 flags, struct fbinder_prio *prio);
+bool fbinder_prio_flags_valid(u32 flags);
+bool fbinder_prio_higher(const struct fbinder_prio *a, const struct fbinder_prio *b);
+bool fbinder_prio_equal(const struct fbinder_prio *a, const struct fbinder_prio *b);
+bool fbinder_prio_allowed(const struct fbinder_prio *prio);
+void fbinder_prio_raise_current(const struct fbinder_prio *prio);
+void fbinder_prio_restore(struct task_struct *task, const struct fbinder_prio *own);
 
 #endif /* _FB_PRIO_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fastbinder: FB_IOC_WRITE_READ, the write stream of commands and the read
+ * fastbinder: FBINDER_IOC_WRITE_READ, the write stream of commands and the read
  * stream of returns.
  *
  * The read side takes one work item at a time under the device lock,
@@ -8,7 +8,7 @@
  * If that copy faults, the state change is undone and the work goes back
  * to the head of its list: nothing queued is ever lost.  The one exception
  * is a message this process cannot take (its descriptors do not fit): it
- * fails to its sender instead of blocking the queue (fb_undeliverable()).
+ * fails to its sender instead of blocking the queue (fbinder_undeliverable()).
  */
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -18,8 +18,8 @@
 #include "internal.h"
 #include "stats.h"
 
-/* The largest return: a code and a struct fb_txn_msg. */
-#define FB_READ_MIN	(sizeof(u32) + sizeof(struct fb_txn_msg))
+/* The largest return: a code and a struct fbinder_txn_msg. */
+#define FBINDER_READ_MIN	(sizeof(u32) + sizeof(struct fbinder_txn_msg))
 
 /*
  * Commands one WRITE_READ runs at most.  A longer stream, like one that
@@ -28,99 +28,99 @@
  * however long (a small file mapped over and over makes gigabytes of
  * them), keeps a task in the kernel, deaf to SIGKILL.
  */
-#define FB_WRITE_MAX_CMDS	4096
+#define FBINDER_WRITE_MAX_CMDS	4096
 
-static int fb_looper_cmd(struct fb_thread *thread, u32 cmd)
+static int fbinder_looper_cmd(struct fbinder_thread *thread, u32 cmd)
 {
-	struct fb_ctx *ctx = thread->ctx;
-	const u32 in_pool = FB_LOOPER_REGISTERED | FB_LOOPER_ENTERED;
+	struct fbinder_ctx *ctx = thread->ctx;
+	const u32 in_pool = FBINDER_LOOPER_REGISTERED | FBINDER_LOOPER_ENTERED;
 	int ret = 0;
 
 	spin_lock(&ctx->dev->lock);
 	switch (cmd) {
-	case FB_CMD_REGISTER_LOOPER:
-	case FB_CMD_ENTER_LOOPER:
+	case FBINDER_CMD_REGISTER_LOOPER:
+	case FBINDER_CMD_ENTER_LOOPER:
 		if (thread->looper & in_pool) {
 			ret = -EINVAL;
 			break;
 		}
-		if (cmd == FB_CMD_ENTER_LOOPER) {
-			thread->looper = FB_LOOPER_ENTERED;
+		if (cmd == FBINDER_CMD_ENTER_LOOPER) {
+			thread->looper = FBINDER_LOOPER_ENTERED;
 			break;
 		}
-		thread->looper = FB_LOOPER_REGISTERED;
+		thread->looper = FBINDER_LOOPER_REGISTERED;
 		if (ctx->requested_threads) {
 			ctx->requested_threads--;
 			ctx->started_threads++;
 		}
 		break;
-	case FB_CMD_EXIT_LOOPER:
+	case FBINDER_CMD_EXIT_LOOPER:
 		if (!(thread->looper & in_pool))
 			ret = -EINVAL;
 		else
-			thread->looper = FB_LOOPER_EXITED;
+			thread->looper = FBINDER_LOOPER_EXITED;
 		break;
 	}
 	spin_unlock(&ctx->dev->lock);
 	return ret;
 }
 
-static int fb_write_one(struct fb_thread *thread, u32 cmd,
-			const void __user *payload)
+static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
+			     const void __user *payload)
 {
-	struct fb_death death;
-	struct fb_txn tr;
+	struct fbinder_death death;
+	struct fbinder_txn_data tr;
 	u64 offset;
 	u32 handle;
 
 	switch (cmd) {
-	case FB_CMD_SEND:
-	case FB_CMD_REPLY:
+	case FBINDER_CMD_SEND:
+	case FBINDER_CMD_REPLY:
 		if (copy_from_user(&tr, payload, sizeof(tr)))
 			return -EFAULT;
-		return fb_send(thread, &tr, cmd == FB_CMD_REPLY);
-	case FB_CMD_ACQUIRE:
-	case FB_CMD_RELEASE:
+		return fbinder_send(thread, &tr, cmd == FBINDER_CMD_REPLY);
+	case FBINDER_CMD_ACQUIRE:
+	case FBINDER_CMD_RELEASE:
 		if (copy_from_user(&handle, payload, sizeof(handle)))
 			return -EFAULT;
-		if (cmd == FB_CMD_ACQUIRE)
-			return fb_handle_acquire(thread->ctx, handle);
-		return fb_handle_release(thread->ctx, handle);
-	case FB_CMD_REGISTER_LOOPER:
-	case FB_CMD_ENTER_LOOPER:
-	case FB_CMD_EXIT_LOOPER:
-		return fb_looper_cmd(thread, cmd);
-	case FB_CMD_LINK_DEATH:
-	case FB_CMD_UNLINK_DEATH:
+		if (cmd == FBINDER_CMD_ACQUIRE)
+			return fbinder_handle_acquire(thread->ctx, handle);
+		return fbinder_handle_release(thread->ctx, handle);
+	case FBINDER_CMD_REGISTER_LOOPER:
+	case FBINDER_CMD_ENTER_LOOPER:
+	case FBINDER_CMD_EXIT_LOOPER:
+		return fbinder_looper_cmd(thread, cmd);
+	case FBINDER_CMD_LINK_DEATH:
+	case FBINDER_CMD_UNLINK_DEATH:
 		if (copy_from_user(&death, payload, sizeof(death)))
 			return -EFAULT;
-		if (cmd == FB_CMD_LINK_DEATH)
-			return fb_death_link(thread->ctx, &death);
-		return fb_death_unlink(thread->ctx, &death);
-	case FB_CMD_DEATH_DONE:
+		if (cmd == FBINDER_CMD_LINK_DEATH)
+			return fbinder_death_link(thread->ctx, &death);
+		return fbinder_death_unlink(thread->ctx, &death);
+	case FBINDER_CMD_DEATH_DONE:
 		if (copy_from_user(&offset, payload, sizeof(offset)))
 			return -EFAULT;
-		return fb_death_done(thread->ctx, offset);
-	case FB_CMD_ABANDON:
-		return fb_abandon_call(thread);
+		return fbinder_death_done(thread->ctx, offset);
+	case FBINDER_CMD_ABANDON:
+		return fbinder_abandon_call(thread);
 	default:
 		return -EINVAL;
 	}
 }
 
 /*
- * A run of FB_CMD_FREE_BUFFER commands at write_consumed (the first one
+ * A run of FBINDER_CMD_FREE_BUFFER commands at write_consumed (the first one
  * checked by the caller): their offsets are read ahead and the buffers
- * freed together (fb_free_buffers), as if one command after the other.
+ * freed together (fbinder_free_buffers), as if one command after the other.
  * The read-ahead stops at anything else, including a fault, which the
  * command loop then reports in its turn.
  */
-static int fb_write_frees(struct fb_thread *thread, struct fb_write_read *wr,
-			  u32 *budget)
+static int fbinder_write_frees(struct fbinder_thread *thread, struct fbinder_write_read *wr,
+			       u32 *budget)
 {
-	const size_t step = sizeof(u32) + _IOC_SIZE(FB_CMD_FREE_BUFFER);
-	u32 max = min_t(u32, *budget, FB_FREE_BATCH);
-	u64 offsets[FB_FREE_BATCH];
+	const size_t step = sizeof(u32) + _IOC_SIZE(FBINDER_CMD_FREE_BUFFER);
+	u32 max = min_t(u32, *budget, FBINDER_FREE_BATCH);
+	u64 offsets[FBINDER_FREE_BATCH];
 	u64 pos = wr->write_consumed;
 	u32 n = 0, freed, cmd;
 	u8 __user *p;
@@ -129,7 +129,7 @@ static int fb_write_frees(struct fb_thread *thread, struct fb_write_read *wr,
 	while (n < max && wr->write_size - pos >= step) {
 		p = u64_to_user_ptr(wr->write_buffer + pos);
 		if (n && (get_user(cmd, (u32 __user *)p) ||
-			  cmd != FB_CMD_FREE_BUFFER))
+			  cmd != FBINDER_CMD_FREE_BUFFER))
 			break;
 		if (copy_from_user(&offsets[n], p + sizeof(u32),
 				   sizeof(offsets[n]))) {
@@ -140,7 +140,7 @@ static int fb_write_frees(struct fb_thread *thread, struct fb_write_read *wr,
 		n++;
 		pos += step;
 	}
-	ret = fb_free_buffers(thread->ctx, offsets, n, &freed);
+	ret = fbinder_free_buffers(thread->ctx, offsets, n, &freed);
 	wr->write_consumed += freed * step;
 	*budget -= freed;
 	return ret;
@@ -148,11 +148,11 @@ static int fb_write_frees(struct fb_thread *thread, struct fb_write_read *wr,
 
 /*
  * Runs commands until the stream ends or one fails, or -EINTR before the
- * next one when a signal is pending or FB_WRITE_MAX_CMDS ran.
+ * next one when a signal is pending or FBINDER_WRITE_MAX_CMDS ran.
  */
-static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
+static int fbinder_write(struct fbinder_thread *thread, struct fbinder_write_read *wr)
 {
-	u32 budget = FB_WRITE_MAX_CMDS;
+	u32 budget = FBINDER_WRITE_MAX_CMDS;
 
 	while (wr->write_consumed < wr->write_size) {
 		u64 left = wr->write_size - wr->write_consumed;
@@ -170,13 +170,13 @@ static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
 			return -EFAULT;
 		if (left - sizeof(cmd) < _IOC_SIZE(cmd))
 			return -EINVAL;
-		if (cmd == FB_CMD_FREE_BUFFER) {
-			ret = fb_write_frees(thread, wr, &budget);
+		if (cmd == FBINDER_CMD_FREE_BUFFER) {
+			ret = fbinder_write_frees(thread, wr, &budget);
 			if (ret)
 				return ret;
 			continue;
 		}
-		ret = fb_write_one(thread, cmd, p + sizeof(cmd));
+		ret = fbinder_write_one(thread, cmd, p + sizeof(cmd));
 		if (ret)
 			return ret;
 		wr->write_consumed += sizeof(cmd) + _IOC_SIZE(cmd);
@@ -186,57 +186,57 @@ static int fb_write(struct fb_thread *thread, struct fb_write_read *wr)
 }
 
 /* One return before it is copied out: a code, then its payload. */
-struct fb_ret {
+struct fbinder_ret {
 	u32 cmd;
 	union {
-		struct fb_txn_msg msg;
-		struct fb_txn_error err;
-		struct fb_node_release rel;
+		struct fbinder_txn_msg msg;
+		struct fbinder_txn_error err;
+		struct fbinder_node_release rel;
 		u64 cookie;
 	} u;
 };
 
 /*
- * A work item taken, and what taking it changed: fb_take_work_locked()
- * records each change here as it makes it, and fb_untake_work_locked()
+ * A work item taken, and what taking it changed: fbinder_take_work_locked()
+ * records each change here as it makes it, and fbinder_untake_work_locked()
  * undoes exactly the changes recorded, so a failed copy leaves no trace.
  */
-struct fb_taken {
-	struct fb_work *work;
+struct fbinder_taken {
+	struct fbinder_work *work;
 	struct list_head *list;		/* where it was */
-	struct fb_transaction *old_stack;	/* the thread's, before */
+	struct fbinder_txn *old_stack;	/* the thread's, before */
 	bool pinned_batch;		/* it began the oneway batch, pinned */
 	bool counted;			/* it left the queue's counts */
 	bool async_out;			/* it counted in its node's async_out */
 	bool handled;			/* the call names its handler */
-	struct fb_buffer *buffer;	/* of a message, to hand over */
+	struct fbinder_buffer *buffer;	/* of a message, to hand over */
 	bool raise;			/* run at prio once delivered */
-	struct fb_prio prio;
+	struct fbinder_prio prio;
 };
 
 /*
  * A reply or failure is taken only when its call is the top of the stack:
  * one that arrives while the thread handles a nested call waits for it.
  */
-static bool fb_work_ready(struct fb_thread *thread, struct fb_work *work)
+static bool fbinder_work_ready(struct fbinder_thread *thread, struct fbinder_work *work)
 {
-	struct fb_transaction *t;
+	struct fbinder_txn *t;
 
-	if (work->type == FB_WORK_FAILED)
-		return container_of(work, struct fb_transaction, work) ==
+	if (work->type == FBINDER_WORK_FAILED)
+		return container_of(work, struct fbinder_txn, work) ==
 		       thread->stack;
-	if (work->type != FB_WORK_TXN)
+	if (work->type != FBINDER_WORK_TXN)
 		return true;
-	t = container_of(work, struct fb_transaction, work);
+	t = container_of(work, struct fbinder_txn, work);
 	return !t->is_reply || t->call == thread->stack;
 }
 
-static struct fb_work *fb_pick_work_locked(struct fb_thread *thread,
-					   struct fb_node *batch,
+static struct fbinder_work *fbinder_pick_work_locked(struct fbinder_thread *thread,
+						     struct fbinder_node *batch,
 					   struct list_head **list)
 {
-	struct fb_ctx *ctx = thread->ctx;
-	struct fb_work *work;
+	struct fbinder_ctx *ctx = thread->ctx;
+	struct fbinder_work *work;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	/*
@@ -246,22 +246,22 @@ static struct fb_work *fb_pick_work_locked(struct fb_thread *thread,
 	 */
 	if (batch) {
 		*list = &batch->async_todo;
-		return list_first_entry_or_null(*list, struct fb_work, entry);
+		return list_first_entry_or_null(*list, struct fbinder_work, entry);
 	}
 	*list = &thread->todo;
 	list_for_each_entry(work, &thread->todo, entry)
-		if (fb_work_ready(thread, work))
+		if (fbinder_work_ready(thread, work))
 			return work;
 	*list = &ctx->todo;
-	if (fb_thread_wants_ctx_work(thread) && !list_empty(*list))
-		return list_first_entry(*list, struct fb_work, entry);
+	if (fbinder_thread_wants_ctx_work(thread) && !list_empty(*list))
+		return list_first_entry(*list, struct fbinder_work, entry);
 	return NULL;
 }
 
-static void fb_fill_msg_locked(struct fb_transaction *t,
-			       struct fb_txn_msg *msg)
+static void fbinder_fill_msg_locked(struct fbinder_txn *t,
+				    struct fbinder_txn_msg *msg)
 {
-	struct fb_buffer *buf = t->buffer;
+	struct fbinder_buffer *buf = t->buffer;
 
 	lockdep_assert_held(&t->to_ctx->dev->lock);
 	memset(msg, 0, sizeof(*msg));
@@ -281,13 +281,13 @@ static void fb_fill_msg_locked(struct fb_transaction *t,
  * Takes work off its list and makes the thread's state say so.  Returns
  * true when the thread must stop reading to handle it.
  */
-static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
-				struct fb_node **batch, struct fb_ret *ret)
+static bool fbinder_take_work_locked(struct fbinder_thread *thread, struct fbinder_taken *tk,
+				     struct fbinder_node **batch, struct fbinder_ret *ret)
 {
-	struct fb_work *work = tk->work;
-	struct fb_death_link *death;
-	struct fb_transaction *t;
-	struct fb_node *node;
+	struct fbinder_work *work = tk->work;
+	struct fbinder_death_link *death;
+	struct fbinder_txn *t;
+	struct fbinder_node *node;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	list_del_init(&work->entry);
@@ -300,22 +300,22 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 	tk->raise = false;
 
 	switch (work->type) {
-	case FB_WORK_RELEASE:
-		node = container_of(work, struct fb_node, work);
-		ret->cmd = FB_RET_RELEASE;
+	case FBINDER_WORK_RELEASE:
+		node = container_of(work, struct fbinder_node, work);
+		ret->cmd = FBINDER_RET_RELEASE;
 		ret->u.rel.cookie = node->cookie;
 		ret->u.rel.exports = node->exports;
 		return false;
-	case FB_WORK_DEAD:
-		death = container_of(work, struct fb_death_link, work);
-		death->state = FB_DEATH_DELIVERED;
-		ret->cmd = FB_RET_DEAD;
+	case FBINDER_WORK_DEAD:
+		death = container_of(work, struct fbinder_death_link, work);
+		death->state = FBINDER_DEATH_DELIVERED;
+		ret->cmd = FBINDER_RET_DEAD;
 		ret->u.cookie = death->cookie;
 		return false;
-	case FB_WORK_FAILED:
-		t = container_of(work, struct fb_transaction, work);
+	case FBINDER_WORK_FAILED:
+		t = container_of(work, struct fbinder_txn, work);
 		thread->stack = t->from_parent;
-		ret->cmd = FB_RET_FAILED;
+		ret->cmd = FBINDER_RET_FAILED;
 		ret->u.err.txn_id = t->id;
 		ret->u.err.error = t->error;
 		ret->u.err.reserved = 0;
@@ -324,18 +324,18 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 		break;
 	}
 
-	t = container_of(work, struct fb_transaction, work);
-	fb_txn_count_locked(t, -1);
+	t = container_of(work, struct fbinder_txn, work);
+	fbinder_txn_count_locked(t, -1);
 	tk->counted = true;
 	tk->buffer = t->buffer;
-	fb_fill_msg_locked(t, &ret->u.msg);
+	fbinder_fill_msg_locked(t, &ret->u.msg);
 	if (t->is_reply) {
 		thread->stack = t->call->from_parent;
-		ret->cmd = FB_RET_REPLY;
+		ret->cmd = FBINDER_RET_REPLY;
 		return true;
 	}
-	ret->cmd = FB_RET_TRANSACTION;
-	if (t->flags & FB_TXN_ONEWAY) {
+	ret->cmd = FBINDER_RET_TRANSACTION;
+	if (t->flags & FBINDER_TXN_ONEWAY) {
 		if (tk->list == &t->node->async_todo) {
 			t->node->async_out++;
 			tk->async_out = true;
@@ -347,21 +347,21 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 		}
 		/* oneway work runs at the node's minimum, not the sender's */
 		if (t->node->has_min_prio) {
-			fb_prio_of_current(&tk->prio);
-			tk->raise = fb_prio_higher(&t->node->min_prio,
-						   &tk->prio);
+			fbinder_prio_of_current(&tk->prio);
+			tk->raise = fbinder_prio_higher(&t->node->min_prio,
+							&tk->prio);
 			tk->prio = t->node->min_prio;
 		}
 		return false;
 	}
-	fb_prio_of_current(&t->saved_prio);
+	fbinder_prio_of_current(&t->saved_prio);
 	tk->prio = t->saved_prio;
-	if (fb_prio_higher(&t->caller_prio, &tk->prio))
+	if (fbinder_prio_higher(&t->caller_prio, &tk->prio))
 		tk->prio = t->caller_prio;
-	if (t->node->has_min_prio && fb_prio_higher(&t->node->min_prio,
-						    &tk->prio))
+	if (t->node->has_min_prio && fbinder_prio_higher(&t->node->min_prio,
+							 &tk->prio))
 		tk->prio = t->node->min_prio;
-	t->prio_raised = !fb_prio_equal(&tk->prio, &t->saved_prio);
+	t->prio_raised = !fbinder_prio_equal(&tk->prio, &t->saved_prio);
 	tk->raise = t->prio_raised;
 	t->to_thread = thread;
 	t->to_parent = thread->stack;
@@ -371,70 +371,70 @@ static bool fb_take_work_locked(struct fb_thread *thread, struct fb_taken *tk,
 }
 
 /* The oneway batch the taken work began ends with it. */
-static void fb_taken_unpin_batch_locked(struct fb_thread *thread,
-					struct fb_taken *tk,
-					struct fb_node **batch)
+static void fbinder_taken_unpin_batch_locked(struct fbinder_thread *thread,
+					     struct fbinder_taken *tk,
+					struct fbinder_node **batch)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (!tk->pinned_batch)
 		return;
 	(*batch)->tmp_refs--;
-	fb_node_check_locked(*batch);
+	fbinder_node_check_locked(*batch);
 	*batch = NULL;
 	tk->pinned_batch = false;
 }
 
 /*
- * Undoes fb_take_work_locked(): every change recorded in tk, then the work
+ * Undoes fbinder_take_work_locked(): every change recorded in tk, then the work
  * goes back to the head of its list.  The one change it cannot undo from
  * tk is a death notice's state: another thread may have unlinked it
  * meanwhile and freed tk->work, so the link is found again by its cookie.
  */
-static void fb_untake_work_locked(struct fb_thread *thread,
-				  struct fb_taken *tk, struct fb_node **batch,
-				  const struct fb_ret *ret)
+static void fbinder_untake_work_locked(struct fbinder_thread *thread,
+				       struct fbinder_taken *tk, struct fbinder_node **batch,
+				  const struct fbinder_ret *ret)
 {
-	struct fb_transaction *t;
+	struct fbinder_txn *t;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
-	if (ret->cmd == FB_RET_DEAD) {
-		fb_death_requeue_locked(thread->ctx, ret->u.cookie);
+	if (ret->cmd == FBINDER_RET_DEAD) {
+		fbinder_death_requeue_locked(thread->ctx, ret->u.cookie);
 		return;
 	}
 	thread->stack = tk->old_stack;
-	fb_taken_unpin_batch_locked(thread, tk, batch);
+	fbinder_taken_unpin_batch_locked(thread, tk, batch);
 	if (tk->counted) {
-		t = container_of(tk->work, struct fb_transaction, work);
+		t = container_of(tk->work, struct fbinder_txn, work);
 		if (tk->handled) {
 			t->to_thread = NULL;
 			t->to_parent = NULL;
 		}
 		if (tk->async_out)
 			t->node->async_out--;
-		fb_txn_count_locked(t, 1);
+		fbinder_txn_count_locked(t, 1);
 	}
 	list_add(&tk->work->entry, tk->list);
 }
 
-bool fb_thread_has_work_locked(struct fb_thread *thread)
+bool fbinder_thread_has_work_locked(struct fbinder_thread *thread)
 {
 	struct list_head *list;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
-	return fb_pick_work_locked(thread, NULL, &list);
+	return fbinder_pick_work_locked(thread, NULL, &list);
 }
 
 /*
- * FB_CMD_ABANDON: the thread stops waiting for the reply to the call it
+ * FBINDER_CMD_ABANDON: the thread stops waiting for the reply to the call it
  * made last (a library's timeout).  The call goes on without a caller, as
  * if the caller had exited: its reply or failure is dropped.  Work of the
  * call already queued to the thread must be read first (EBUSY), so no
  * reply and no call routed back is lost.
  */
-int fb_abandon_call(struct fb_thread *thread)
+int fbinder_abandon_call(struct fbinder_thread *thread)
 {
-	struct fb_transaction *t;
-	struct fb_work *work;
+	struct fbinder_txn *t;
+	struct fbinder_work *work;
 	int ret = 0;
 
 	spin_lock(&thread->ctx->dev->lock);
@@ -444,7 +444,7 @@ int fb_abandon_call(struct fb_thread *thread)
 		goto out;
 	}
 	list_for_each_entry(work, &thread->todo, entry) {
-		if (fb_work_ready(thread, work)) {
+		if (fbinder_work_ready(thread, work)) {
 			ret = -EBUSY;
 			goto out;
 		}
@@ -452,40 +452,40 @@ int fb_abandon_call(struct fb_thread *thread)
 	thread->stack = t->from_parent;
 	t->from = NULL;
 	t->from_parent = NULL;
-	fb_stat_inc(FB_STAT_ABANDONED);
+	fbinder_stat_inc(FBINDER_STAT_ABANDONED);
 out:
 	spin_unlock(&thread->ctx->dev->lock);
 	return ret;
 }
 
 /* The return reached user space: let go of what it was made from. */
-static void fb_finish_work_locked(struct fb_thread *thread,
-				  struct fb_work *work)
+static void fbinder_finish_work_locked(struct fbinder_thread *thread,
+				       struct fbinder_work *work)
 {
-	struct fb_transaction *t;
+	struct fbinder_txn *t;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	switch (work->type) {
-	case FB_WORK_RELEASE:
-		fb_node_notice_done_locked(container_of(work, struct fb_node,
-							work));
+	case FBINDER_WORK_RELEASE:
+		fbinder_node_notice_done_locked(container_of(work, struct fbinder_node,
+							     work));
 		return;
-	case FB_WORK_FAILED:
-		fb_txn_free(container_of(work, struct fb_transaction, work));
+	case FBINDER_WORK_FAILED:
+		fbinder_txn_free(container_of(work, struct fbinder_txn, work));
 		return;
 	default:
 		break;
 	}
-	t = container_of(work, struct fb_transaction, work);
+	t = container_of(work, struct fbinder_txn, work);
 	if (t->is_reply) {
-		fb_txn_free(t->call);
-		fb_txn_free(t);
-	} else if (t->flags & FB_TXN_ONEWAY) {
-		fb_txn_free(t);
+		fbinder_txn_free(t->call);
+		fbinder_txn_free(t);
+	} else if (t->flags & FBINDER_TXN_ONEWAY) {
+		fbinder_txn_free(t);
 	}
 }
 
-static int fb_put_ret(struct fb_write_read *wr, const struct fb_ret *ret)
+static int fbinder_put_ret(struct fbinder_write_read *wr, const struct fbinder_ret *ret)
 {
 	u8 __user *p = u64_to_user_ptr(wr->read_buffer + wr->read_consumed);
 
@@ -501,15 +501,15 @@ static int fb_put_ret(struct fb_write_read *wr, const struct fb_ret *ret)
  * where the caller found nothing to take, and returns with it held again,
  * so a wait costs one lock round trip on each side of the sleep.
  */
-static int fb_wait_relock(struct fb_thread *thread)
+static int fbinder_wait_relock(struct fbinder_thread *thread)
 	__must_hold(&thread->ctx->dev->lock)
 {
-	struct fb_ctx *ctx = thread->ctx;
+	struct fbinder_ctx *ctx = thread->ctx;
 	DEFINE_WAIT(wait);
 	bool ctx_work;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	ctx_work = fb_thread_wants_ctx_work(thread);
+	ctx_work = fbinder_thread_wants_ctx_work(thread);
 	if (ctx_work)
 		list_add(&thread->waiting_entry, &ctx->waiting);
 	prepare_to_wait(&thread->wait, &wait, TASK_INTERRUPTIBLE);
@@ -526,9 +526,9 @@ static int fb_wait_relock(struct fb_thread *thread)
 	}
 	if (signal_pending(current)) {
 		/* pass on a wake-up meant for any thread */
-		struct fb_thread *idle;
+		struct fbinder_thread *idle;
 
-		idle = list_first_entry_or_null(&ctx->waiting, struct fb_thread,
+		idle = list_first_entry_or_null(&ctx->waiting, struct fbinder_thread,
 						waiting_entry);
 		if (ctx_work && idle && !list_empty(&ctx->todo)) {
 			list_del_init(&idle->waiting_entry);
@@ -540,10 +540,10 @@ static int fb_wait_relock(struct fb_thread *thread)
 }
 
 /* Asks for one more pool thread when this one goes busy and none is idle. */
-static void fb_maybe_spawn(struct fb_thread *thread, struct fb_write_read *wr)
+static void fbinder_maybe_spawn(struct fbinder_thread *thread, struct fbinder_write_read *wr)
 {
-	struct fb_ctx *ctx = thread->ctx;
-	u32 cmd = FB_RET_SPAWN_LOOPER;
+	struct fbinder_ctx *ctx = thread->ctx;
+	u32 cmd = FBINDER_RET_SPAWN_LOOPER;
 	bool spawn;
 
 	if (wr->read_size - wr->read_consumed < sizeof(cmd))
@@ -551,7 +551,7 @@ static void fb_maybe_spawn(struct fb_thread *thread, struct fb_write_read *wr)
 	spin_lock(&ctx->dev->lock);
 	spawn = !ctx->requested_threads && list_empty(&ctx->waiting) &&
 		ctx->started_threads < ctx->max_threads &&
-		(thread->looper & (FB_LOOPER_REGISTERED | FB_LOOPER_ENTERED));
+		(thread->looper & (FBINDER_LOOPER_REGISTERED | FBINDER_LOOPER_ENTERED));
 	if (spawn)
 		ctx->requested_threads++;
 	spin_unlock(&ctx->dev->lock);
@@ -565,38 +565,38 @@ static void fb_maybe_spawn(struct fb_thread *thread, struct fb_write_read *wr)
 		return;
 	}
 	wr->read_consumed += sizeof(cmd);
-	fb_stat_inc(FB_STAT_SPAWN_REQUESTS);
+	fbinder_stat_inc(FBINDER_STAT_SPAWN_REQUESTS);
 }
 
-static void fb_untake_work(struct fb_thread *thread, struct fb_taken *tk,
-			   struct fb_node **batch, const struct fb_ret *ret)
+static void fbinder_untake_work(struct fbinder_thread *thread, struct fbinder_taken *tk,
+				struct fbinder_node **batch, const struct fbinder_ret *ret)
 {
 	spin_lock(&thread->ctx->dev->lock);
-	fb_untake_work_locked(thread, tk, batch, ret);
+	fbinder_untake_work_locked(thread, tk, batch, ret);
 	spin_unlock(&thread->ctx->dev->lock);
 }
 
 /* A taken call or oneway message goes: the thread's state as before. */
-static void fb_drop_taken_locked(struct fb_thread *thread, struct fb_taken *tk,
-				 struct fb_node **batch, int error)
+static void fbinder_drop_taken_locked(struct fbinder_thread *thread, struct fbinder_taken *tk,
+				      struct fbinder_node **batch, int error)
 {
-	struct fb_transaction *t = container_of(tk->work, struct fb_transaction,
+	struct fbinder_txn *t = container_of(tk->work, struct fbinder_txn,
 						work);
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	thread->stack = tk->old_stack;
-	fb_taken_unpin_batch_locked(thread, tk, batch);
-	if (t->flags & FB_TXN_ONEWAY) {
-		fb_txn_free(t);
+	fbinder_taken_unpin_batch_locked(thread, tk, batch);
+	if (t->flags & FBINDER_TXN_ONEWAY) {
+		fbinder_txn_free(t);
 		return;
 	}
 	t->to_thread = NULL;
 	t->to_parent = NULL;
-	fb_txn_fail_locked(t, error);
+	fbinder_txn_fail_locked(t, error);
 }
 
-/* fb_deliver(): the message is gone, nothing was returned for it. */
-#define FB_DROPPED	1
+/* fbinder_deliver(): the message is gone, nothing was returned for it. */
+#define FBINDER_DROPPED	1
 
 /*
  * The message's descriptors cannot be installed in this process (EMFILE:
@@ -604,48 +604,48 @@ static void fb_drop_taken_locked(struct fb_thread *thread, struct fb_taken *tk,
  * would fail every read and hold up everything behind it for good, so it
  * is not delivered at all: a call fails to its caller with the error, a
  * oneway message is dropped, both recorded in debugfs "failed", and the
- * reading thread goes on to the next work (FB_DROPPED).  A reply ends its
- * call here: the very thread that waits for it reads FB_RET_FAILED with
+ * reading thread goes on to the next work (FBINDER_DROPPED).  A reply ends its
+ * call here: the very thread that waits for it reads FBINDER_RET_FAILED with
  * the error instead (0).  The buffer is freed in every case.
  */
-static int fb_undeliverable(struct fb_thread *thread, struct fb_write_read *wr,
-			    struct fb_taken *tk, struct fb_ret *ret,
-			    struct fb_node **batch, int error)
+static int fbinder_undeliverable(struct fbinder_thread *thread, struct fbinder_write_read *wr,
+				 struct fbinder_taken *tk, struct fbinder_ret *ret,
+			    struct fbinder_node **batch, int error)
 {
-	struct fb_transaction *t = container_of(tk->work, struct fb_transaction,
+	struct fbinder_txn *t = container_of(tk->work, struct fbinder_txn,
 						work);
-	struct fb_device *dev = thread->ctx->dev;
-	struct fb_buffer *buf = tk->buffer;
+	struct fbinder_device *dev = thread->ctx->dev;
+	struct fbinder_buffer *buf = tk->buffer;
 	bool reply = t->is_reply;
-	struct fb_ret failed;
+	struct fbinder_ret failed;
 	int err;
 
 	if (reply) {
-		failed.cmd = FB_RET_FAILED;
+		failed.cmd = FBINDER_RET_FAILED;
 		failed.u.err.txn_id = t->id;
 		failed.u.err.error = error;
 		failed.u.err.reserved = 0;
-		err = fb_put_ret(wr, &failed);
+		err = fbinder_put_ret(wr, &failed);
 		if (err) {
-			fb_untake_work(thread, tk, batch, ret);
+			fbinder_untake_work(thread, tk, batch, ret);
 			return err;
 		}
 		*ret = failed;
 	}
 	spin_lock(&dev->lock);
-	fb_record_failure_pid(error, "deliver", t->sender_pid, t->node,
-			      t->code);
+	fbinder_record_failure_pid(error, "deliver", t->sender_pid, t->node,
+				   t->code);
 	if (reply) {
-		/* fb_finish_work_locked() frees the reply and its call */
+		/* fbinder_finish_work_locked() frees the reply and its call */
 		t->buffer = NULL;
-		fb_stat_inc(FB_STAT_DEAD_REPLIES);
+		fbinder_stat_inc(FBINDER_STAT_DEAD_REPLIES);
 	} else {
-		fb_drop_taken_locked(thread, tk, batch, error);
+		fbinder_drop_taken_locked(thread, tk, batch, error);
 	}
 	spin_unlock(&dev->lock);
-	fb_buffer_discard(thread->ctx, buf);
+	fbinder_buffer_discard(thread->ctx, buf);
 	tk->buffer = NULL;
-	return reply ? 0 : FB_DROPPED;
+	return reply ? 0 : FBINDER_DROPPED;
 }
 
 /*
@@ -653,34 +653,34 @@ static int fb_undeliverable(struct fb_thread *thread, struct fb_write_read *wr,
  * files it carries, copies the return out, then commits (installs the
  * files, adjusts the priority).  If the copy faults, the work goes back
  * where it was; a message whose descriptors do not fit is not delivered
- * (fb_undeliverable()).  The caller lets go of the work
- * (fb_finish_work_locked) under its next hold of the device lock, and
- * then lets user space free the buffer (fb_own_buffers).  Returns 0,
- * FB_DROPPED or a negative errno.
+ * (fbinder_undeliverable()).  The caller lets go of the work
+ * (fbinder_finish_work_locked) under its next hold of the device lock, and
+ * then lets user space free the buffer (fbinder_own_buffers).  Returns 0,
+ * FBINDER_DROPPED or a negative errno.
  */
-static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
-		      struct fb_taken *tk, struct fb_ret *ret,
-		      struct fb_node **batch)
+static int fbinder_deliver(struct fbinder_thread *thread, struct fbinder_write_read *wr,
+			   struct fbinder_taken *tk, struct fbinder_ret *ret,
+		      struct fbinder_node **batch)
 {
-	struct fb_ctx *ctx = thread->ctx;
+	struct fbinder_ctx *ctx = thread->ctx;
 	int *fdnums = NULL;
 	int err;
 
 	if (tk->buffer) {
-		err = fb_fds_reserve(&ctx->alloc, tk->buffer, &fdnums);
+		err = fbinder_fds_reserve(&ctx->alloc, tk->buffer, &fdnums);
 		if (err)
-			return fb_undeliverable(thread, wr, tk, ret, batch,
+			return fbinder_undeliverable(thread, wr, tk, ret, batch,
 						err);
 	}
-	err = fb_put_ret(wr, ret);
+	err = fbinder_put_ret(wr, ret);
 	if (err) {
 		if (fdnums)
-			fb_fds_unreserve(fdnums, tk->buffer->nr_fds);
-		fb_untake_work(thread, tk, batch, ret);
+			fbinder_fds_unreserve(fdnums, tk->buffer->nr_fds);
+		fbinder_untake_work(thread, tk, batch, ret);
 		return err;
 	}
 	if (tk->buffer)
-		fb_fds_install(tk->buffer, fdnums);
+		fbinder_fds_install(tk->buffer, fdnums);
 	if (tk->raise) {
 		/* the context's release may have to lower it, from elsewhere */
 		if (thread->task != current) {
@@ -688,31 +688,31 @@ static int fb_deliver(struct fb_thread *thread, struct fb_write_read *wr,
 				put_task_struct(thread->task);
 			thread->task = get_task_struct(current);
 		}
-		if (ret->cmd == FB_RET_TRANSACTION &&
-		    ret->u.msg.flags & FB_TXN_ONEWAY &&
+		if (ret->cmd == FBINDER_RET_TRANSACTION &&
+		    ret->u.msg.flags & FBINDER_TXN_ONEWAY &&
 		    !thread->oneway_prio_set) {
-			fb_prio_of_current(&thread->oneway_saved);
+			fbinder_prio_of_current(&thread->oneway_saved);
 			thread->oneway_prio_set = true;
 		}
-		fb_prio_raise_current(&tk->prio);
+		fbinder_prio_raise_current(&tk->prio);
 	}
 	return 0;
 }
 
 /* Buffers delivered by one read, handed to user space together. */
-#define FB_READ_BATCH	32
+#define FBINDER_READ_BATCH	32
 
 /*
  * Delivered buffers become user space's to free, once the transactions they
  * came with are finished: nothing points at them any more when a free from
  * another thread may take them.
  */
-static void fb_own_buffers(struct fb_ctx *ctx, struct fb_buffer **bufs,
-			   u32 *nr)
+static void fbinder_own_buffers(struct fbinder_ctx *ctx, struct fbinder_buffer **bufs,
+				u32 *nr)
 {
 	if (!*nr)
 		return;
-	fb_alloc_deliver(&ctx->alloc, bufs, *nr);
+	fbinder_alloc_deliver(&ctx->alloc, bufs, *nr);
 	*nr = 0;
 }
 
@@ -722,36 +722,36 @@ static void fb_own_buffers(struct fb_ctx *ctx, struct fb_buffer **bufs,
  * next (or sleeps right there when there is none), and drops the lock to
  * copy the return out.
  */
-static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
-		   bool nonblock)
+static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read *wr,
+			bool nonblock)
 {
-	struct fb_ctx *ctx = thread->ctx;
-	struct fb_device *dev = ctx->dev;
+	struct fbinder_ctx *ctx = thread->ctx;
+	struct fbinder_device *dev = ctx->dev;
 	u64 start = wr->read_consumed;
-	struct fb_buffer *owned[FB_READ_BATCH];
-	struct fb_work *done = NULL;
-	struct fb_node *batch = NULL;
+	struct fbinder_buffer *owned[FBINDER_READ_BATCH];
+	struct fbinder_work *done = NULL;
+	struct fbinder_node *batch = NULL;
 	bool stop = false, more = false;
-	struct fb_taken tk;
-	struct fb_ret ret;
+	struct fbinder_taken tk;
+	struct fbinder_ret ret;
 	u32 nr_owned = 0;
 	int err = 0;
 
-	if (wr->read_size - wr->read_consumed < FB_READ_MIN)
+	if (wr->read_size - wr->read_consumed < FBINDER_READ_MIN)
 		return -EINVAL;
 	/* a oneway message's raised priority lasts until the next read */
 	if (thread->oneway_prio_set) {
-		fb_prio_restore(current, &thread->oneway_saved);
+		fbinder_prio_restore(current, &thread->oneway_saved);
 		thread->oneway_prio_set = false;
 	}
 	for (;;) {
 		cond_resched();
 		spin_lock(&dev->lock);
 		if (done) {
-			fb_finish_work_locked(thread, done);
+			fbinder_finish_work_locked(thread, done);
 			done = NULL;
 		}
-		if (stop || wr->read_size - wr->read_consumed < FB_READ_MIN)
+		if (stop || wr->read_size - wr->read_consumed < FBINDER_READ_MIN)
 			break;
 		/* a large read buffer does not keep a signal waiting either */
 		if (wr->read_consumed != start && signal_pending(current))
@@ -759,27 +759,27 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 		/* after a oneway message, only more of the same node's */
 		if (more && list_empty(&batch->async_todo))
 			break;
-		tk.work = fb_pick_work_locked(thread, batch, &tk.list);
+		tk.work = fbinder_pick_work_locked(thread, batch, &tk.list);
 		while (!tk.work && wr->read_consumed == start) {
 			if (nonblock) {
 				err = -EAGAIN;
 				break;
 			}
-			err = fb_wait_relock(thread);
+			err = fbinder_wait_relock(thread);
 			if (err)
 				break;
-			tk.work = fb_pick_work_locked(thread, batch, &tk.list);
+			tk.work = fbinder_pick_work_locked(thread, batch, &tk.list);
 		}
 		if (!tk.work)
 			break;
-		stop = fb_take_work_locked(thread, &tk, &batch, &ret);
+		stop = fbinder_take_work_locked(thread, &tk, &batch, &ret);
 		spin_unlock(&dev->lock);
 
 		/* every owned buffer's work was finished above */
-		if (nr_owned == FB_READ_BATCH)
-			fb_own_buffers(ctx, owned, &nr_owned);
-		err = fb_deliver(thread, wr, &tk, &ret, &batch);
-		if (err == FB_DROPPED) {
+		if (nr_owned == FBINDER_READ_BATCH)
+			fbinder_own_buffers(ctx, owned, &nr_owned);
+		err = fbinder_deliver(thread, wr, &tk, &ret, &batch);
+		if (err == FBINDER_DROPPED) {
 			/* as if it never came: on to the next work */
 			err = 0;
 			stop = false;
@@ -790,30 +790,30 @@ static int fb_read(struct fb_thread *thread, struct fb_write_read *wr,
 			break;
 		}
 		/*
-		 * A death notice stays with its link until FB_CMD_DEATH_DONE,
+		 * A death notice stays with its link until FBINDER_CMD_DEATH_DONE,
 		 * which another thread may already have sent: do not touch it.
 		 */
-		if (ret.cmd != FB_RET_DEAD)
+		if (ret.cmd != FBINDER_RET_DEAD)
 			done = tk.work;
 		if (tk.buffer)
 			owned[nr_owned++] = tk.buffer;
-		more = ret.cmd == FB_RET_TRANSACTION && batch && !stop;
+		more = ret.cmd == FBINDER_RET_TRANSACTION && batch && !stop;
 	}
 	if (batch) {
 		batch->tmp_refs--;
-		fb_node_check_locked(batch);
+		fbinder_node_check_locked(batch);
 	}
 	spin_unlock(&dev->lock);
-	fb_own_buffers(ctx, owned, &nr_owned);
+	fbinder_own_buffers(ctx, owned, &nr_owned);
 	if (wr->read_consumed != start)
-		fb_maybe_spawn(thread, wr);
+		fbinder_maybe_spawn(thread, wr);
 	return wr->read_consumed != start ? 0 : err;
 }
 
-int fb_write_read(struct fb_thread *thread, unsigned long arg, bool nonblock)
+int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool nonblock)
 {
 	void __user *ubuf = (void __user *)arg;
-	struct fb_write_read wr;
+	struct fbinder_write_read wr;
 	int ret = 0;
 
 	if (copy_from_user(&wr, ubuf, sizeof(wr)))
@@ -822,9 +822,9 @@ int fb_write_read(struct fb_thread *thread, unsigned long arg, bool nonblock)
 	    wr.read_consumed > wr.read_size)
 		return -EINVAL;
 	if (wr.write_size > wr.write_consumed)
-		ret = fb_write(thread, &wr);
+		ret = fbinder_write(thread, &wr);
 	if (!ret && wr.read_size > wr.read_consumed)
-		ret = fb_read(thread, &wr, nonblock);
+		ret = fbinder_read(thread, &wr, nonblock);
 	if (copy_to_user(ubuf, &wr, sizeof(wr)))
 		return -EFAULT;
 	return ret;

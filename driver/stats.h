@@ -10,42 +10,42 @@
 #include <linux/atomic.h>
 #include <linux/types.h>
 
-enum fb_stat {
-	FB_STAT_LIVE_CONTEXTS,
-	FB_STAT_LIVE_THREADS,
-	FB_STAT_LIVE_NODES,
-	FB_STAT_LIVE_HANDLES,
-	FB_STAT_LIVE_BUFFERS,
-	FB_STAT_LIVE_TRANSACTIONS,
-	FB_STAT_LIVE_DEATHS,
-	FB_STAT_LIVE_PAGES,		/* buffer pages, in use or cached */
-	FB_STAT_CALLS,
-	FB_STAT_ONEWAYS,
-	FB_STAT_REPLIES,
-	FB_STAT_FAILED,
-	FB_STAT_DEAD_REPLIES,
-	FB_STAT_RELEASE_NOTICES,
-	FB_STAT_SPAWN_REQUESTS,
-	FB_STAT_ABANDONED,
-	FB_STAT_COUNT
+enum fbinder_stat {
+	FBINDER_STAT_LIVE_CONTEXTS,
+	FBINDER_STAT_LIVE_THREADS,
+	FBINDER_STAT_LIVE_NODES,
+	FBINDER_STAT_LIVE_HANDLES,
+	FBINDER_STAT_LIVE_BUFFERS,
+	FBINDER_STAT_LIVE_TRANSACTIONS,
+	FBINDER_STAT_LIVE_DEATHS,
+	FBINDER_STAT_LIVE_PAGES,		/* buffer pages, in use or cached */
+	FBINDER_STAT_CALLS,
+	FBINDER_STAT_ONEWAYS,
+	FBINDER_STAT_REPLIES,
+	FBINDER_STAT_FAILED,
+	FBINDER_STAT_DEAD_REPLIES,
+	FBINDER_STAT_RELEASE_NOTICES,
+	FBINDER_STAT_SPAWN_REQUESTS,
+	FBINDER_STAT_ABANDONED,
+	FBINDER_STAT_COUNT
 };
 
 /* stats.c */
-extern atomic64_t fb_stats[FB_STAT_COUNT];
-extern const char *const fb_stat_names[FB_STAT_COUNT];
+extern atomic64_t fbinder_stats[FBINDER_STAT_COUNT];
+extern const char *const fbinder_stat_names[FBINDER_STAT_COUNT];
 
-static inline void fb_stat_inc(enum fb_stat stat)
+static inline void fbinder_stat_inc(enum fbinder_stat stat)
 {
-	atomic64_inc(&fb_stats[stat]);
+	atomic64_inc(&fbinder_stats[stat]);
 }
 
-static inline void fb_stat_dec(enum fb_stat stat)
+static inline void fbinder_stat_dec(enum fbinder_stat stat)
 {
-	atomic64_dec(&fb_stats[stat]);
+	atomic64_dec(&fbinder_stats[stat]);
 }
 
-/* A failed send, reply or delivery (fb_record_failure(), internal.h). */
-struct fb_failure {
+/* A failed send, reply or delivery (fbinder_record_failure(), internal.h). */
+struct fbinder_failure {
 	u64 time_ns;
 	int error;
 	const char *what;
@@ -55,8 +55,8 @@ struct fb_failure {
 	u32 code;
 };
 
-#define FB_FAILURE_RING 64	/* the last ones kept */
+#define FBINDER_FAILURE_RING 64	/* the last ones kept */
 
-unsigned int fb_failures_read(struct fb_failure *out);
+unsigned int fbinder_failures_read(struct fbinder_failure *out);
 
 #endif /* _FB_STATS_H */

@@ -3,11 +3,11 @@
  * fastbinder: transactions.
  *
  * A send resolves its target under the device lock and pins what it needs
- * (fb_send_prepare()), then drops the lock to reserve a slot in the
+ * (fbinder_send_prepare()), then drops the lock to reserve a slot in the
  * target's buffer, copy the payload once from the sender's memory and
- * translate the objects in it (fb_send_copy()).  It takes the lock again
- * to commit: queue the work and wake one thread (fb_send_commit()).  A
- * failure at any step goes to the one undo, fb_send_abort(), which gives
+ * translate the objects in it (fbinder_send_copy()).  It takes the lock again
+ * to commit: queue the work and wake one thread (fbinder_send_commit()).  A
+ * failure at any step goes to the one undo, fbinder_send_abort(), which gives
  * back every reference taken, so a failed command leaves no trace.
  *
  * Transaction stacks: a thread's stack links the calls it handles
@@ -16,9 +16,9 @@
  * another goes to a thread of the target process that is already in the
  * chain, if there is one: that thread waits for a reply and so is idle.
  *
- * Fair share.  A receiver's queue (FB_MAX_QUEUED calls and oneway
+ * Fair share.  A receiver's queue (FBINDER_MAX_QUEUED calls and oneway
  * messages), its buffer and the oneway half of it are shared among the
- * users that send to it (struct fb_sender, by euid: an unprivileged user
+ * users that send to it (struct fbinder_sender, by euid: an unprivileged user
  * can open any number of contexts and processes, but not get more uids).
  * A message is accepted only if what its user holds there afterwards is no
  * more than was free for everyone before it: alone, a user gets half of
@@ -39,31 +39,31 @@
 #include "internal.h"
 #include "stats.h"
 
-static atomic64_t fb_txn_ids = ATOMIC64_INIT(0);
+static atomic64_t fbinder_txn_ids = ATOMIC64_INIT(0);
 
 /*
  * Spare transactions per device, so a flow of messages costs no slab work
  * (a burst of thousands of queued messages would otherwise fill and drain
- * whole slab pages); taken and returned under fb_device.lock.
+ * whole slab pages); taken and returned under fbinder_device.lock.
  */
-#define FB_SPARE_TXNS		128
+#define FBINDER_SPARE_TXNS		128
 
 /*
  * Device lock held, unless t was never visible to anyone else.  A
  * transaction that got a target (to_ctx) is only ever freed with the lock
  * held, and goes back to the device's spares.
  */
-void fb_txn_free(struct fb_transaction *t)
+void fbinder_txn_free(struct fbinder_txn *t)
 {
-	struct fb_device *dev = t->to_ctx ? t->to_ctx->dev : NULL;
+	struct fbinder_device *dev = t->to_ctx ? t->to_ctx->dev : NULL;
 
 	if (t->buffer)
 		t->buffer->txn = NULL;
 	if (t->to_ctx)
-		fb_ctx_put(t->to_ctx);
+		fbinder_ctx_put(t->to_ctx);
 	put_pid(t->sender_pid);
-	fb_stat_dec(FB_STAT_LIVE_TRANSACTIONS);
-	if (dev && dev->nr_spare_txns < FB_SPARE_TXNS) {
+	fbinder_stat_dec(FBINDER_STAT_LIVE_TRANSACTIONS);
+	if (dev && dev->nr_spare_txns < FBINDER_SPARE_TXNS) {
 		lockdep_assert_held(&dev->lock);
 		/* a stale link to a spare must lead nowhere, not to old threads */
 		memset(t, 0, sizeof(*t));
@@ -74,47 +74,47 @@ void fb_txn_free(struct fb_transaction *t)
 	kfree(t);
 }
 
-#define fb_sender_of(n)	rb_entry((n), struct fb_sender, rb_node)
+#define fbinder_sender_of(n)	rb_entry((n), struct fbinder_sender, rb_node)
 
 /* ctx->senders: by uid */
-static int fb_sender_find_cmp(const void *uid, const struct rb_node *n)
+static int fbinder_sender_find_cmp(const void *uid, const struct rb_node *n)
 {
-	return fb_cmp(__kuid_val(*(const kuid_t *)uid),
-		      __kuid_val(fb_sender_of(n)->uid));
+	return fbinder_cmp(__kuid_val(*(const kuid_t *)uid),
+		      __kuid_val(fbinder_sender_of(n)->uid));
 }
 
-static int fb_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
+static int fbinder_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
 {
-	return fb_cmp(__kuid_val(fb_sender_of(a)->uid),
-		      __kuid_val(fb_sender_of(b)->uid));
+	return fbinder_cmp(__kuid_val(fbinder_sender_of(a)->uid),
+		      __kuid_val(fbinder_sender_of(b)->uid));
 }
 
 /*
  * The record of the sending user uid in ctx; *spare becomes it (and is
  * cleared) when there is none.  NULL when there is none and no spare.
  */
-static struct fb_sender *fb_sender_get_locked(struct fb_ctx *ctx, kuid_t uid,
-					      struct fb_sender **spare)
+static struct fbinder_sender *fbinder_sender_get_locked(struct fbinder_ctx *ctx, kuid_t uid,
+							struct fbinder_sender **spare)
 {
-	struct fb_sender *s = *spare;
+	struct fbinder_sender *s = *spare;
 	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	if (!s) {
-		n = rb_find(&uid, &ctx->senders, fb_sender_find_cmp);
-		return n ? fb_sender_of(n) : NULL;
+		n = rb_find(&uid, &ctx->senders, fbinder_sender_find_cmp);
+		return n ? fbinder_sender_of(n) : NULL;
 	}
 	s->uid = uid;
-	n = rb_find_add(&s->rb_node, &ctx->senders, fb_sender_add_cmp);
+	n = rb_find_add(&s->rb_node, &ctx->senders, fbinder_sender_add_cmp);
 	if (n)
-		return fb_sender_of(n);
+		return fbinder_sender_of(n);
 	*spare = NULL;
 	return s;
 }
 
 /* Takes back what a message counted; the record goes when it holds nothing. */
-static void fb_share_uncharge_locked(struct fb_ctx *ctx, struct fb_sender *s,
-				     u32 queued, size_t bytes, bool oneway)
+static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
+					  u32 queued, size_t bytes, bool oneway)
 {
 	lockdep_assert_held(&ctx->dev->lock);
 	s->queued -= queued;
@@ -139,15 +139,15 @@ static void fb_share_uncharge_locked(struct fb_ctx *ctx, struct fb_sender *s,
  * The fair-share rule (top of file) for a message of size bytes from the
  * sending user s: -EDQUOT over its share of the queue, -ENOSPC of the
  * buffer or of the oneway half.  A message too big for the buffer at all
- * passes, for fb_alloc_new() to say -EMSGSIZE (or -ESRCH, unmapped).
+ * passes, for fbinder_alloc_new() to say -EMSGSIZE (or -ESRCH, unmapped).
  */
-static int fb_share_check_locked(struct fb_ctx *ctx, struct fb_sender *s,
-				 size_t size, bool oneway)
+static int fbinder_share_check_locked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
+				      size_t size, bool oneway)
 {
-	size_t map = fb_alloc_size(&ctx->alloc), half = map / 2;
+	size_t map = fbinder_alloc_size(&ctx->alloc), half = map / 2;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	if (s->queued >= FB_MAX_QUEUED - ctx->senders_queued)
+	if (s->queued >= FBINDER_MAX_QUEUED - ctx->senders_queued)
 		return -EDQUOT;
 	if (size > map || (oneway && size > half))
 		return 0;
@@ -164,11 +164,11 @@ static int fb_share_check_locked(struct fb_ctx *ctx, struct fb_sender *s,
  * record when the user has none there; the caller is one of the target's
  * active senders, so a release waits for it.
  */
-static int fb_share_charge_relock(struct fb_ctx *to, kuid_t uid, size_t size,
-				  bool oneway, struct fb_sender **sender)
+static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_t size,
+				       bool oneway, struct fbinder_sender **sender)
 	__must_hold(&to->dev->lock)
 {
-	struct fb_sender *s, *spare = NULL;
+	struct fbinder_sender *s, *spare = NULL;
 	int ret;
 
 	lockdep_assert_held(&to->dev->lock);
@@ -181,7 +181,7 @@ static int fb_share_charge_relock(struct fb_ctx *to, kuid_t uid, size_t size,
 			spare = to->spare_sender;
 			to->spare_sender = NULL;
 		}
-		s = fb_sender_get_locked(to, uid, &spare);
+		s = fbinder_sender_get_locked(to, uid, &spare);
 		if (s)
 			break;
 		spin_unlock(&to->dev->lock);
@@ -194,9 +194,9 @@ static int fb_share_charge_relock(struct fb_ctx *to, kuid_t uid, size_t size,
 		to->spare_sender = spare;
 	else
 		kfree(spare);
-	ret = fb_share_check_locked(to, s, size, oneway);
+	ret = fbinder_share_check_locked(to, s, size, oneway);
 	if (ret) {
-		fb_share_uncharge_locked(to, s, 0, 0, false);
+		fbinder_share_uncharge_locked(to, s, 0, 0, false);
 		return ret;
 	}
 	s->queued++;
@@ -212,9 +212,9 @@ static int fb_share_charge_relock(struct fb_ctx *to, kuid_t uid, size_t size,
 }
 
 /* t joins (+1) or leaves (-1) its receiver's queue: its counts follow. */
-void fb_txn_count_locked(struct fb_transaction *t, int delta)
+void fbinder_txn_count_locked(struct fbinder_txn *t, int delta)
 {
-	struct fb_sender *s = t->buffer ? t->buffer->sender : NULL;
+	struct fbinder_sender *s = t->buffer ? t->buffer->sender : NULL;
 
 	lockdep_assert_held(&t->to_ctx->dev->lock);
 	t->to_ctx->nr_queued += delta;
@@ -225,21 +225,21 @@ void fb_txn_count_locked(struct fb_transaction *t, int delta)
 }
 
 /* The context is gone and so are its buffers: forget who held them. */
-void fb_ctx_drop_senders_locked(struct fb_ctx *ctx)
+void fbinder_ctx_drop_senders_locked(struct fbinder_ctx *ctx)
 {
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	while ((rb = rb_first(&ctx->senders))) {
 		rb_erase(rb, &ctx->senders);
-		kfree(rb_entry(rb, struct fb_sender, rb_node));
+		kfree(rb_entry(rb, struct fbinder_sender, rb_node));
 	}
 	kfree(ctx->spare_sender);
 	ctx->spare_sender = NULL;
 }
 
 /* Tell a waiting caller its call ended without a reply. */
-void fb_txn_fail_locked(struct fb_transaction *call, int error)
+void fbinder_txn_fail_locked(struct fbinder_txn *call, int error)
 {
 	lockdep_assert_held(&call->to_ctx->dev->lock);
 	if (call->buffer) {
@@ -247,38 +247,38 @@ void fb_txn_fail_locked(struct fb_transaction *call, int error)
 		call->buffer = NULL;
 	}
 	if (!call->from) {
-		fb_txn_free(call);
+		fbinder_txn_free(call);
 		return;
 	}
-	call->work.type = FB_WORK_FAILED;
+	call->work.type = FBINDER_WORK_FAILED;
 	call->error = error;
-	fb_stat_inc(FB_STAT_DEAD_REPLIES);
-	fb_thread_enqueue_locked(call->from, &call->work, false);
+	fbinder_stat_inc(FBINDER_STAT_DEAD_REPLIES);
+	fbinder_thread_enqueue_locked(call->from, &call->work, false);
 }
 
 /*
  * Work taken off a todo list of a context or thread that is going away.
  * Its buffer, if any, dies with that context.
  */
-void fb_txn_discard_locked(struct fb_transaction *t)
+void fbinder_txn_discard_locked(struct fbinder_txn *t)
 {
 	lockdep_assert_held(&t->to_ctx->dev->lock);
-	if (t->work.type == FB_WORK_FAILED) {
-		fb_txn_free(t);
+	if (t->work.type == FBINDER_WORK_FAILED) {
+		fbinder_txn_free(t);
 		return;
 	}
-	fb_txn_count_locked(t, -1);
+	fbinder_txn_count_locked(t, -1);
 	if (t->buffer) {
 		t->buffer->txn = NULL;
 		t->buffer = NULL;
 	}
 	if (t->is_reply) {
-		fb_txn_free(t->call);
-		fb_txn_free(t);
-	} else if (!(t->flags & FB_TXN_ONEWAY)) {
-		fb_txn_fail_locked(t, -EOWNERDEAD);
+		fbinder_txn_free(t->call);
+		fbinder_txn_free(t);
+	} else if (!(t->flags & FBINDER_TXN_ONEWAY)) {
+		fbinder_txn_fail_locked(t, -EOWNERDEAD);
 	} else {
-		fb_txn_free(t);
+		fbinder_txn_free(t);
 	}
 }
 
@@ -287,19 +287,19 @@ void fb_txn_discard_locked(struct fb_transaction *t)
  * replies to calls it awaits will be dropped.  Both links of a call it
  * awaits go: the call it handled below it is failed and freed here, and a
  * nested call routed from the awaited call's handler must not walk into
- * it (fb_route_locked).
+ * it (fbinder_route_locked).
  */
-void fb_thread_unwind_locked(struct fb_thread *thread)
+void fbinder_thread_unwind_locked(struct fbinder_thread *thread)
 {
-	struct fb_transaction *t = thread->stack, *next;
+	struct fbinder_txn *t = thread->stack, *next;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	while (t) {
-		next = fb_stack_next(thread, t);
+		next = fbinder_stack_next(thread, t);
 		if (t->to_thread == thread) {
 			t->to_thread = NULL;
 			t->to_parent = NULL;
-			fb_txn_fail_locked(t, -EOWNERDEAD);
+			fbinder_txn_fail_locked(t, -EOWNERDEAD);
 		} else {
 			t->from = NULL;
 			t->from_parent = NULL;
@@ -310,10 +310,10 @@ void fb_thread_unwind_locked(struct fb_thread *thread)
 }
 
 /* A thread of target already in the caller's chain, which waits idle. */
-static struct fb_thread *fb_route_locked(struct fb_thread *thread,
-					 struct fb_ctx *target)
+static struct fbinder_thread *fbinder_route_locked(struct fbinder_thread *thread,
+						   struct fbinder_ctx *target)
 {
-	struct fb_transaction *t = thread->stack;
+	struct fbinder_txn *t = thread->stack;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (!t || t->to_thread != thread)
@@ -325,72 +325,72 @@ static struct fb_thread *fb_route_locked(struct fb_thread *thread,
 }
 
 /* Pins taken while translating, released at commit or undo. */
-struct fb_xlate {
-	struct fb_ctx *from;
-	struct fb_ctx *to;
-	struct fb_buffer *buf;
+struct fbinder_xlate {
+	struct fbinder_ctx *from;
+	struct fbinder_ctx *to;
+	struct fbinder_buffer *buf;
 	size_t data_size;
 	u32 count;			/* objects translated so far */
-	struct fb_node **exported;	/* sender's nodes sent as LOCAL */
+	struct fbinder_node **exported;	/* sender's nodes sent as LOCAL */
 	u64 *offsets;			/* the sender's, read once */
 	u32 nr_exported;
-	struct fb_buffer_fd *fds;	/* files sent, until commit */
+	struct fbinder_buffer_fd *fds;	/* files sent, until commit */
 	u32 nr_fds;
 	bool fds_ok;			/* the receiver takes descriptors */
-	struct fb_node *spare_node;
-	struct fb_handle *spare_handle;
+	struct fbinder_node *spare_node;
+	struct fbinder_handle *spare_handle;
 	bool prio_denied;		/* this object's minimum: beyond rights */
 };
 
 /* Allocates the spare node and handle a translation step may consume. */
-static int fb_xlate_refill(struct fb_xlate *x)
+static int fbinder_xlate_refill(struct fbinder_xlate *x)
 {
 	if (!x->spare_node)
-		x->spare_node = fb_node_new();
+		x->spare_node = fbinder_node_new();
 	if (!x->spare_handle)
-		x->spare_handle = fb_handle_new();
+		x->spare_handle = fbinder_handle_new();
 	return x->spare_node && x->spare_handle ? 0 : -ENOMEM;
 }
 
 /*
  * Makes obj, as the sender wrote it, into what the receiver sees, taking
  * the references the buffer holds.  Returns -EAGAIN when it needs a
- * spare node or handle allocated first (fb_xlate_refill).
+ * spare node or handle allocated first (fbinder_xlate_refill).
  */
-static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
+static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_object *obj)
 {
-	struct fb_node *node;
-	struct fb_handle *h;
+	struct fbinder_node *node;
+	struct fbinder_handle *h;
 	int ret;
 
 	lockdep_assert_held(&x->from->dev->lock);
 	if (x->to->dead)
 		return -EOWNERDEAD;
 	switch (obj->type) {
-	case FB_OBJ_LOCAL:
+	case FBINDER_OBJ_LOCAL:
 		/* a minimum the owner may not have fails the node's creation */
-		if (x->prio_denied && !fb_node_lookup_locked(x->from, obj->cookie))
+		if (x->prio_denied && !fbinder_node_lookup_locked(x->from, obj->cookie))
 			return -EPERM;
 		if (!x->spare_node)
 			return -EAGAIN;
-		node = fb_node_get_or_insert_locked(x->from, obj->cookie,
-						    &x->spare_node);
+		node = fbinder_node_get_or_insert_locked(x->from, obj->cookie,
+							 &x->spare_node);
 		/* the send that creates a node sets its minimum priority */
 		if (!x->spare_node) {
 			node->has_min_prio =
-				fb_prio_from_flags(obj->flags, &node->min_prio);
-			node->accepts_fds = obj->flags & FB_OBJF_ACCEPTS_FDS;
+				fbinder_prio_from_flags(obj->flags, &node->min_prio);
+			node->accepts_fds = obj->flags & FBINDER_OBJF_ACCEPTS_FDS;
 		}
 		break;
-	case FB_OBJ_HANDLE:
+	case FBINDER_OBJ_HANDLE:
 		if (obj->flags)
 			return -EINVAL;
-		node = fb_handle_to_node_locked(x->from, obj->handle);
+		node = fbinder_handle_to_node_locked(x->from, obj->handle);
 		if (!node)
 			return -ENOENT;
 		if (node->owner == x->to) {
 			node->buf_refs++;
-			obj->type = FB_OBJ_LOCAL;
+			obj->type = FBINDER_OBJ_LOCAL;
 			obj->cookie = node->cookie;
 			return 0;
 		}
@@ -399,28 +399,28 @@ static int fb_xlate_one_locked(struct fb_xlate *x, struct fb_object *obj)
 		return -EINVAL;
 	}
 
-	ret = fb_handle_for_node_locked(x->to, node, &x->spare_handle, &h);
+	ret = fbinder_handle_for_node_locked(x->to, node, &x->spare_handle, &h);
 	if (ret) {
-		if (obj->type == FB_OBJ_LOCAL)
-			fb_node_check_locked(node);
+		if (obj->type == FBINDER_OBJ_LOCAL)
+			fbinder_node_check_locked(node);
 		return ret;
 	}
-	if (obj->type == FB_OBJ_LOCAL) {
+	if (obj->type == FBINDER_OBJ_LOCAL) {
 		node->tmp_refs++;
 		x->exported[x->nr_exported++] = node;
 	}
 	if (h)
 		h->buf_refs++;
 	memset(obj, 0, sizeof(*obj));
-	obj->type = FB_OBJ_HANDLE;
-	obj->handle = h ? h->id : FB_CONTEXT_MGR_HANDLE;
+	obj->type = FBINDER_OBJ_HANDLE;
+	obj->handle = h ? h->id : FBINDER_CONTEXT_MGR_HANDLE;
 	return 0;
 }
 
-static int fb_read_offset(struct fb_alloc *alloc, struct fb_buffer *buf,
-			  size_t data_size, u32 i, u64 *off)
+static int fbinder_read_offset(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			       size_t data_size, u32 i, u64 *off)
 {
-	return fb_alloc_read(alloc, buf, ALIGN(data_size, sizeof(u64)) +
+	return fbinder_alloc_read(alloc, buf, ALIGN(data_size, sizeof(u64)) +
 			     i * sizeof(u64), off, sizeof(*off));
 }
 
@@ -429,19 +429,19 @@ static int fb_read_offset(struct fb_alloc *alloc, struct fb_buffer *buf,
  * a receiver that asked for descriptors gets any, and a bounded number: a
  * message must always fit a sane descriptor table.
  */
-static int fb_xlate_fd(struct fb_xlate *x, u64 off, struct fb_object *obj,
-		       u32 count)
+static int fbinder_xlate_fd(struct fbinder_xlate *x, u64 off, struct fbinder_object *obj,
+			    u32 count)
 {
 	struct file *file;
 
 	if (!x->fds_ok)
 		return -EPERM;
-	if (obj->flags & ~FB_OBJF_NO_CLOEXEC)
+	if (obj->flags & ~FBINDER_OBJF_NO_CLOEXEC)
 		return -EINVAL;
-	if (x->nr_fds == FB_MAX_FDS)
+	if (x->nr_fds == FBINDER_MAX_FDS)
 		return -EMSGSIZE;
 	if (!x->fds) {
-		x->fds = kvmalloc_array(min_t(u32, count, FB_MAX_FDS),
+		x->fds = kvmalloc_array(min_t(u32, count, FBINDER_MAX_FDS),
 					sizeof(*x->fds), GFP_KERNEL_ACCOUNT);
 		if (!x->fds)
 			return -ENOMEM;
@@ -450,22 +450,22 @@ static int fb_xlate_fd(struct fb_xlate *x, u64 off, struct fb_object *obj,
 	if (!file)
 		return -EBADF;
 	/* contexts inside each other's buffers could keep each other alive */
-	if (fb_is_fastbinder_file(file)) {
+	if (fbinder_is_fastbinder_file(file)) {
 		fput(file);
 		return -EINVAL;
 	}
 	x->fds[x->nr_fds].offset = off;
 	x->fds[x->nr_fds].file = file;
-	x->fds[x->nr_fds].cloexec = !(obj->flags & FB_OBJF_NO_CLOEXEC);
+	x->fds[x->nr_fds].cloexec = !(obj->flags & FBINDER_OBJF_NO_CLOEXEC);
 	x->nr_fds++;
 	obj->fd = -1;
 	return 0;
 }
 
 /* HANDLE and FD objects use 32 bits of the union: the rest must be 0. */
-static bool fb_obj_upper_clear(const struct fb_object *obj)
+static bool fbinder_obj_upper_clear(const struct fbinder_object *obj)
 {
-	struct fb_object o = { .handle = obj->handle };
+	struct fbinder_object o = { .handle = obj->handle };
 
 	return o.cookie == obj->cookie;
 }
@@ -475,16 +475,16 @@ static bool fb_obj_upper_clear(const struct fb_object *obj)
  * only once it is checked and translated: the receiver can read its
  * mapping at any time, and must never see what the sender wrote in an
  * object (a cookie is often a heap address).  The offsets, checked in
- * order, are in the slot already (fb_send).
+ * order, are in the slot already (fbinder_send).
  */
-static int fb_copy_payload(struct fb_xlate *x, const u8 __user *data,
-			   const u64 *offsets, u32 count)
+static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
+				const u64 *offsets, u32 count)
 {
-	struct fb_alloc *alloc = &x->to->alloc;
-	struct fb_device *dev = x->from->dev;
+	struct fbinder_alloc *alloc = &x->to->alloc;
+	struct fbinder_device *dev = x->from->dev;
 	u64 off, pos = 0;
-	struct fb_object obj;
-	struct fb_prio min;
+	struct fbinder_object obj;
+	struct fbinder_prio min;
 	int ret;
 
 	while (x->count < count) {
@@ -493,47 +493,47 @@ static int fb_copy_payload(struct fb_xlate *x, const u8 __user *data,
 		    off > x->data_size ||
 		    x->data_size - off < sizeof(obj))
 			return -EINVAL;
-		ret = fb_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
-					      off - pos);
+		ret = fbinder_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
+						   off - pos);
 		if (ret)
 			return ret;
 		if (copy_from_user(&obj, data + off, sizeof(obj)))
 			return -EFAULT;
-		if (obj.type == FB_OBJ_LOCAL &&
-		    !fb_prio_flags_valid(obj.flags & ~FB_OBJF_ACCEPTS_FDS))
+		if (obj.type == FBINDER_OBJ_LOCAL &&
+		    !fbinder_prio_flags_valid(obj.flags & ~FBINDER_OBJF_ACCEPTS_FDS))
 			return -EINVAL;
-		if ((obj.type == FB_OBJ_HANDLE || obj.type == FB_OBJ_FD) &&
-		    !fb_obj_upper_clear(&obj))
+		if ((obj.type == FBINDER_OBJ_HANDLE || obj.type == FBINDER_OBJ_FD) &&
+		    !fbinder_obj_upper_clear(&obj))
 			return -EINVAL;
 		/* judged here, unlocked: a capability check may audit */
-		x->prio_denied = obj.type == FB_OBJ_LOCAL &&
-				 fb_prio_from_flags(obj.flags, &min) &&
-				 !fb_prio_allowed(&min);
-		if (obj.type == FB_OBJ_FD)
-			ret = fb_xlate_fd(x, off, &obj, count);
+		x->prio_denied = obj.type == FBINDER_OBJ_LOCAL &&
+				 fbinder_prio_from_flags(obj.flags, &min) &&
+				 !fbinder_prio_allowed(&min);
+		if (obj.type == FBINDER_OBJ_FD)
+			ret = fbinder_xlate_fd(x, off, &obj, count);
 		else
 			ret = -EAGAIN;
 		while (ret == -EAGAIN) {
 			spin_lock(&dev->lock);
-			ret = fb_xlate_one_locked(x, &obj);
+			ret = fbinder_xlate_one_locked(x, &obj);
 			spin_unlock(&dev->lock);
-			if (ret == -EAGAIN && fb_xlate_refill(x))
+			if (ret == -EAGAIN && fbinder_xlate_refill(x))
 				ret = -ENOMEM;
 		}
 		if (ret)
 			return ret;
-		ret = fb_alloc_write(alloc, x->buf, off, &obj, sizeof(obj));
+		ret = fbinder_alloc_write(alloc, x->buf, off, &obj, sizeof(obj));
 		if (ret)
 			return ret;
 		pos = off + sizeof(obj);
 		x->count++;
 	}
-	ret = fb_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
-				      x->data_size - pos);
+	ret = fbinder_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
+					   x->data_size - pos);
 	if (ret)
 		return ret;
 	/* the padding must not show what the slot held before */
-	return fb_alloc_clear(alloc, x->buf, x->data_size,
+	return fbinder_alloc_clear(alloc, x->buf, x->data_size,
 			      ALIGN(x->data_size, sizeof(u64)) - x->data_size);
 }
 
@@ -541,56 +541,56 @@ static int fb_copy_payload(struct fb_xlate *x, const u8 __user *data,
  * Drops the references a buffer's first count objects hold in its own
  * context.  Used when a buffer is freed, and to undo a failed send.
  */
-static void fb_buffer_drop_refs(struct fb_ctx *ctx, struct fb_buffer *buf,
-				size_t data_size, u32 count)
+static void fbinder_buffer_drop_refs(struct fbinder_ctx *ctx, struct fbinder_buffer *buf,
+				     size_t data_size, u32 count)
 {
-	struct fb_device *dev = ctx->dev;
-	struct fb_object obj;
-	struct fb_handle *h;
-	struct fb_node *node;
+	struct fbinder_device *dev = ctx->dev;
+	struct fbinder_object obj;
+	struct fbinder_handle *h;
+	struct fbinder_node *node;
 	bool dying = false;
 	u64 off;
 	u32 i;
 
 	for (i = 0; i < count; i++) {
-		if (fb_read_offset(&ctx->alloc, buf, data_size, i, &off) ||
-		    fb_alloc_read(&ctx->alloc, buf, off, &obj, sizeof(obj)))
+		if (fbinder_read_offset(&ctx->alloc, buf, data_size, i, &off) ||
+		    fbinder_alloc_read(&ctx->alloc, buf, off, &obj, sizeof(obj)))
 			continue;
 		spin_lock(&dev->lock);
 		if (ctx->dead) {
 			/* its handles and nodes are gone already */
-		} else if (obj.type == FB_OBJ_LOCAL) {
-			node = fb_node_lookup_locked(ctx, obj.cookie);
+		} else if (obj.type == FBINDER_OBJ_LOCAL) {
+			node = fbinder_node_lookup_locked(ctx, obj.cookie);
 			if (node && node->buf_refs) {
 				node->buf_refs--;
-				fb_node_check_locked(node);
+				fbinder_node_check_locked(node);
 			}
-		} else if (obj.type == FB_OBJ_HANDLE) {
-			h = fb_handle_lookup_locked(ctx, obj.handle);
+		} else if (obj.type == FBINDER_OBJ_HANDLE) {
+			h = fbinder_handle_lookup_locked(ctx, obj.handle);
 			if (h && h->buf_refs) {
 				h->buf_refs--;
-				dying |= fb_handle_check_locked(h);
+				dying |= fbinder_handle_check_locked(h);
 			}
 		}
 		spin_unlock(&dev->lock);
 	}
 	if (dying)
-		fb_ctx_drop_dying_handles(ctx);
+		fbinder_ctx_drop_dying_handles(ctx);
 }
 
 /* Unpins the sender's exported nodes; commit counts them as exports. */
-static void fb_xlate_finish_locked(struct fb_xlate *x, bool commit)
+static void fbinder_xlate_finish_locked(struct fbinder_xlate *x, bool commit)
 {
 	u32 i;
 
 	lockdep_assert_held(&x->from->dev->lock);
 	for (i = 0; i < x->nr_exported; i++) {
-		struct fb_node *node = x->exported[i];
+		struct fbinder_node *node = x->exported[i];
 
 		if (commit)
 			node->exports++;
 		node->tmp_refs--;
-		fb_node_check_locked(node);
+		fbinder_node_check_locked(node);
 	}
 	x->nr_exported = 0;
 }
@@ -599,15 +599,15 @@ static void fb_xlate_finish_locked(struct fb_xlate *x, bool commit)
  * A new transaction, from the device's spares or the slab.  Called and
  * returns with the device lock held, which it drops to allocate.
  */
-static struct fb_transaction *fb_txn_new_relock(struct fb_device *dev,
-						const struct fb_txn *tr,
+static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_device *dev,
+						  const struct fbinder_txn_data *tr,
 						bool reply)
 	__must_hold(&dev->lock)
 {
-	struct fb_transaction *t;
+	struct fbinder_txn *t;
 
 	lockdep_assert_held(&dev->lock);
-	t = list_first_entry_or_null(&dev->spare_txns, struct fb_transaction,
+	t = list_first_entry_or_null(&dev->spare_txns, struct fbinder_txn,
 				     work.entry);
 	if (t) {
 		list_del(&t->work.entry);
@@ -620,15 +620,15 @@ static struct fb_transaction *fb_txn_new_relock(struct fb_device *dev,
 			return NULL;
 	}
 	memset(t, 0, sizeof(*t));
-	t->work.type = FB_WORK_TXN;
+	t->work.type = FBINDER_WORK_TXN;
 	INIT_LIST_HEAD(&t->work.entry);
 	t->code = tr->code;
 	t->flags = tr->flags;
 	t->is_reply = reply;
 	t->sender_pid = get_task_pid(current, PIDTYPE_TGID);
 	t->sender_euid = current_euid();
-	fb_prio_of_caller(&t->caller_prio);
-	fb_stat_inc(FB_STAT_LIVE_TRANSACTIONS);
+	fbinder_prio_of_caller(&t->caller_prio);
+	fbinder_stat_inc(FBINDER_STAT_LIVE_TRANSACTIONS);
 	return t;
 }
 
@@ -636,9 +636,9 @@ static struct fb_transaction *fb_txn_new_relock(struct fb_device *dev,
  * Pops the call the thread is handling, the one a reply answers; NULL when
  * it handles none.
  */
-static struct fb_transaction *fb_reply_pop_locked(struct fb_thread *thread)
+static struct fbinder_txn *fbinder_reply_pop_locked(struct fbinder_thread *thread)
 {
-	struct fb_transaction *call = thread->stack;
+	struct fbinder_txn *call = thread->stack;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (!call || call->to_thread != thread)
@@ -657,16 +657,16 @@ static struct fb_transaction *fb_reply_pop_locked(struct fb_thread *thread)
  * Finds the target of a send or reply under the lock and pins it.
  * For a reply it pops the call off the replying thread's stack.
  */
-static int fb_send_target_locked(struct fb_thread *thread, struct fb_txn *tr,
-				 struct fb_transaction *t, bool reply)
+static int fbinder_send_target_locked(struct fbinder_thread *thread, struct fbinder_txn_data *tr,
+				      struct fbinder_txn *t, bool reply)
 {
-	struct fb_ctx *ctx = thread->ctx, *target;
-	struct fb_transaction *call;
-	struct fb_node *node;
+	struct fbinder_ctx *ctx = thread->ctx, *target;
+	struct fbinder_txn *call;
+	struct fbinder_node *node;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (reply) {
-		call = fb_reply_pop_locked(thread);
+		call = fbinder_reply_pop_locked(thread);
 		if (!call)
 			return -EPROTO;
 		t->call = call;
@@ -675,22 +675,22 @@ static int fb_send_target_locked(struct fb_thread *thread, struct fb_txn *tr,
 			return -ECONNRESET;	/* caller gone: drop the reply */
 		target = call->from->ctx;	/* alive while from is set */
 	} else {
-		node = fb_handle_to_node_locked(ctx, tr->handle);
+		node = fbinder_handle_to_node_locked(ctx, tr->handle);
 		if (!node)
 			return -ENOENT;
-		if (node->state != FB_NODE_LIVE)
+		if (node->state != FBINDER_NODE_LIVE)
 			return -EOWNERDEAD;
 		target = node->owner;
 		if (target == ctx)
 			return -EINVAL;
-		if (!(tr->flags & FB_TXN_ONEWAY) && thread->stack &&
+		if (!(tr->flags & FBINDER_TXN_ONEWAY) && thread->stack &&
 		    thread->stack->to_thread != thread)
 			return -EPROTO;
 		if (target->dead)
 			return -EOWNERDEAD;
 		node->tmp_refs++;
 		t->node = node;
-		t->id = atomic64_inc_return(&fb_txn_ids);
+		t->id = atomic64_inc_return(&fbinder_txn_ids);
 	}
 	kref_get(&target->refs);
 	t->to_ctx = target;
@@ -699,15 +699,15 @@ static int fb_send_target_locked(struct fb_thread *thread, struct fb_txn *tr,
 
 /*
  * Queues the finished message: the only step visible to others.  *wake is
- * the thread to wake once the lock is dropped (fb_unlock_wake()), or NULL.
+ * the thread to wake once the lock is dropped (fbinder_unlock_wake()), or NULL.
  */
-static int fb_send_commit_locked(struct fb_thread *thread,
-				 struct fb_transaction *t,
-				 struct fb_thread **wake)
+static int fbinder_send_commit_locked(struct fbinder_thread *thread,
+				      struct fbinder_txn *t,
+				 struct fbinder_thread **wake)
 {
-	struct fb_ctx *target = t->to_ctx;
-	struct fb_node *node = t->node;
-	struct fb_thread *to;
+	struct fbinder_ctx *target = t->to_ctx;
+	struct fbinder_node *node = t->node;
+	struct fbinder_thread *to;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (target->dead)
@@ -719,59 +719,59 @@ static int fb_send_commit_locked(struct fb_thread *thread,
 
 	if (t->is_reply) {
 		to = t->call->from;
-		fb_stat_inc(FB_STAT_REPLIES);
-		*wake = fb_thread_queue_locked(to, &t->work);
+		fbinder_stat_inc(FBINDER_STAT_REPLIES);
+		*wake = fbinder_thread_queue_locked(to, &t->work);
 		return 0;
 	}
 
 	t->buffer->target_node = node;
 	node->buf_refs++;
 	node->tmp_refs--;
-	if (t->flags & FB_TXN_ONEWAY) {
-		fb_stat_inc(FB_STAT_ONEWAYS);
+	if (t->flags & FBINDER_TXN_ONEWAY) {
+		fbinder_stat_inc(FBINDER_STAT_ONEWAYS);
 		if (node->async_out) {
 			list_add_tail(&t->work.entry, &node->async_todo);
 		} else {
 			node->async_out = 1;
-			*wake = fb_ctx_queue_locked(target, &t->work);
+			*wake = fbinder_ctx_queue_locked(target, &t->work);
 		}
 		return 0;
 	}
 
-	fb_stat_inc(FB_STAT_CALLS);
-	to = fb_route_locked(thread, target);
+	fbinder_stat_inc(FBINDER_STAT_CALLS);
+	to = fbinder_route_locked(thread, target);
 	t->buffer->txn = t;
 	t->from = thread;
 	t->from_parent = thread->stack;
 	thread->stack = t;
 	if (to)
-		*wake = fb_thread_queue_locked(to, &t->work);
+		*wake = fbinder_thread_queue_locked(to, &t->work);
 	else
-		*wake = fb_ctx_queue_locked(target, &t->work);
+		*wake = fbinder_ctx_queue_locked(target, &t->work);
 	return 0;
 }
 
-struct fb_restore_prio {
+struct fbinder_restore_prio {
 	bool raised;
-	struct fb_prio prio;
+	struct fbinder_prio prio;
 };
 
-static void fb_restore_prio(const struct fb_restore_prio *restore)
+static void fbinder_restore_prio(const struct fbinder_restore_prio *restore)
 {
 	if (restore->raised)
-		fb_prio_restore(current, &restore->prio);
+		fbinder_prio_restore(current, &restore->prio);
 }
 
 /*
  * What the thread gets back once it answered (or failed) call, just popped
  * off its stack: its settings from before the call.  A oneway message's
  * raise taken while it handled the call ends with the call too: a read
- * ends such a raise before it takes a call (fb_read()), so it can only sit
+ * ends such a raise before it takes a call (fbinder_read()), so it can only sit
  * above the call, and must not outlive it.
  */
-static void fb_reply_restore_locked(struct fb_thread *thread,
-				    struct fb_transaction *call,
-				    struct fb_restore_prio *restore)
+static void fbinder_reply_restore_locked(struct fbinder_thread *thread,
+					 struct fbinder_txn *call,
+				    struct fbinder_restore_prio *restore)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	restore->raised = false;
@@ -787,42 +787,42 @@ static void fb_reply_restore_locked(struct fb_thread *thread,
 }
 
 /*
- * One FB_CMD_SEND or FB_CMD_REPLY on its way: what fb_send_prepare() and
- * fb_send_copy() took, for fb_send_commit() to hand over to the receiver
- * or fb_send_abort() to give back.
+ * One FBINDER_CMD_SEND or FBINDER_CMD_REPLY on its way: what fbinder_send_prepare() and
+ * fbinder_send_copy() took, for fbinder_send_commit() to hand over to the receiver
+ * or fbinder_send_abort() to give back.
  */
-struct fb_send {
-	struct fb_thread *thread;
-	struct fb_txn tr;		/* the sender's, read once */
+struct fbinder_send {
+	struct fbinder_thread *thread;
+	struct fbinder_txn_data tr;		/* the sender's, read once */
 	bool reply;
 	bool oneway;
 	size_t offsets_size;		/* bytes */
-	struct fb_transaction *t;	/* once allocated, until queued */
-	struct fb_xlate x;		/* x.to: the target, once pinned */
-	struct fb_sender *sender;	/* the fair share it was counted in */
-	struct fb_buffer *buf;		/* the slot, until queued */
-	struct fb_restore_prio restore;	/* a replier's own priority */
+	struct fbinder_txn *t;	/* once allocated, until queued */
+	struct fbinder_xlate x;		/* x.to: the target, once pinned */
+	struct fbinder_sender *sender;	/* the fair share it was counted in */
+	struct fbinder_buffer *buf;		/* the slot, until queued */
+	struct fbinder_restore_prio restore;	/* a replier's own priority */
 };
 
 /*
  * Checks the command, then, under the device lock, finds the target and
- * pins it (fb_ctx.active_senders) and counts the message in its sender's
+ * pins it (fbinder_ctx.active_senders) and counts the message in its sender's
  * fair share.  A reply pops its call here, and the replier's priority
- * from before the call is kept for fb_send_release().
+ * from before the call is kept for fbinder_send_release().
  */
-static int fb_send_prepare(struct fb_send *s)
+static int fbinder_send_prepare(struct fbinder_send *s)
 {
-	struct fb_device *dev = s->thread->ctx->dev;
-	const struct fb_txn *tr = &s->tr;
-	struct fb_transaction *t;
+	struct fbinder_device *dev = s->thread->ctx->dev;
+	const struct fbinder_txn_data *tr = &s->tr;
+	struct fbinder_txn *t;
 	int ret;
 
-	if (tr->flags & ~(FB_TXN_ONEWAY | FB_TXN_ACCEPT_FDS) ||
+	if (tr->flags & ~(FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS) ||
 	    (s->reply && tr->flags) ||
-	    (tr->flags & FB_TXN_ONEWAY && tr->flags & FB_TXN_ACCEPT_FDS))
+	    (tr->flags & FBINDER_TXN_ONEWAY && tr->flags & FBINDER_TXN_ACCEPT_FDS))
 		return -EINVAL;
-	if (tr->offsets_count > FB_MAX_OBJECTS ||
-	    tr->data_size > fb_max_map_size)
+	if (tr->offsets_count > FBINDER_MAX_OBJECTS ||
+	    tr->data_size > fbinder_max_map_size)
 		return -EMSGSIZE;
 	if (tr->offsets_count) {
 		s->x.exported = kvmalloc_array(tr->offsets_count,
@@ -835,28 +835,28 @@ static int fb_send_prepare(struct fb_send *s)
 	}
 
 	spin_lock(&dev->lock);
-	t = fb_txn_new_relock(dev, tr, s->reply);
+	t = fbinder_txn_new_relock(dev, tr, s->reply);
 	if (!t) {
 		spin_unlock(&dev->lock);
 		return -ENOMEM;
 	}
 	s->t = t;
-	ret = fb_send_target_locked(s->thread, &s->tr, t, s->reply);
+	ret = fbinder_send_target_locked(s->thread, &s->tr, t, s->reply);
 	/* the replier gets its own priority back once done */
 	if (s->reply && t->call)
-		fb_reply_restore_locked(s->thread, t->call, &s->restore);
+		fbinder_reply_restore_locked(s->thread, t->call, &s->restore);
 	if (!ret) {
 		s->x.to = t->to_ctx;
 		s->x.to->active_senders++;
 		if (!s->reply)
-			ret = fb_share_charge_relock(s->x.to, t->sender_euid,
-						     fb_alloc_slot_size(tr->data_size,
-									s->offsets_size),
+			ret = fbinder_share_charge_relock(s->x.to, t->sender_euid,
+							  fbinder_alloc_slot_size(tr->data_size,
+										  s->offsets_size),
 						     s->oneway, &s->sender);
 	}
 	/* the receiver's choice: the node's, or the caller's flag */
 	if (!ret)
-		s->x.fds_ok = s->reply ? t->call->flags & FB_TXN_ACCEPT_FDS :
+		s->x.fds_ok = s->reply ? t->call->flags & FBINDER_TXN_ACCEPT_FDS :
 					 t->node->accepts_fds;
 	spin_unlock(&dev->lock);
 	return ret;
@@ -865,22 +865,22 @@ static int fb_send_prepare(struct fb_send *s)
 /*
  * Reserves the slot in the target's buffer and copies the message into it:
  * the offsets (read once: what is checked is what the receiver gets), then
- * the data around the objects, each translated (fb_copy_payload()).  No
+ * the data around the objects, each translated (fbinder_copy_payload()).  No
  * lock held.
  */
-static int fb_send_copy(struct fb_send *s)
+static int fbinder_send_copy(struct fbinder_send *s)
 {
-	const struct fb_txn *tr = &s->tr;
-	struct fb_alloc *alloc = &s->x.to->alloc;
+	const struct fbinder_txn_data *tr = &s->tr;
+	struct fbinder_alloc *alloc = &s->x.to->alloc;
 	size_t data_end = ALIGN(tr->data_size, sizeof(u64));
-	struct fb_buffer *buf;
+	struct fbinder_buffer *buf;
 	int ret;
 
-	buf = fb_alloc_new(alloc, tr->data_size, s->offsets_size, s->oneway,
-			   s->reply);
+	buf = fbinder_alloc_new(alloc, tr->data_size, s->offsets_size, s->oneway,
+				s->reply);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	fb_stat_inc(FB_STAT_LIVE_BUFFERS);
+	fbinder_stat_inc(FBINDER_STAT_LIVE_BUFFERS);
 	s->buf = buf;
 	buf->data_size = tr->data_size;
 	buf->offsets_size = s->offsets_size;
@@ -889,35 +889,35 @@ static int fb_send_copy(struct fb_send *s)
 	if (copy_from_user(s->x.offsets, u64_to_user_ptr(tr->offsets),
 			   s->offsets_size))
 		return -EFAULT;
-	ret = fb_alloc_write(alloc, buf, data_end, s->x.offsets,
-			     s->offsets_size);
+	ret = fbinder_alloc_write(alloc, buf, data_end, s->x.offsets,
+				  s->offsets_size);
 	if (ret)
 		return ret;
 	/* the rest of a minimum-size slot */
-	ret = fb_alloc_clear(alloc, buf, data_end + s->offsets_size,
-			     buf->size - data_end - s->offsets_size);
+	ret = fbinder_alloc_clear(alloc, buf, data_end + s->offsets_size,
+				  buf->size - data_end - s->offsets_size);
 	if (ret)
 		return ret;
-	return fb_copy_payload(&s->x, u64_to_user_ptr(tr->data), s->x.offsets,
+	return fbinder_copy_payload(&s->x, u64_to_user_ptr(tr->data), s->x.offsets,
 			       tr->offsets_count);
 }
 
 /*
- * Queues the message (fb_send_commit_locked()) and hands the buffer, its
+ * Queues the message (fbinder_send_commit_locked()) and hands the buffer, its
  * files and the references its objects hold over to the receiver; wakes
  * the thread chosen once the lock is dropped.
  */
-static int fb_send_commit(struct fb_send *s)
+static int fbinder_send_commit(struct fbinder_send *s)
 {
-	struct fb_device *dev = s->thread->ctx->dev;
-	struct fb_transaction *t = s->t;
-	struct fb_thread *wake = NULL;
+	struct fbinder_device *dev = s->thread->ctx->dev;
+	struct fbinder_txn *t = s->t;
+	struct fbinder_thread *wake = NULL;
 	bool sync;
 	int ret;
 
 	spin_lock(&dev->lock);
 	t->buffer = s->buf;
-	ret = fb_send_commit_locked(s->thread, t, &wake);
+	ret = fbinder_send_commit_locked(s->thread, t, &wake);
 	if (ret) {
 		t->buffer = NULL;
 		spin_unlock(&dev->lock);
@@ -928,152 +928,152 @@ static int fb_send_commit(struct fb_send *s)
 	s->buf->nr_fds = s->x.nr_fds;
 	s->x.fds = NULL;
 	s->x.nr_fds = 0;
-	fb_xlate_finish_locked(&s->x, true);
+	fbinder_xlate_finish_locked(&s->x, true);
 	/* never the last after the end: the commit found it alive */
-	fb_ctx_senders_done_locked(s->x.to);
+	fbinder_ctx_senders_done_locked(s->x.to);
 	/*
 	 * A call or reply wakes its handler synchronously: we sleep.  t may
 	 * be freed by its receiver once the lock is dropped.
 	 */
-	sync = !(t->flags & FB_TXN_ONEWAY);
+	sync = !(t->flags & FBINDER_TXN_ONEWAY);
 	s->t = NULL;
 	s->buf = NULL;
-	fb_unlock_wake(dev, wake, sync);
+	fbinder_unlock_wake(dev, wake, sync);
 	return 0;
 }
 
 /*
  * The one way out of a send or reply that failed, at any step: undoes what
  * the steps took, in reverse, and records the failure.  A reply ends its
- * call either way: the caller gets FB_RET_FAILED with the error instead of
+ * call either way: the caller gets FBINDER_RET_FAILED with the error instead of
  * waiting for good, even when the reply failed before it found its call
  * (bad arguments, no memory).  A reply whose caller died meanwhile (its
  * buffer gone: EOWNERDEAD, ESRCH) is dropped and succeeds, as when the
  * caller was gone before (docs/abi.md).  Returns what the command returns.
  */
-static int fb_send_abort(struct fb_send *s, int ret)
+static int fbinder_send_abort(struct fbinder_send *s, int ret)
 {
-	struct fb_thread *thread = s->thread;
-	struct fb_device *dev = thread->ctx->dev;
-	struct fb_transaction *t = s->t, *call;
-	struct fb_ctx *to = s->x.to;
+	struct fbinder_thread *thread = s->thread;
+	struct fbinder_device *dev = thread->ctx->dev;
+	struct fbinder_txn *t = s->t, *call;
+	struct fbinder_ctx *to = s->x.to;
 	bool free_buffer = false;
 
-	/* fb_send_copy(): the files, the objects' references, the slot */
-	fb_buffer_put_fds(s->x.fds, s->x.nr_fds);
+	/* fbinder_send_copy(): the files, the objects' references, the slot */
+	fbinder_buffer_put_fds(s->x.fds, s->x.nr_fds);
 	s->x.fds = NULL;
 	s->x.nr_fds = 0;
 	if (s->buf) {
-		fb_buffer_drop_refs(to, s->buf, s->tr.data_size, s->x.count);
+		fbinder_buffer_drop_refs(to, s->buf, s->tr.data_size, s->x.count);
 		/* a failed send leaves nothing for the receiver to read */
-		fb_alloc_clear(&to->alloc, s->buf, 0, s->buf->size);
-		fb_alloc_free(&to->alloc, s->buf);
-		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+		fbinder_alloc_clear(&to->alloc, s->buf, 0, s->buf->size);
+		fbinder_alloc_free(&to->alloc, s->buf);
+		fbinder_stat_dec(FBINDER_STAT_LIVE_BUFFERS);
 		s->buf = NULL;
 	}
 
 	spin_lock(&dev->lock);
-	/* fb_send_prepare(): the pins on the target and the share */
-	fb_xlate_finish_locked(&s->x, false);
+	/* fbinder_send_prepare(): the pins on the target and the share */
+	fbinder_xlate_finish_locked(&s->x, false);
 	if (to) {
 		if (s->sender)
-			fb_share_uncharge_locked(to, s->sender, 1,
-						 fb_alloc_slot_size(s->tr.data_size,
-								    s->offsets_size),
+			fbinder_share_uncharge_locked(to, s->sender, 1,
+						      fbinder_alloc_slot_size(s->tr.data_size,
+									      s->offsets_size),
 						 s->oneway);
 		/* the target ended while we copied: its buffer is ours */
-		free_buffer = fb_ctx_senders_done_locked(to);
+		free_buffer = fbinder_ctx_senders_done_locked(to);
 		if (free_buffer)
 			kref_get(&to->refs);	/* t's goes below */
 	}
 	if (t) {
 		call = t->call;
 	} else {
-		call = s->reply ? fb_reply_pop_locked(thread) : NULL;
+		call = s->reply ? fbinder_reply_pop_locked(thread) : NULL;
 		if (call)
-			fb_reply_restore_locked(thread, call, &s->restore);
+			fbinder_reply_restore_locked(thread, call, &s->restore);
 	}
 	if (t && call && !call->from)
 		ret = -ECONNRESET;
 	/* the target while it is still pinned */
 	if (ret != -ECONNRESET && (t || (call && call->from)))
-		fb_record_failure(ret, s->reply ? "reply" : "send",
-				  thread->ctx, t ? t->node : NULL, s->tr.code);
+		fbinder_record_failure(ret, s->reply ? "reply" : "send",
+				       thread->ctx, t ? t->node : NULL, s->tr.code);
 	if (t && t->node) {
 		t->node->tmp_refs--;
-		fb_node_check_locked(t->node);
+		fbinder_node_check_locked(t->node);
 		t->node = NULL;
 	}
 	if (call && call->from && ret != -ECONNRESET)
-		fb_txn_fail_locked(call, ret);
+		fbinder_txn_fail_locked(call, ret);
 	else if (call)
-		fb_txn_free(call);
+		fbinder_txn_free(call);
 	if (t)
-		fb_txn_free(t);
+		fbinder_txn_free(t);
 	s->t = NULL;
 	spin_unlock(&dev->lock);
 	if (free_buffer) {
-		fb_ctx_free_buffer(to);
-		fb_ctx_put(to);
+		fbinder_ctx_free_buffer(to);
+		fbinder_ctx_put(to);
 	}
 	return ret == -ECONNRESET ? 0 : ret;
 }
 
 /* What a send holds whether it succeeded or not. */
-static void fb_send_release(struct fb_send *s)
+static void fbinder_send_release(struct fbinder_send *s)
 {
 	kvfree(s->x.exported);
 	kfree(s->x.spare_node);
 	kfree(s->x.spare_handle);
-	fb_restore_prio(&s->restore);
+	fbinder_restore_prio(&s->restore);
 }
 
 /*
- * FB_CMD_SEND and FB_CMD_REPLY: prepare, copy, commit, or abort at the
+ * FBINDER_CMD_SEND and FBINDER_CMD_REPLY: prepare, copy, commit, or abort at the
  * first step that fails.  A reply whose caller is gone is dropped and
  * succeeds; a reply that cannot be delivered still ends the call, which
  * fails to the caller with the same error.
  */
-int fb_send(struct fb_thread *thread, const struct fb_txn *tr, bool reply)
+int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *tr, bool reply)
 {
-	struct fb_send s = {
+	struct fbinder_send s = {
 		.thread = thread,
 		.tr = *tr,
 		.reply = reply,
-		.oneway = tr->flags & FB_TXN_ONEWAY,
+		.oneway = tr->flags & FBINDER_TXN_ONEWAY,
 		.offsets_size = (size_t)tr->offsets_count * sizeof(u64),
 		.x = { .from = thread->ctx },
 	};
 	int ret;
 
-	ret = fb_send_prepare(&s);
+	ret = fbinder_send_prepare(&s);
 	if (!ret)
-		ret = fb_send_copy(&s);
+		ret = fbinder_send_copy(&s);
 	if (!ret)
-		ret = fb_send_commit(&s);
+		ret = fbinder_send_commit(&s);
 	if (ret)
-		ret = fb_send_abort(&s, ret);
-	fb_send_release(&s);
+		ret = fbinder_send_abort(&s, ret);
+	fbinder_send_release(&s);
 	return ret;
 }
 
 /*
  * The transaction-layer part of freeing a buffer: unlinks it from its call,
  * lets its node's next oneway message go, drops the node's reference.  The
- * first thread to wake is left in *wake for fb_unlock_wake(); any further
+ * first thread to wake is left in *wake for fbinder_unlock_wake(); any further
  * one (a run of frees that releases messages of several nodes) is woken at
  * once.
  */
-static void fb_free_buffer_locked(struct fb_ctx *ctx, struct fb_buffer *buf,
-				  struct fb_thread **wake)
+static void fbinder_free_buffer_locked(struct fbinder_ctx *ctx, struct fbinder_buffer *buf,
+				       struct fbinder_thread **wake)
 {
-	struct fb_transaction *next;
-	struct fb_node *node;
+	struct fbinder_txn *next;
+	struct fbinder_node *node;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	if (buf->sender) {
-		fb_share_uncharge_locked(ctx, buf->sender, 0, buf->size,
-					 buf->oneway);
+		fbinder_share_uncharge_locked(ctx, buf->sender, 0, buf->size,
+					      buf->oneway);
 		buf->sender = NULL;
 	}
 	if (buf->txn) {
@@ -1085,62 +1085,62 @@ static void fb_free_buffer_locked(struct fb_ctx *ctx, struct fb_buffer *buf,
 	/* the node's next oneway message may go once all out are freed */
 	if (node && buf->oneway && node->async_out && !--node->async_out) {
 		next = list_first_entry_or_null(&node->async_todo,
-						struct fb_transaction,
+						struct fbinder_txn,
 						work.entry);
 		if (next) {
 			list_del_init(&next->work.entry);
 			node->async_out = 1;
 			if (*wake)
-				fb_ctx_enqueue_locked(ctx, &next->work, false);
+				fbinder_ctx_enqueue_locked(ctx, &next->work, false);
 			else
-				*wake = fb_ctx_queue_locked(ctx, &next->work);
+				*wake = fbinder_ctx_queue_locked(ctx, &next->work);
 		}
 	}
 	if (node) {
 		node->buf_refs--;
-		fb_node_check_locked(node);
+		fbinder_node_check_locked(node);
 	}
 }
 
 /*
  * Frees a buffer whose message never reached user space (it could not be
- * delivered), as FB_CMD_FREE_BUFFER would.  No lock held; nothing else
+ * delivered), as FBINDER_CMD_FREE_BUFFER would.  No lock held; nothing else
  * reaches the buffer any more: user space never owned it.
  */
-void fb_buffer_discard(struct fb_ctx *ctx, struct fb_buffer *buf)
+void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf)
 {
-	struct fb_thread *wake = NULL;
+	struct fbinder_thread *wake = NULL;
 
-	fb_buffer_drop_refs(ctx, buf, buf->data_size,
-			    buf->offsets_size / sizeof(u64));
+	fbinder_buffer_drop_refs(ctx, buf, buf->data_size,
+				 buf->offsets_size / sizeof(u64));
 	spin_lock(&ctx->dev->lock);
-	fb_free_buffer_locked(ctx, buf, &wake);
-	fb_unlock_wake(ctx->dev, wake, false);
-	fb_buffer_drop_fds(buf);
-	fb_alloc_free(&ctx->alloc, buf);
-	fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+	fbinder_free_buffer_locked(ctx, buf, &wake);
+	fbinder_unlock_wake(ctx->dev, wake, false);
+	fbinder_buffer_drop_fds(buf);
+	fbinder_alloc_free(&ctx->alloc, buf);
+	fbinder_stat_dec(FBINDER_STAT_LIVE_BUFFERS);
 }
 
 /*
- * FB_CMD_FREE_BUFFER, for a run of n (at most FB_FREE_BATCH) consecutive
+ * FBINDER_CMD_FREE_BUFFER, for a run of n (at most FBINDER_FREE_BATCH) consecutive
  * commands: frees the buffers in order, and stops at the first offset that
  * names no delivered buffer (-EINVAL).  The run takes the allocator's lock
  * twice (to take the buffers, then to free them) and the device lock once
  * to unlink them, plus once per object they carry, to drop its reference
- * (fb_buffer_drop_refs()).
+ * (fbinder_buffer_drop_refs()).
  * Returns 0 or that error; *freed says how many were freed.
  */
-int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
-		    u32 *freed)
+int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
+			 u32 *freed)
 {
-	struct fb_buffer *bufs[FB_FREE_BATCH];
-	struct fb_device *dev = ctx->dev;
-	struct fb_thread *wake = NULL;
+	struct fbinder_buffer *bufs[FBINDER_FREE_BATCH];
+	struct fbinder_device *dev = ctx->dev;
+	struct fbinder_thread *wake = NULL;
 	int ret = 0;
 	u32 i, nr;
 
-	n = min_t(u32, n, FB_FREE_BATCH);
-	nr = fb_alloc_take_user(&ctx->alloc, offsets, n, bufs);
+	n = min_t(u32, n, FBINDER_FREE_BATCH);
+	nr = fbinder_alloc_take_user(&ctx->alloc, offsets, n, bufs);
 	if (nr < n)
 		ret = -EINVAL;
 	*freed = nr;
@@ -1148,17 +1148,17 @@ int fb_free_buffers(struct fb_ctx *ctx, const u64 *offsets, u32 n,
 		return ret;
 
 	for (i = 0; i < nr; i++)
-		fb_buffer_drop_refs(ctx, bufs[i], bufs[i]->data_size,
-				    bufs[i]->offsets_size / sizeof(u64));
+		fbinder_buffer_drop_refs(ctx, bufs[i], bufs[i]->data_size,
+					 bufs[i]->offsets_size / sizeof(u64));
 	spin_lock(&dev->lock);
 	for (i = 0; i < nr; i++)
-		fb_free_buffer_locked(ctx, bufs[i], &wake);
-	fb_unlock_wake(dev, wake, false);
+		fbinder_free_buffer_locked(ctx, bufs[i], &wake);
+	fbinder_unlock_wake(dev, wake, false);
 
 	for (i = 0; i < nr; i++) {
-		fb_buffer_drop_fds(bufs[i]);
-		fb_stat_dec(FB_STAT_LIVE_BUFFERS);
+		fbinder_buffer_drop_fds(bufs[i]);
+		fbinder_stat_dec(FBINDER_STAT_LIVE_BUFFERS);
 	}
-	fb_alloc_free_batch(&ctx->alloc, bufs, nr);
+	fbinder_alloc_free_batch(&ctx->alloc, bufs, nr);
 	return ret;
 }

@@ -17,14 +17,14 @@ int bl_handle_acquire(struct bl_context *ctx, uint32_t handle)
 {
 	if (!ctx)
 		return -EINVAL;
-	return bl__command(ctx, FB_CMD_ACQUIRE, &handle, sizeof(handle));
+	return bl__command(ctx, FBINDER_CMD_ACQUIRE, &handle, sizeof(handle));
 }
 
 int bl_handle_release(struct bl_context *ctx, uint32_t handle)
 {
 	if (!ctx)
 		return -EINVAL;
-	return bl__command(ctx, FB_CMD_RELEASE, &handle, sizeof(handle));
+	return bl__command(ctx, FBINDER_CMD_RELEASE, &handle, sizeof(handle));
 }
 
 void bl_reply_fini(struct bl_reply *reply)
@@ -32,12 +32,12 @@ void bl_reply_fini(struct bl_reply *reply)
 	if (!reply || !reply->has_buffer)
 		return;
 	bl__close_fds(&reply->reader);
-	bl__command(reply->ctx, FB_CMD_FREE_BUFFER, &reply->buffer,
+	bl__command(reply->ctx, FBINDER_CMD_FREE_BUFFER, &reply->buffer,
 		    sizeof(reply->buffer));
 	reply->has_buffer = false;
 }
 
-static void fill_txn(struct fb_txn *tr, uint32_t handle, uint32_t code,
+static void fill_txn(struct fbinder_txn_data *tr, uint32_t handle, uint32_t code,
 		     uint32_t flags, const struct bl_parcel *p)
 {
 	memset(tr, 0, sizeof(*tr));
@@ -70,7 +70,7 @@ static int64_t now_ms(void)
 /*
  * Waits for the frame's reply with a deadline.  poll() on the device
  * reports only this thread's own work while it waits for a reply, so a
- * read after POLLIN does not block.  At the deadline FB_CMD_ABANDON lets
+ * read after POLLIN does not block.  At the deadline FBINDER_CMD_ABANDON lets
  * the call go on without us; EBUSY means its reply (or a call back to us)
  * came just now: read that first.
  */
@@ -96,7 +96,7 @@ static int wait_reply_timed(struct bl_io *io, int timeout_ms)
 		if (ret < 0)
 			return -errno;
 		if (ret == 0) {
-			ret = bl__command(io->ctx, FB_CMD_ABANDON, NULL, 0);
+			ret = bl__command(io->ctx, FBINDER_CMD_ABANDON, NULL, 0);
 			if (!ret) {
 				io->want_reply = false;
 				return -ETIMEDOUT;
@@ -115,7 +115,7 @@ int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	     uint32_t flags, const struct bl_parcel *request,
 	     struct bl_reply *reply, int timeout_ms, uint32_t *euid)
 {
-	struct fb_txn tr;
+	struct fbinder_txn_data tr;
 	struct bl_io *io;
 	int ret;
 
@@ -132,7 +132,7 @@ int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 		return -ENOMEM;
 	bl__io_init(io, ctx);
 	fill_txn(&tr, handle, code, flags, request);
-	bl__io_put(io, FB_CMD_SEND, &tr);
+	bl__io_put(io, FBINDER_CMD_SEND, &tr);
 	io->request = request;
 	io->want_reply = true;
 	bl__objects_exported(ctx, request, 1);
@@ -186,15 +186,15 @@ int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	    int timeout_ms)
 {
 	/* the caller chose whom to call; the reply's fds close with it */
-	return bl__call(ctx, handle, code, FB_TXN_ACCEPT_FDS, request, reply,
+	return bl__call(ctx, handle, code, FBINDER_TXN_ACCEPT_FDS, request, reply,
 			timeout_ms, NULL);
 }
 
 int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 			 size_t count, size_t *sent)
 {
-	const size_t one = sizeof(uint32_t) + sizeof(struct fb_txn);
-	struct fb_write_read wr = { 0 };
+	const size_t one = sizeof(uint32_t) + sizeof(struct fbinder_txn_data);
+	struct fbinder_write_read wr = { 0 };
 	uint8_t *buf;
 	size_t i, went;
 	int ret = 0;
@@ -212,10 +212,10 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 	if (!buf)
 		return -ENOMEM;
 	for (i = 0; i < count; i++) {
-		uint32_t cmd = FB_CMD_SEND;
-		struct fb_txn tr;
+		uint32_t cmd = FBINDER_CMD_SEND;
+		struct fbinder_txn_data tr;
 
-		fill_txn(&tr, msgs[i].handle, msgs[i].code, FB_TXN_ONEWAY,
+		fill_txn(&tr, msgs[i].handle, msgs[i].code, FBINDER_TXN_ONEWAY,
 			 msgs[i].request);
 		memcpy(buf + i * one, &cmd, sizeof(cmd));
 		memcpy(buf + i * one + sizeof(cmd), &tr, sizeof(tr));

@@ -15,13 +15,13 @@
 #include "internal.h"
 
 /*
- * The euid the service manager must answer with: root, or FB_MANAGER_UID
+ * The euid the service manager must answer with: root, or FBINDER_MANAGER_UID
  * from the environment (ignored in a set-id or otherwise secure-execution
  * process, and when it is not a plain decimal uid).
  */
 static uint32_t default_sm_uid(void)
 {
-	const char *s = secure_getenv("FB_MANAGER_UID");
+	const char *s = secure_getenv("FBINDER_MANAGER_UID");
 	unsigned long v;
 	char *end;
 
@@ -36,7 +36,7 @@ static uint32_t default_sm_uid(void)
 
 int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
 {
-	struct fb_version ver = { 0 };
+	struct fbinder_version ver = { 0 };
 	struct bl_context *ctx;
 	long page = sysconf(_SC_PAGESIZE);
 	void *map;
@@ -58,13 +58,13 @@ int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
 		err = -errno;
 		goto out_free;
 	}
-	if (ioctl(ctx->fd, FB_IOC_VERSION, &ver) < 0) {
+	if (ioctl(ctx->fd, FBINDER_IOC_VERSION, &ver) < 0) {
 		/* not a fastbinder device at all */
 		err = errno == ENOTTY ? -EPROTONOSUPPORT : -errno;
 		goto out_close;
 	}
 	ctx->abi_version = ver.abi_version;
-	if (ver.abi_version != FB_ABI_VERSION) {
+	if (ver.abi_version != FBINDER_ABI_VERSION) {
 		err = -EPROTONOSUPPORT;
 		goto out_close;
 	}
@@ -126,16 +126,16 @@ uint32_t bl_context_abi_version(const struct bl_context *ctx)
 
 int bl_context_become_manager(struct bl_context *ctx, struct bl_object *obj)
 {
-	struct fb_context_mgr mgr = { .cookie = bl__cookie(obj) };
+	struct fbinder_context_mgr mgr = { .cookie = bl__cookie(obj) };
 
 	if (!ctx || !obj || obj->ctx != ctx)
 		return -EINVAL;
 	pthread_mutex_lock(&ctx->lock);
-	mgr.flags = obj->obj_flags & FB_OBJF_ACCEPTS_FDS;
+	mgr.flags = obj->obj_flags & FBINDER_OBJF_ACCEPTS_FDS;
 	pthread_mutex_unlock(&ctx->lock);
 	/* the driver counts this as one export of the object */
 	bl__object_export_one(obj, 1);
-	if (ioctl(ctx->fd, FB_IOC_SET_CONTEXT_MGR, &mgr) < 0) {
+	if (ioctl(ctx->fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0) {
 		int err = -errno;
 
 		bl__object_export_one(obj, -1);

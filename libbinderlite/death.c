@@ -40,9 +40,9 @@ static struct bl_death **find_locked(struct bl_context *ctx, uint64_t cookie)
 	return NULL;
 }
 
-static struct fb_death death_cmd(const struct bl_death *d)
+static struct fbinder_death death_cmd(const struct bl_death *d)
 {
-	struct fb_death cmd = {
+	struct fbinder_death cmd = {
 		.handle = d->handle,
 		.cookie = death_cookie(d),
 	};
@@ -54,7 +54,7 @@ int bl_link_death(struct bl_context *ctx, uint32_t handle, bl_death_fn fn,
 		  void *userdata, struct bl_death **out)
 {
 	struct bl_death *d;
-	struct fb_death cmd;
+	struct fbinder_death cmd;
 	int ret;
 
 	if (!ctx || !fn || !out)
@@ -73,7 +73,7 @@ int bl_link_death(struct bl_context *ctx, uint32_t handle, bl_death_fn fn,
 	ctx->deaths = d;
 	pthread_mutex_unlock(&ctx->lock);
 	cmd = death_cmd(d);
-	ret = bl__command(ctx, FB_CMD_LINK_DEATH, &cmd, sizeof(cmd));
+	ret = bl__command(ctx, FBINDER_CMD_LINK_DEATH, &cmd, sizeof(cmd));
 	if (ret) {
 		struct bl_death **pp;
 
@@ -93,7 +93,7 @@ int bl_unlink_death(struct bl_death *d)
 {
 	struct bl_context *ctx;
 	struct bl_death **pp;
-	struct fb_death cmd;
+	struct fbinder_death cmd;
 	bool fired, running;
 	int ret;
 
@@ -116,7 +116,7 @@ int bl_unlink_death(struct bl_death *d)
 	}
 	/* off the list: a notice that comes now finds nothing */
 	cmd = death_cmd(d);
-	ret = bl__command(ctx, FB_CMD_UNLINK_DEATH, &cmd, sizeof(cmd));
+	ret = bl__command(ctx, FBINDER_CMD_UNLINK_DEATH, &cmd, sizeof(cmd));
 	bl__free(d);
 	return ret;
 }
@@ -145,7 +145,7 @@ void bl__death_fired(struct bl_io *io, uint64_t cookie)
 		if (free_it)
 			bl__free(d);
 	}
-	bl__io_put(io, FB_CMD_DEATH_DONE, &cookie);
+	bl__io_put(io, FBINDER_CMD_DEATH_DONE, &cookie);
 }
 
 void bl__deaths_drop_all(struct bl_context *ctx)

@@ -43,7 +43,7 @@ void bl__parcel_release_held(struct bl_parcel *p);
 
 /* parcel.c: an object item with any flags (min priority of a local). */
 int bl__parcel_write_raw_object(struct bl_parcel *p,
-				const struct fb_object *obj);
+				const struct fbinder_object *obj);
 
 /* ---- the context --------------------------------------------------------- */
 
@@ -68,7 +68,7 @@ struct bl_context {
 	/*
 	 * The driver's count of the threads it asked for that registered:
 	 * it never goes down, and the driver asks for more only while it is
-	 * below FB_IOC_SET_MAX_THREADS, so a pool started again must set its
+	 * below FBINDER_IOC_SET_MAX_THREADS, so a pool started again must set its
 	 * maximum above it (looper.c).
 	 */
 	uint32_t spawned;
@@ -83,7 +83,7 @@ struct bl_object {
 	bl_handler_fn handler;
 	bl_destroy_fn destroy;
 	void *userdata;
-	uint32_t obj_flags;		/* FB_OBJF_* for FB_OBJ_LOCAL */
+	uint32_t obj_flags;		/* FBINDER_OBJF_* for FBINDER_OBJ_LOCAL */
 	/* under ctx->lock: */
 	uint64_t refs;			/* the application's */
 	int64_t exports;		/* sends the driver has not released */
@@ -118,15 +118,15 @@ struct bl_io {
 	size_t wcap;			/* BL_WBUF, or less (bl__wbuf_limit) */
 	uint8_t wbuf[BL_WBUF];
 	struct bl_parcel reply;
-	bool reply_queued;		/* an FB_CMD_REPLY of reply is in wbuf */
-	const struct bl_parcel *request;	/* of the queued FB_CMD_SEND */
+	bool reply_queued;		/* an FBINDER_CMD_REPLY of reply is in wbuf */
+	const struct bl_parcel *request;	/* of the queued FBINDER_CMD_SEND */
 	bool looper;			/* may take work of the whole context */
 	unsigned int handled;		/* returns dispatched */
 	/* what a call frame waits for (call.c) */
 	bool want_reply;
 	bool got_reply;
 	int error;
-	struct fb_txn_msg msg;
+	struct fbinder_txn_msg msg;
 	/* descriptors of handled requests, closed once the reply is out */
 	int *close_fds;
 	size_t close_count;
@@ -140,7 +140,7 @@ void bl__io_fini(struct bl_io *io);
  * Queues cmd with its payload (_IOC_SIZE(cmd) bytes) for the frame's next
  * WRITE_READ.  A command is never dropped: when the buffer has no room, the
  * commands already queued go out first (bl__io_flush()).  The frame's reply
- * parcel must not change between its FB_CMD_REPLY's bl__io_put() and the
+ * parcel must not change between its FBINDER_CMD_REPLY's bl__io_put() and the
  * flush that sends it: bl__dispatch_txn() flushes before it reuses it.
  */
 void bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload);
@@ -152,7 +152,7 @@ void bl__io_flush(struct bl_io *io);
  * or a negative errno; a failed command is dropped and reported.
  */
 int bl__io_run(struct bl_io *io, bool read);
-int bl__msg_reader(struct bl_context *ctx, const struct fb_txn_msg *msg,
+int bl__msg_reader(struct bl_context *ctx, const struct fbinder_txn_msg *msg,
 		   struct bl_reader *r);
 /*
  * A received message's descriptors belong to the message: closed when it
@@ -160,18 +160,18 @@ int bl__msg_reader(struct bl_context *ctx, const struct fb_txn_msg *msg,
  * defer, when defer's next ioctl has sent the reply (which may carry
  * them).  bl__close_fds() does it for a message already under a reader.
  */
-void bl__msg_close_fds(struct bl_context *ctx, const struct fb_txn_msg *msg,
+void bl__msg_close_fds(struct bl_context *ctx, const struct fbinder_txn_msg *msg,
 		       struct bl_io *defer);
 void bl__close_fds(const struct bl_reader *r);
 /*
- * call.c: bl_call() with the send's FB_TXN_* flags, and the replier's euid
+ * call.c: bl_call() with the send's FBINDER_TXN_* flags, and the replier's euid
  * in *euid (may be NULL) when it returns 0.
  */
 int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	     uint32_t flags, const struct bl_parcel *request,
 	     struct bl_reply *reply, int timeout_ms, uint32_t *euid);
-/* ioctl(fd, FB_IOC_WRITE_READ, wr), told to valgrind (io.c) */
-int bl__write_read(int fd, struct fb_write_read *wr);
+/* ioctl(fd, FBINDER_IOC_WRITE_READ, wr), told to valgrind (io.c) */
+int bl__write_read(int fd, struct fbinder_write_read *wr);
 /* A single command, right now (FREE_BUFFER, ACQUIRE, ...). */
 int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
 		size_t size);
@@ -187,7 +187,7 @@ void bl__object_released(struct bl_context *ctx, uint64_t cookie,
 void bl__objects_drop_all(struct bl_context *ctx);
 
 /* looper.c */
-void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg);
+void bl__dispatch_txn(struct bl_io *io, const struct fbinder_txn_msg *msg);
 void bl__spawn_looper(struct bl_context *ctx);
 void bl__pool_join(struct bl_context *ctx);
 

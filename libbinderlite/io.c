@@ -22,11 +22,11 @@
 
 size_t bl__wbuf_limit;
 
-/* The largest command: FB_CMD_SEND or FB_CMD_REPLY with its struct fb_txn. */
-#define BL_CMD_MAX	(sizeof(uint32_t) + sizeof(struct fb_txn))
+/* The largest command: FBINDER_CMD_SEND or FBINDER_CMD_REPLY with its struct fbinder_txn_data. */
+#define BL_CMD_MAX	(sizeof(uint32_t) + sizeof(struct fbinder_txn_data))
 
 /*
- * Every FB_IOC_WRITE_READ.  valgrind's memcheck knows only the struct the
+ * Every FBINDER_IOC_WRITE_READ.  valgrind's memcheck knows only the struct the
  * ioctl number names, not the buffers it points to: tell it that the
  * driver reads the command stream (which must be initialised) and wrote
  * read_consumed bytes of the read buffer.  Without these a loop frame's
@@ -34,7 +34,7 @@ size_t bl__wbuf_limit;
  * read.  The client requests cost a few instructions outside valgrind, and
  * nothing where <valgrind/memcheck.h> is missing.
  */
-int bl__write_read(int fd, struct fb_write_read *wr)
+int bl__write_read(int fd, struct fbinder_write_read *wr)
 {
 	int ret;
 
@@ -44,7 +44,7 @@ int bl__write_read(int fd, struct fb_write_read *wr)
 			(const uint8_t *)(uintptr_t)wr->write_buffer +
 			wr->write_consumed, wr->write_size - wr->write_consumed);
 #endif
-	ret = ioctl(fd, FB_IOC_WRITE_READ, wr);
+	ret = ioctl(fd, FBINDER_IOC_WRITE_READ, wr);
 #ifdef BL_MEMCHECK
 	if (wr->read_consumed)
 		VALGRIND_MAKE_MEM_DEFINED((void *)(uintptr_t)wr->read_buffer,
@@ -111,7 +111,7 @@ static void close_fd(int fd, struct bl_io *defer)
 }
 
 /*
- * Every FB_OBJ_FD the offsets name, each bounds-checked on its own: this
+ * Every FBINDER_OBJ_FD the offsets name, each bounds-checked on its own: this
  * also runs on messages a reader refused, whose descriptors were
  * installed all the same.
  */
@@ -119,7 +119,7 @@ static void close_fds_in(const uint8_t *data, size_t size,
 			 const uint64_t *offsets, size_t count,
 			 struct bl_io *defer)
 {
-	struct fb_object obj;
+	struct fbinder_object obj;
 	size_t i;
 
 	for (i = 0; i < count; i++) {
@@ -128,7 +128,7 @@ static void close_fds_in(const uint8_t *data, size_t size,
 		if (off > size || size - off < sizeof(obj))
 			continue;
 		memcpy(&obj, data + off, sizeof(obj));
-		if (obj.type == FB_OBJ_FD && obj.fd >= 0)
+		if (obj.type == FBINDER_OBJ_FD && obj.fd >= 0)
 			close_fd(obj.fd, defer);
 	}
 }
@@ -140,7 +140,7 @@ void bl__close_fds(const struct bl_reader *r)
 			     NULL);
 }
 
-void bl__msg_close_fds(struct bl_context *ctx, const struct fb_txn_msg *msg,
+void bl__msg_close_fds(struct bl_context *ctx, const struct fbinder_txn_msg *msg,
 		       struct bl_io *defer)
 {
 	size_t map = ctx->map_size;
@@ -172,15 +172,15 @@ void bl__io_put(struct bl_io *io, uint32_t cmd, const void *payload)
 	if (size)
 		memcpy(io->wbuf + io->wlen + sizeof(cmd), payload, size);
 	io->wlen += sizeof(cmd) + size;
-	if (cmd == FB_CMD_REPLY)
+	if (cmd == FBINDER_CMD_REPLY)
 		io->reply_queued = true;
 }
 
 int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
 		size_t size)
 {
-	uint8_t buf[4 + sizeof(struct fb_txn)];
-	struct fb_write_read wr = { 0 };
+	uint8_t buf[4 + sizeof(struct fbinder_txn_data)];
+	struct fbinder_write_read wr = { 0 };
 
 	if (size > sizeof(buf) - sizeof(cmd) || size != _IOC_SIZE(cmd))
 		return -EINVAL;
@@ -203,7 +203,7 @@ int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
 static void io_command_failed(struct bl_io *io, uint32_t cmd, int err)
 {
 	switch (cmd) {
-	case FB_CMD_SEND:
+	case FBINDER_CMD_SEND:
 		if (io->request)
 			bl__objects_exported(io->ctx, io->request, -1);
 		io->request = NULL;
@@ -212,8 +212,8 @@ static void io_command_failed(struct bl_io *io, uint32_t cmd, int err)
 			io->error = err;
 		}
 		break;
-	case FB_CMD_REPLY:
-		/* the caller was told with FB_RET_FAILED */
+	case FBINDER_CMD_REPLY:
+		/* the caller was told with FBINDER_RET_FAILED */
 		bl__objects_exported(io->ctx, &io->reply, -1);
 		break;
 	default:
@@ -222,7 +222,7 @@ static void io_command_failed(struct bl_io *io, uint32_t cmd, int err)
 }
 
 /*
- * The driver appends FB_RET_SPAWN_LOOPER after the work that made it ask:
+ * The driver appends FBINDER_RET_SPAWN_LOOPER after the work that made it ask:
  * start that thread before running the handler, not after it.
  */
 static void io_spawn_first(struct bl_io *io, const uint8_t *p, size_t len)
@@ -236,7 +236,7 @@ static void io_spawn_first(struct bl_io *io, const uint8_t *p, size_t len)
 		pos += sizeof(cmd);
 		if (len - pos < _IOC_SIZE(cmd))
 			return;
-		if (cmd == FB_RET_SPAWN_LOOPER)
+		if (cmd == FBINDER_RET_SPAWN_LOOPER)
 			bl__spawn_looper(io->ctx);
 		pos += _IOC_SIZE(cmd);
 	}
@@ -244,9 +244,9 @@ static void io_spawn_first(struct bl_io *io, const uint8_t *p, size_t len)
 
 static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 {
-	struct fb_node_release rel;
-	struct fb_txn_error fail;
-	struct fb_txn_msg msg;
+	struct fbinder_node_release rel;
+	struct fbinder_txn_error fail;
+	struct fbinder_txn_msg msg;
 	uint64_t cookie;
 	size_t pos = 0;
 	int n = 0;
@@ -261,11 +261,11 @@ static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 		if (len - pos < size)
 			return -EPROTO;
 		switch (cmd) {
-		case FB_RET_TRANSACTION:
+		case FBINDER_RET_TRANSACTION:
 			memcpy(&msg, p + pos, sizeof(msg));
 			bl__dispatch_txn(io, &msg);
 			break;
-		case FB_RET_REPLY:
+		case FBINDER_RET_REPLY:
 			memcpy(&msg, p + pos, sizeof(msg));
 			if (io->want_reply) {
 				io->msg = msg;
@@ -274,10 +274,10 @@ static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 			} else {
 				/* nobody waits for it (cannot happen) */
 				bl__msg_close_fds(io->ctx, &msg, NULL);
-				bl__io_put(io, FB_CMD_FREE_BUFFER, &msg.data);
+				bl__io_put(io, FBINDER_CMD_FREE_BUFFER, &msg.data);
 			}
 			break;
-		case FB_RET_FAILED:
+		case FBINDER_RET_FAILED:
 			memcpy(&fail, p + pos, sizeof(fail));
 			if (io->want_reply) {
 				io->want_reply = false;
@@ -285,15 +285,15 @@ static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 							   : -EPROTO;
 			}
 			break;
-		case FB_RET_RELEASE:
+		case FBINDER_RET_RELEASE:
 			memcpy(&rel, p + pos, sizeof(rel));
 			bl__object_released(io->ctx, rel.cookie, rel.exports);
 			break;
-		case FB_RET_DEAD:
+		case FBINDER_RET_DEAD:
 			memcpy(&cookie, p + pos, sizeof(cookie));
 			bl__death_fired(io, cookie);
 			break;
-		case FB_RET_SPAWN_LOOPER:
+		case FBINDER_RET_SPAWN_LOOPER:
 			break;		/* done by io_spawn_first() */
 		default:
 			return -EPROTO;
@@ -306,7 +306,7 @@ static int io_dispatch(struct bl_io *io, const uint8_t *p, size_t len)
 
 int bl__io_run(struct bl_io *io, bool read)
 {
-	struct fb_write_read wr = { 0 };
+	struct fbinder_write_read wr = { 0 };
 	int err;
 
 	wr.write_buffer = (uintptr_t)io->wbuf;
@@ -358,7 +358,7 @@ int bl__io_run(struct bl_io *io, bool read)
 }
 
 /* A received message's payload, checked against the mapping. */
-int bl__msg_reader(struct bl_context *ctx, const struct fb_txn_msg *msg,
+int bl__msg_reader(struct bl_context *ctx, const struct fbinder_txn_msg *msg,
 		   struct bl_reader *r)
 {
 	size_t map = ctx->map_size;

@@ -24,10 +24,10 @@ struct bl_pool_thread {
 /* The context whose loop this thread is running, if any. */
 static _Thread_local struct bl_context *bl_looping;
 
-void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
+void bl__dispatch_txn(struct bl_io *io, const struct fbinder_txn_msg *msg)
 {
 	struct bl_context *ctx = io->ctx;
-	bool oneway = msg->flags & FB_TXN_ONEWAY;
+	bool oneway = msg->flags & FBINDER_TXN_ONEWAY;
 	struct bl_call_info info = {
 		.ctx = ctx,
 		.txn_id = msg->txn_id,
@@ -38,7 +38,7 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	};
 	struct bl_object *obj;
 	struct bl_reader r;
-	struct fb_txn tr;
+	struct fbinder_txn_data tr;
 	int32_t status;
 
 	/* the reply parcel may still be queued for the previous request's */
@@ -57,7 +57,7 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	/* the request's descriptors go with it, after the reply is sent */
 	bl__msg_close_fds(ctx, msg, io);
 
-	bl__io_put(io, FB_CMD_FREE_BUFFER, &msg->data);
+	bl__io_put(io, FBINDER_CMD_FREE_BUFFER, &msg->data);
 	if (oneway)
 		return;
 	if (bl_parcel_open_arrays(&io->reply)) {
@@ -72,7 +72,7 @@ void bl__dispatch_txn(struct bl_io *io, const struct fb_txn_msg *msg)
 	tr.offsets = (uintptr_t)io->reply.offsets;
 	tr.offsets_count = (uint32_t)io->reply.offsets_count;
 	bl__objects_exported(ctx, &io->reply, 1);
-	bl__io_put(io, FB_CMD_REPLY, &tr);
+	bl__io_put(io, FBINDER_CMD_REPLY, &tr);
 }
 
 static void loopers_add(struct bl_context *ctx, int delta)
@@ -104,7 +104,7 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 	io = bl__realloc(NULL, sizeof(*io));
 	if (!io) {
 		/* the driver waits for this registration to ask for more */
-		if (enter_cmd == FB_CMD_REGISTER_LOOPER)
+		if (enter_cmd == FBINDER_CMD_REGISTER_LOOPER)
 			bl__command(ctx, enter_cmd, NULL, 0);
 		return -ENOMEM;
 	}
@@ -115,7 +115,7 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 	while (!stopping(ctx)) {
 		ret = bl__io_run(io, true);
 		if (ret == -EAGAIN) {
-			/* FB_IOC_WAKE_IDLE: look at the stop flag */
+			/* FBINDER_IOC_WAKE_IDLE: look at the stop flag */
 			ret = 0;
 			continue;
 		}
@@ -124,7 +124,7 @@ static int run_loop(struct bl_context *ctx, uint32_t enter_cmd)
 		ret = 0;
 	}
 	/* the last reply, and leave the pool */
-	bl__io_put(io, FB_CMD_EXIT_LOOPER, NULL);
+	bl__io_put(io, FBINDER_CMD_EXIT_LOOPER, NULL);
 	bl__io_run(io, false);
 	bl_looping = outer;
 	bl__io_fini(io);
@@ -139,7 +139,7 @@ int bl_loop(struct bl_context *ctx)
 	if (!ctx)
 		return -EINVAL;
 	loopers_add(ctx, 1);
-	ret = run_loop(ctx, FB_CMD_ENTER_LOOPER);
+	ret = run_loop(ctx, FBINDER_CMD_ENTER_LOOPER);
 	loopers_add(ctx, -1);
 	return ret;
 }
@@ -177,10 +177,10 @@ static void *pool_main(void *arg)
 	struct bl_pool_thread *pt = arg;
 	struct bl_context *ctx = pt->ctx;
 
-	run_loop(ctx, pt->registered ? FB_CMD_REGISTER_LOOPER
-				     : FB_CMD_ENTER_LOOPER);
+	run_loop(ctx, pt->registered ? FBINDER_CMD_REGISTER_LOOPER
+				     : FBINDER_CMD_ENTER_LOOPER);
 	/* the driver forgets this thread now rather than at close */
-	ioctl(ctx->fd, FB_IOC_THREAD_EXIT);
+	ioctl(ctx->fd, FBINDER_IOC_THREAD_EXIT);
 	loopers_add(ctx, -1);
 	pthread_mutex_lock(&ctx->lock);
 	ctx->pool_threads--;
@@ -189,8 +189,8 @@ static void *pool_main(void *arg)
 }
 
 /*
- * ctx->lock held.  A registered thread answers a FB_RET_SPAWN_LOOPER: it
- * always sends FB_CMD_REGISTER_LOOPER, which the driver counts for good.
+ * ctx->lock held.  A registered thread answers a FBINDER_RET_SPAWN_LOOPER: it
+ * always sends FBINDER_CMD_REGISTER_LOOPER, which the driver counts for good.
  */
 static int pool_add_locked(struct bl_context *ctx, bool registered)
 {
@@ -231,7 +231,7 @@ void bl__spawn_looper(struct bl_context *ctx)
 	pthread_mutex_unlock(&ctx->lock);
 }
 
-/* FB_IOC_SET_MAX_THREADS refuses more (docs/abi.md, "Limits"). */
+/* FBINDER_IOC_SET_MAX_THREADS refuses more (docs/abi.md, "Limits"). */
 #define BL_DRIVER_MAX_THREADS	1024u
 
 int bl_pool_start(struct bl_context *ctx, unsigned int threads,
@@ -265,7 +265,7 @@ int bl_pool_start(struct bl_context *ctx, unsigned int threads,
 	else if (limit > BL_DRIVER_MAX_THREADS)
 		limit = BL_DRIVER_MAX_THREADS;
 	max = (uint32_t)limit;
-	if (ioctl(ctx->fd, FB_IOC_SET_MAX_THREADS, &max) < 0) {
+	if (ioctl(ctx->fd, FBINDER_IOC_SET_MAX_THREADS, &max) < 0) {
 		ret = -errno;
 		pthread_mutex_unlock(&ctx->lock);
 		return ret;
@@ -322,10 +322,10 @@ void bl_context_stop(struct bl_context *ctx)
 	ctx->stopping = true;
 	ctx->pool_on = false;
 	pthread_mutex_unlock(&ctx->lock);
-	ioctl(ctx->fd, FB_IOC_SET_MAX_THREADS, &zero);
+	ioctl(ctx->fd, FBINDER_IOC_SET_MAX_THREADS, &zero);
 	if (bl_looping == ctx) {
 		/* from a handler: our own loop ends when it returns */
-		ioctl(ctx->fd, FB_IOC_WAKE_IDLE);
+		ioctl(ctx->fd, FBINDER_IOC_WAKE_IDLE);
 		return;
 	}
 	/*
@@ -337,7 +337,7 @@ void bl_context_stop(struct bl_context *ctx)
 		struct timespec ts;
 
 		pthread_mutex_unlock(&ctx->lock);
-		ioctl(ctx->fd, FB_IOC_WAKE_IDLE);
+		ioctl(ctx->fd, FBINDER_IOC_WAKE_IDLE);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 2 * 1000 * 1000;
 		if (ts.tv_nsec >= 1000000000) {

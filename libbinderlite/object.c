@@ -4,9 +4,9 @@
  * reference counts (binderlite.h section 3).
  *
  * The application's references (refs) are plain counts.  The remote ones
- * mirror the driver: every send that carries the object as FB_OBJ_LOCAL
+ * mirror the driver: every send that carries the object as FBINDER_OBJ_LOCAL
  * is one export, counted *before* the send goes out and uncounted if it
- * fails; FB_RET_RELEASE says how many exports the driver retired.  So a
+ * fails; FBINDER_RET_RELEASE says how many exports the driver retired.  So a
  * release notice that crosses a new send never frees an object that is
  * still referred to, and no handshake with the driver is needed.  The
  * object is freed when both counts are zero.
@@ -98,9 +98,9 @@ int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio)
 	if (obj->ever_sent)
 		ret = -EBUSY;
 	else
-		obj->obj_flags = (obj->obj_flags & FB_OBJF_ACCEPTS_FDS) |
-				 FB_OBJF_MIN_PRIO | (rt ? FB_OBJF_PRIO_RT : 0) |
-				 ((uint32_t)prio & FB_OBJF_PRIO_MASK);
+		obj->obj_flags = (obj->obj_flags & FBINDER_OBJF_ACCEPTS_FDS) |
+				 FBINDER_OBJF_MIN_PRIO | (rt ? FBINDER_OBJF_PRIO_RT : 0) |
+				 ((uint32_t)prio & FBINDER_OBJF_PRIO_MASK);
 	pthread_mutex_unlock(&obj->ctx->lock);
 	return ret;
 }
@@ -115,9 +115,9 @@ int bl_object_set_accept_fds(struct bl_object *obj, bool accept)
 	if (obj->ever_sent)
 		ret = -EBUSY;
 	else if (accept)
-		obj->obj_flags |= FB_OBJF_ACCEPTS_FDS;
+		obj->obj_flags |= FBINDER_OBJF_ACCEPTS_FDS;
 	else
-		obj->obj_flags &= ~FB_OBJF_ACCEPTS_FDS;
+		obj->obj_flags &= ~FBINDER_OBJF_ACCEPTS_FDS;
 	pthread_mutex_unlock(&obj->ctx->lock);
 	return ret;
 }
@@ -190,7 +190,7 @@ static int held_reserve(struct bl_parcel *p)
 
 int bl_parcel_write_obj(struct bl_parcel *p, struct bl_object *obj)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL };
 	int ret;
 
 	if (!p || !obj)
@@ -256,7 +256,7 @@ void bl__object_export_one(struct bl_object *obj, int delta)
 
 /*
  * Counts (delta 1) or uncounts (-1) one export of every object of this
- * context that p carries as FB_OBJ_LOCAL.  Cookies that name no object of
+ * context that p carries as FBINDER_OBJ_LOCAL.  Cookies that name no object of
  * the library (written with bl_parcel_write_local()) are the caller's
  * business.
  */
@@ -270,10 +270,10 @@ void bl__objects_exported(struct bl_context *ctx, const struct bl_parcel *p,
 		return;
 	pthread_mutex_lock(&ctx->lock);
 	for (i = 0; i < p->offsets_count; i++) {
-		struct fb_object o;
+		struct fbinder_object o;
 
 		memcpy(&o, p->data + p->offsets[i], sizeof(o));
-		if (o.type != FB_OBJ_LOCAL)
+		if (o.type != FBINDER_OBJ_LOCAL)
 			continue;
 		obj = lookup_locked(ctx, o.cookie);
 		if (!obj)

@@ -20,7 +20,7 @@
 
 #define HDR		8u	/* tag + 4 bytes (a 32-bit value, a length, or 0) */
 #define ARRAY_HDR	16u	/* tag, count, size, reserved */
-#define OBJ_ITEM	(HDR + sizeof(struct fb_object))
+#define OBJ_ITEM	(HDR + sizeof(struct fbinder_object))
 #define NONE		UINT32_MAX
 
 static inline size_t round8(size_t n)
@@ -158,7 +158,7 @@ static int grow_data(struct bl_parcel *p, size_t bytes)
 
 static int grow_offsets(struct bl_parcel *p, size_t objects)
 {
-	size_t cap, max = BL_PARCEL_MAX_SIZE / sizeof(struct fb_object);
+	size_t cap, max = BL_PARCEL_MAX_SIZE / sizeof(struct fbinder_object);
 	void *n;
 
 	if (objects > max || p->offsets_count > max - objects)
@@ -361,9 +361,9 @@ int bl_parcel_write_blob(struct bl_parcel *p, const void *data, size_t len)
 	return 0;
 }
 
-static int write_obj(struct bl_parcel *p, const struct fb_object *obj)
+static int write_obj(struct bl_parcel *p, const struct fbinder_object *obj)
 {
-	enum bl_type type = obj->type == FB_OBJ_FD ? BL_TYPE_FD : BL_TYPE_OBJECT;
+	enum bl_type type = obj->type == FBINDER_OBJ_FD ? BL_TYPE_FD : BL_TYPE_OBJECT;
 	uint8_t *at;
 	int ret;
 
@@ -381,27 +381,27 @@ static int write_obj(struct bl_parcel *p, const struct fb_object *obj)
 }
 
 int bl__parcel_write_raw_object(struct bl_parcel *p,
-				const struct fb_object *obj)
+				const struct fbinder_object *obj)
 {
 	return write_obj(p, obj);
 }
 
-int bl_parcel_write_object(struct bl_parcel *p, const struct fb_object *obj)
+int bl_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj)
 {
-	struct fb_object o;
+	struct fbinder_object o;
 
 	if (!p || !obj || obj->flags)
 		return -EINVAL;
 	memset(&o, 0, sizeof(o));
 	o.type = obj->type;
 	switch (obj->type) {
-	case FB_OBJ_LOCAL:
+	case FBINDER_OBJ_LOCAL:
 		o.cookie = obj->cookie;
 		break;
-	case FB_OBJ_HANDLE:
+	case FBINDER_OBJ_HANDLE:
 		o.handle = obj->handle;
 		break;
-	case FB_OBJ_FD:
+	case FBINDER_OBJ_FD:
 		if (obj->fd < 0)
 			return -EBADF;
 		o.fd = obj->fd;
@@ -414,21 +414,21 @@ int bl_parcel_write_object(struct bl_parcel *p, const struct fb_object *obj)
 
 int bl_parcel_write_local(struct bl_parcel *p, uint64_t cookie)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = cookie };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = cookie };
 
 	return bl_parcel_write_object(p, &o);
 }
 
 int bl_parcel_write_handle(struct bl_parcel *p, uint32_t handle)
 {
-	struct fb_object o = { .type = FB_OBJ_HANDLE, .handle = handle };
+	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE, .handle = handle };
 
 	return bl_parcel_write_object(p, &o);
 }
 
 int bl_parcel_write_fd(struct bl_parcel *p, int fd)
 {
-	struct fb_object o = { .type = FB_OBJ_FD, .fd = fd };
+	struct fbinder_object o = { .type = FBINDER_OBJ_FD, .fd = fd };
 
 	return bl_parcel_write_object(p, &o);
 }
@@ -488,14 +488,14 @@ int bl_reader_init(struct bl_reader *r, const void *data, size_t size,
 
 	if (!r || (!data && size) || (!offsets && offsets_count))
 		return -EINVAL;
-	if (offsets_count > size / sizeof(struct fb_object))
+	if (offsets_count > size / sizeof(struct fbinder_object))
 		return -EBADMSG;
 	for (i = 0; i < offsets_count; i++) {
 		uint64_t o = offsets[i];
 
-		if (o % BL_PARCEL_ALIGN || o > size - sizeof(struct fb_object))
+		if (o % BL_PARCEL_ALIGN || o > size - sizeof(struct fbinder_object))
 			return -EBADMSG;
-		if (i && o < offsets[i - 1] + sizeof(struct fb_object))
+		if (i && o < offsets[i - 1] + sizeof(struct fbinder_object))
 			return -EBADMSG;
 	}
 	r->data = data;
@@ -537,8 +537,8 @@ static bool object_within(const struct bl_reader *r, size_t a, size_t b)
 
 	if (!r->offsets_count)
 		return false;
-	i = lower_bound(r, a >= sizeof(struct fb_object) ?
-			   a - sizeof(struct fb_object) + 1 : 0);
+	i = lower_bound(r, a >= sizeof(struct fbinder_object) ?
+			   a - sizeof(struct fbinder_object) + 1 : 0);
 	return i < r->offsets_count && r->offsets[i] < b;
 }
 
@@ -615,7 +615,7 @@ static int peek(const struct bl_reader *r, struct item *it)
 static int check(const struct bl_reader *r, const struct item *it)
 {
 	uint32_t v = it->n;
-	struct fb_object o;
+	struct fbinder_object o;
 	size_t i;
 
 	/* Only object items may hold an object; an array only in its body. */
@@ -669,8 +669,8 @@ static int check(const struct bl_reader *r, const struct item *it)
 		if (o.flags)
 			return -EBADMSG;
 		if (it->type == BL_TYPE_FD)
-			return o.type == FB_OBJ_FD && o.fd >= 0 ? 0 : -EBADMSG;
-		return o.type == FB_OBJ_LOCAL || o.type == FB_OBJ_HANDLE ?
+			return o.type == FBINDER_OBJ_FD && o.fd >= 0 ? 0 : -EBADMSG;
+		return o.type == FBINDER_OBJ_LOCAL || o.type == FBINDER_OBJ_HANDLE ?
 		       0 : -EBADMSG;
 	case BL_TYPE_ARRAY:
 		if (get32(it->at + 12) != 0 || get32(it->at + 4) > v / HDR)
@@ -805,10 +805,10 @@ int bl_reader_read_blob(struct bl_reader *r, const void **out, size_t *len)
 }
 
 static int read_obj(struct bl_reader *r, enum bl_type type, uint32_t kind,
-		    struct fb_object *out)
+		    struct fbinder_object *out)
 {
 	struct item it;
-	struct fb_object o;
+	struct fbinder_object o;
 	int ret = next(r, type, &it);
 
 	if (ret)
@@ -822,15 +822,15 @@ static int read_obj(struct bl_reader *r, enum bl_type type, uint32_t kind,
 	return 0;
 }
 
-int bl_reader_read_object(struct bl_reader *r, struct fb_object *out)
+int bl_reader_read_object(struct bl_reader *r, struct fbinder_object *out)
 {
 	return read_obj(r, BL_TYPE_OBJECT, 0, out);
 }
 
 int bl_reader_read_local(struct bl_reader *r, uint64_t *cookie)
 {
-	struct fb_object o;
-	int ret = read_obj(r, BL_TYPE_OBJECT, FB_OBJ_LOCAL, &o);
+	struct fbinder_object o;
+	int ret = read_obj(r, BL_TYPE_OBJECT, FBINDER_OBJ_LOCAL, &o);
 
 	if (!ret && cookie)
 		*cookie = o.cookie;
@@ -839,8 +839,8 @@ int bl_reader_read_local(struct bl_reader *r, uint64_t *cookie)
 
 int bl_reader_read_handle(struct bl_reader *r, uint32_t *handle)
 {
-	struct fb_object o;
-	int ret = read_obj(r, BL_TYPE_OBJECT, FB_OBJ_HANDLE, &o);
+	struct fbinder_object o;
+	int ret = read_obj(r, BL_TYPE_OBJECT, FBINDER_OBJ_HANDLE, &o);
 
 	if (!ret && handle)
 		*handle = o.handle;
@@ -849,8 +849,8 @@ int bl_reader_read_handle(struct bl_reader *r, uint32_t *handle)
 
 int bl_reader_read_fd(struct bl_reader *r, int *fd)
 {
-	struct fb_object o;
-	int ret = read_obj(r, BL_TYPE_FD, FB_OBJ_FD, &o);
+	struct fbinder_object o;
+	int ret = read_obj(r, BL_TYPE_FD, FBINDER_OBJ_FD, &o);
 
 	if (!ret && fd)
 		*fd = o.fd;

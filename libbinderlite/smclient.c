@@ -76,7 +76,7 @@ static int sm_call(struct bl_context *ctx, uint32_t code,
 	uint32_t euid, want;
 
 	res->status = 0;
-	res->err = bl__call(ctx, FB_CONTEXT_MGR_HANDLE, code, 0, req, reply,
+	res->err = bl__call(ctx, FBINDER_CONTEXT_MGR_HANDLE, code, 0, req, reply,
 			    BL_NO_TIMEOUT, &euid);
 	if (res->err)
 		return sm_errno(res);
@@ -122,7 +122,7 @@ static int sm_check(struct bl_context *ctx, const char *name,
 		    uint32_t *handle, struct sm_result *res)
 {
 	struct bl_parcel req = BL_PARCEL_INIT;
-	struct fb_object obj;
+	struct fbinder_object obj;
 	struct bl_reply reply;
 	int ret;
 
@@ -137,7 +137,7 @@ static int sm_check(struct bl_context *ctx, const char *name,
 	if (ret)
 		return ret;
 	ret = bl_reader_read_object(&reply.reader, &obj);
-	if (!ret && obj.type == FB_OBJ_LOCAL)
+	if (!ret && obj.type == FBINDER_OBJ_LOCAL)
 		ret = -ENXIO;
 	if (!ret) {
 		/* keep it past the reply's buffer */

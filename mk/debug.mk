@@ -8,15 +8,15 @@
 # need that kernel (tests/vm-debug/: fault injection) and a kmemleak scan
 # (tools/vm/suite.sh does it where /sys/kernel/debug/kmemleak exists).
 # Everything runs about 5-10x slower there: DEBUG_SCALE shrinks the
-# fixed-size workloads (FB_SCALE in the guest), DEBUG_SLOW lengthens the
-# attack tests' deadlines (FB_SLOW, fb_deadline_ms()), the fuzzer runs
+# fixed-size workloads (FBINDER_SCALE in the guest), DEBUG_SLOW lengthens the
+# attack tests' deadlines (FBINDER_SLOW, fbinder_deadline_ms()), the fuzzer runs
 # DEBUG_FUZZ_SECONDS.  The closing line says how long it took.
 #
 #   make check-debug                      the whole suite
 #   make check-debug TESTS='fuzz_ioctl'   some tests
 #   make debug-kernel                     only build (or find) the kernel
 #
-# The kernel tree is cached in FB_CACHE_DIR (default build/cache, which
+# The kernel tree is cached in FBINDER_CACHE_DIR (default build/cache, which
 # make clean keeps; CI uses /var/cache/fastbinder, outside the clone) as
 # debug-kernel-KEY, KEY a hash of what it is built from (the linux-source-6.1
 # version, tools/debug-kernel.sh with its configuration, the compiler:
@@ -27,7 +27,7 @@
 # dir instead, as it is.
 
 DEBUG_KERNEL_KEY	= $(eval DEBUG_KERNEL_KEY := $(shell tools/debug-kernel-key.sh))$(DEBUG_KERNEL_KEY)
-DEBUG_KERNEL_DIR	?= $(FB_CACHE_DIR)/debug-kernel-$(DEBUG_KERNEL_KEY)
+DEBUG_KERNEL_DIR	?= $(FBINDER_CACHE_DIR)/debug-kernel-$(DEBUG_KERNEL_KEY)
 DEBUG_KDIR		= $(DEBUG_KERNEL_DIR)/src
 DEBUG_IMAGE		= $(DEBUG_KDIR)/arch/x86/boot/bzImage
 DEBUG_MODULE		:= $(BUILD)/debug/driver/fastbinder.ko
@@ -86,10 +86,10 @@ check-debug: module-debug
 		$(addprefix -b ,$(VM_BINS)) \
 		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS) $(DEBUG_VM_TESTS) $(DEBUG_VM_SH_TESTS)) \
 		$(VM_RUN_ARGS) -T $(DEBUG_VM_TIMEOUT) -- \
-		FB_TESTS="'$(TESTS)'" FB_ROOT_TESTS="'$(VM_ROOT_TESTS) $(DEBUG_ROOT_TESTS)'" \
-		FB_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
-		FB_SCALE=$(DEBUG_SCALE) FB_SLOW=$(DEBUG_SLOW) FB_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) \
-		FB_SOAK_SLAB_KB=$(DEBUG_SOAK_SLAB_KB) sh /fb/suite.sh; \
+		FBINDER_TESTS="'$(TESTS)'" FBINDER_ROOT_TESTS="'$(VM_ROOT_TESTS) $(DEBUG_ROOT_TESTS)'" \
+		FBINDER_TEST_TIMEOUT=$(DEBUG_TEST_TIMEOUT) \
+		FBINDER_SCALE=$(DEBUG_SCALE) FBINDER_SLOW=$(DEBUG_SLOW) FBINDER_FUZZ_SECONDS=$(DEBUG_FUZZ_SECONDS) \
+		FBINDER_SOAK_SLAB_KB=$(DEBUG_SOAK_SLAB_KB) sh /fb/suite.sh; \
 	rc=$$?; \
 	echo "check-debug: $$(( ($$(date +%s) - start) / 60 )) min $$(( ($$(date +%s) - start) % 60 )) s on $$(basename $(DEBUG_IMAGE)) of $(DEBUG_KDIR) (exit $$rc)"; \
 	exit $$rc

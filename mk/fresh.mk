@@ -7,7 +7,7 @@
 # deps (tools/deps.sh) installs everything they need: the build machines
 # have more installed than a new user's.  tools/check-fresh.sh says how;
 # 12-20 minutes here (the machine's load decides), plus 4-9 when the
-# root's tarball is not cached yet (FB_CACHE_DIR).  Needs root.
+# root's tarball is not cached yet (FBINDER_CACHE_DIR).  Needs root.
 #
 #   make check-fresh                  the run; the log is under build/fresh/logs
 #   make check-fresh FRESH_KEEP=1     keep the root (build/fresh/root) after a pass
@@ -23,7 +23,7 @@ FRESH_KEEP	?=
 
 .PHONY: check-fresh
 check-fresh: deps-fresh
-	@FB_CACHE_DIR='$(FB_CACHE_DIR)' FRESH_DIR='$(FRESH_DIR)' \
+	@FBINDER_CACHE_DIR='$(FBINDER_CACHE_DIR)' FRESH_DIR='$(FRESH_DIR)' \
 	FRESH_TIMEOUT='$(FRESH_TIMEOUT)' FRESH_MAX_AGE='$(FRESH_MAX_AGE)' \
 	FRESH_MIRROR='$(FRESH_MIRROR)' FRESH_KEEP='$(FRESH_KEEP)' \
 		tools/check-fresh.sh

@@ -56,85 +56,85 @@ INSTALL		?= install
 
 INSTALL_BIN	+= $(BUILD)/tools/fbversion
 
-FB_UNIT		:= fastbinder-servicemanager.service
-FB_UDEV_RULE	:= 60-fastbinder.rules
-FB_MANPAGES	:= $(sort $(wildcard man/*.[1-8]))
+FBINDER_UNIT		:= fastbinder-servicemanager.service
+FBINDER_UDEV_RULE	:= 60-fastbinder.rules
+FBINDER_MANPAGES	:= $(sort $(wildcard man/*.[1-8]))
 # lib.mk: BL_SO is libbinderlite.so.1 (its SONAME); installed under its full
 # version with the usual two links.
-FB_SO_REAL	= libbinderlite.so.$(BL_VERSION)
-FB_SO_NAME	= libbinderlite.so.$(BL_SOVERSION)
+FBINDER_SO_REAL	= libbinderlite.so.$(BL_VERSION)
+FBINDER_SO_NAME	= libbinderlite.so.$(BL_SOVERSION)
 # depmod's index files (kmod 30-33); uninstall removes them from a DESTDIR
 # tree that has no module left, since install created them.
-FB_DEPMOD_FILES	:= modules.dep modules.dep.bin modules.alias modules.alias.bin \
+FBINDER_DEPMOD_FILES	:= modules.dep modules.dep.bin modules.alias modules.alias.bin \
 		   modules.softdep modules.symbols modules.symbols.bin \
 		   modules.builtin.bin modules.builtin.alias.bin modules.devname \
 		   modules.weakdep
 
 # depmod -b DESTDIR: a staging tree has no modules.order or modules.builtin,
 # and depmod's warnings about them are noise.  Fails when depmod fails.
-fb_depmod_b	= out=$$($(DEPMOD) -b $(DESTDIR) $(fb_inst_kver) 2>&1); rc=$$?; \
+fbinder_depmod_b	= out=$$($(DEPMOD) -b $(DESTDIR) $(fbinder_inst_kver) 2>&1); rc=$$?; \
 		  printf '%s\n' "$$out" | \
 		  grep -v 'could not open modules\.\(order\|builtin\)' | grep . >&2; \
 		  [ $$rc = 0 ]
 
 # ---- which module, for which kernel --------------------------------------
-fb_host_kver	:= $(shell uname -r)
-fb_host_hdrs	:= $(wildcard /lib/modules/$(fb_host_kver)/build/Makefile)
+fbinder_host_kver	:= $(shell uname -r)
+fbinder_host_hdrs	:= $(wildcard /lib/modules/$(fbinder_host_kver)/build/Makefile)
 
 ifeq ($(origin KVER),command line)
-ifeq ($(KVER)$(if $(fb_host_hdrs),,-no-headers),$(fb_host_kver))
-fb_inst_target	:= module-host
-fb_inst_kver	:= $(fb_host_kver)
-fb_inst_ko	:= $(BUILD)/host/driver/fastbinder.ko
+ifeq ($(KVER)$(if $(fbinder_host_hdrs),,-no-headers),$(fbinder_host_kver))
+fbinder_inst_target	:= module-host
+fbinder_inst_kver	:= $(fbinder_host_kver)
+fbinder_inst_ko	:= $(BUILD)/host/driver/fastbinder.ko
 else
-fb_inst_target	:= module-kver
-fb_inst_kver	:= $(KVER)
-fb_inst_ko	:= $(BUILD)/kver-$(KVER)/driver/fastbinder.ko
+fbinder_inst_target	:= module-kver
+fbinder_inst_kver	:= $(KVER)
+fbinder_inst_ko	:= $(BUILD)/kver-$(KVER)/driver/fastbinder.ko
 endif
-else ifneq ($(fb_host_hdrs),)
-fb_inst_target	:= module-host
-fb_inst_kver	:= $(fb_host_kver)
-fb_inst_ko	:= $(BUILD)/host/driver/fastbinder.ko
+else ifneq ($(fbinder_host_hdrs),)
+fbinder_inst_target	:= module-host
+fbinder_inst_kver	:= $(fbinder_host_kver)
+fbinder_inst_ko	:= $(BUILD)/host/driver/fastbinder.ko
 else
-fb_inst_target	:= module
+fbinder_inst_target	:= module
 # KVER (top Makefile) runs tools/kver.sh: expanded once, when first used.
-fb_inst_kver	= $(eval fb_inst_kver := $(KVER))$(fb_inst_kver)
-fb_inst_ko	= $(MODULE)
+fbinder_inst_kver	= $(eval fbinder_inst_kver := $(KVER))$(fbinder_inst_kver)
+fbinder_inst_ko	= $(MODULE)
 endif
-moduledir	?= /lib/modules/$(fb_inst_kver)/extra
+moduledir	?= /lib/modules/$(fbinder_inst_kver)/extra
 
 .PHONY: install uninstall install-kver module-kver dkms-source
 
 install-kver:
-	@echo "$(fb_inst_kver) $(fb_inst_ko) (target $(fb_inst_target))"
+	@echo "$(fbinder_inst_kver) $(fbinder_inst_ko) (target $(fbinder_inst_target))"
 
 # KVER=ver that is not the running kernel: a build of its own.
 module-kver: | deps-host
 	@kdir=/lib/modules/$(KVER)/build; \
 	[ -e "$$kdir/Makefile" ] || kdir=/usr/src/linux-headers-$(KVER); \
-	echo "  MODULE  $(KVER) -> $(fb_inst_ko)"; \
+	echo "  MODULE  $(KVER) -> $(fbinder_inst_ko)"; \
 	tools/build-module.sh "$$kdir" $(BUILD)/kver-$(KVER) $(KBUILD_ARGS)
 
-install: $(fb_inst_target) userspace
+install: $(fbinder_inst_target) userspace
 	@set -e; for f in $(INSTALL_BIN) $(INSTALL_SBIN); do \
 		[ -f "$$f" ] || { echo "install: $$f is not built" >&2; exit 1; }; \
 	done
-	@echo "  INSTALL module $(fb_inst_ko) -> $(DESTDIR)$(moduledir)"
+	@echo "  INSTALL module $(fbinder_inst_ko) -> $(DESTDIR)$(moduledir)"
 	$(INSTALL) -d $(DESTDIR)$(moduledir)
-	$(INSTALL) -m 644 $(fb_inst_ko) $(DESTDIR)$(moduledir)/fastbinder.ko
+	$(INSTALL) -m 644 $(fbinder_inst_ko) $(DESTDIR)$(moduledir)/fastbinder.ko
 ifeq ($(DESTDIR),)
-	$(DEPMOD) $(fb_inst_kver)
+	$(DEPMOD) $(fbinder_inst_kver)
 else
-	@echo "$(DEPMOD) -b $(DESTDIR) $(fb_inst_kver)"; $(fb_depmod_b)
+	@echo "$(DEPMOD) -b $(DESTDIR) $(fbinder_inst_kver)"; $(fbinder_depmod_b)
 endif
 	$(INSTALL) -d $(DESTDIR)$(includedir)/linux $(DESTDIR)$(libdir) \
 		$(DESTDIR)$(pkgconfigdir)
 	$(INSTALL) -m 644 uapi/linux/fastbinder.h $(DESTDIR)$(includedir)/linux/
 	$(INSTALL) -m 644 libbinderlite/include/binderlite.h $(DESTDIR)$(includedir)/
 	$(INSTALL) -m 644 $(BL_A) $(DESTDIR)$(libdir)/libbinderlite.a
-	$(INSTALL) -m 755 $(BL_SO) $(DESTDIR)$(libdir)/$(FB_SO_REAL)
-	ln -sf $(FB_SO_REAL) $(DESTDIR)$(libdir)/$(FB_SO_NAME)
-	ln -sf $(FB_SO_NAME) $(DESTDIR)$(libdir)/libbinderlite.so
+	$(INSTALL) -m 755 $(BL_SO) $(DESTDIR)$(libdir)/$(FBINDER_SO_REAL)
+	ln -sf $(FBINDER_SO_REAL) $(DESTDIR)$(libdir)/$(FBINDER_SO_NAME)
+	ln -sf $(FBINDER_SO_NAME) $(DESTDIR)$(libdir)/libbinderlite.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(libdir)|' \
 	    -e 's|@INCLUDEDIR@|$(includedir)|' -e 's|@VERSION@|$(BL_VERSION)|' \
 	    libbinderlite/binderlite.pc.in >$(DESTDIR)$(pkgconfigdir)/binderlite.pc
@@ -143,24 +143,24 @@ endif
 		$(INSTALL) -m 755 $(INSTALL_SBIN) $(DESTDIR)$(sbindir)/)
 	$(if $(strip $(INSTALL_BIN)),$(INSTALL) -d $(DESTDIR)$(bindir) && \
 		$(INSTALL) -m 755 $(INSTALL_BIN) $(DESTDIR)$(bindir)/)
-	@set -e; for m in $(FB_MANPAGES); do \
+	@set -e; for m in $(FBINDER_MANPAGES); do \
 		d=$(DESTDIR)$(mandir)/man$${m##*.}; \
 		echo "$(INSTALL) -m 644 $$m $$d/"; \
 		$(INSTALL) -d $$d; $(INSTALL) -m 644 $$m $$d/; \
 	done
 	$(INSTALL) -d $(DESTDIR)$(udevrulesdir) $(DESTDIR)$(systemdunitdir)
-	$(INSTALL) -m 644 packaging/$(FB_UDEV_RULE) $(DESTDIR)$(udevrulesdir)/
-	sed -e 's|@SBINDIR@|$(sbindir)|' packaging/$(FB_UNIT).in \
-		>$(DESTDIR)$(systemdunitdir)/$(FB_UNIT)
-	chmod 644 $(DESTDIR)$(systemdunitdir)/$(FB_UNIT)
+	$(INSTALL) -m 644 packaging/$(FBINDER_UDEV_RULE) $(DESTDIR)$(udevrulesdir)/
+	sed -e 's|@SBINDIR@|$(sbindir)|' packaging/$(FBINDER_UNIT).in \
+		>$(DESTDIR)$(systemdunitdir)/$(FBINDER_UNIT)
+	chmod 644 $(DESTDIR)$(systemdunitdir)/$(FBINDER_UNIT)
 ifeq ($(DESTDIR),)
 	ldconfig
 	-[ ! -S /run/udev/control ] || udevadm control --reload
 	-[ ! -d /run/systemd/system ] || systemctl daemon-reload
-	@echo "installed; now: modprobe fastbinder; systemctl enable --now $(FB_UNIT)"
-	@[ "$(fb_inst_kver)" = "$(fb_host_kver)" ] || echo "note: the module is for" \
-		"$(fb_inst_kver), not the running kernel $(fb_host_kver) (no headers for" \
-		"it: apt-get install linux-headers-$(fb_host_kver), make install again)"
+	@echo "installed; now: modprobe fastbinder; systemctl enable --now $(FBINDER_UNIT)"
+	@[ "$(fbinder_inst_kver)" = "$(fbinder_host_kver)" ] || echo "note: the module is for" \
+		"$(fbinder_inst_kver), not the running kernel $(fbinder_host_kver) (no headers for" \
+		"it: apt-get install linux-headers-$(fbinder_host_kver), make install again)"
 endif
 
 # No prerequisites: never builds.  Pass the DESTDIR, PREFIX and KVER that
@@ -168,30 +168,30 @@ endif
 uninstall:
 ifeq ($(DESTDIR),)
 	-[ ! -d /run/systemd/system ] || \
-		systemctl disable --now $(FB_UNIT) 2>/dev/null || true
+		systemctl disable --now $(FBINDER_UNIT) 2>/dev/null || true
 endif
 	rm -f $(DESTDIR)$(moduledir)/fastbinder.ko
-	@set -e; top=$(DESTDIR)/lib/modules/$(fb_inst_kver); \
+	@set -e; top=$(DESTDIR)/lib/modules/$(fbinder_inst_kver); \
 	if [ -z "$(DESTDIR)" ]; then \
-		[ ! -d $$top ] || { echo "$(DEPMOD) $(fb_inst_kver)"; $(DEPMOD) $(fb_inst_kver); }; \
+		[ ! -d $$top ] || { echo "$(DEPMOD) $(fbinder_inst_kver)"; $(DEPMOD) $(fbinder_inst_kver); }; \
 	elif [ -d $$top ] && find $$top -name '*.ko*' | grep -q .; then \
-		echo "$(DEPMOD) -b $(DESTDIR) $(fb_inst_kver)"; $(fb_depmod_b); \
+		echo "$(DEPMOD) -b $(DESTDIR) $(fbinder_inst_kver)"; $(fbinder_depmod_b); \
 	else \
 		echo "rm -f $$top/{depmod indexes}"; \
-		for f in $(FB_DEPMOD_FILES); do rm -f $$top/$$f; done; \
+		for f in $(FBINDER_DEPMOD_FILES); do rm -f $$top/$$f; done; \
 	fi
 	rm -f $(DESTDIR)$(includedir)/linux/fastbinder.h \
 	      $(DESTDIR)$(includedir)/binderlite.h \
 	      $(DESTDIR)$(libdir)/libbinderlite.a \
-	      $(DESTDIR)$(libdir)/$(FB_SO_REAL) \
-	      $(DESTDIR)$(libdir)/$(FB_SO_NAME) \
+	      $(DESTDIR)$(libdir)/$(FBINDER_SO_REAL) \
+	      $(DESTDIR)$(libdir)/$(FBINDER_SO_NAME) \
 	      $(DESTDIR)$(libdir)/libbinderlite.so \
 	      $(DESTDIR)$(pkgconfigdir)/binderlite.pc \
 	      $(addprefix $(DESTDIR)$(sbindir)/,$(notdir $(INSTALL_SBIN))) \
 	      $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(INSTALL_BIN))) \
-	      $(foreach m,$(FB_MANPAGES),$(DESTDIR)$(mandir)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
-	      $(DESTDIR)$(udevrulesdir)/$(FB_UDEV_RULE) \
-	      $(DESTDIR)$(systemdunitdir)/$(FB_UNIT)
+	      $(foreach m,$(FBINDER_MANPAGES),$(DESTDIR)$(mandir)/man$(subst .,,$(suffix $(m)))/$(notdir $(m))) \
+	      $(DESTDIR)$(udevrulesdir)/$(FBINDER_UDEV_RULE) \
+	      $(DESTDIR)$(systemdunitdir)/$(FBINDER_UNIT)
 ifeq ($(DESTDIR),)
 	ldconfig
 	-[ ! -S /run/udev/control ] || udevadm control --reload
@@ -201,16 +201,16 @@ endif
 # ---- DKMS ---------------------------------------------------------------------
 # The source tree dkms.conf expects: dkms.conf, driver/ and uapi/ side by
 # side (driver/Kbuild includes ../uapi), plus the licence.
-FB_DKMS_VERSION	:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
-FB_DKMS_DIR	= $(DESTDIR)/usr/src/fastbinder-$(FB_DKMS_VERSION)
+FBINDER_DKMS_VERSION	:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+FBINDER_DKMS_DIR	= $(DESTDIR)/usr/src/fastbinder-$(FBINDER_DKMS_VERSION)
 
 dkms-source:
-	@test -n "$(FB_DKMS_VERSION)" || { echo "dkms.conf: no PACKAGE_VERSION" >&2; exit 1; }
-	rm -rf $(FB_DKMS_DIR)
-	$(INSTALL) -d $(FB_DKMS_DIR)
+	@test -n "$(FBINDER_DKMS_VERSION)" || { echo "dkms.conf: no PACKAGE_VERSION" >&2; exit 1; }
+	rm -rf $(FBINDER_DKMS_DIR)
+	$(INSTALL) -d $(FBINDER_DKMS_DIR)
 	rsync -a --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*' --exclude='Module.symvers' \
-		--exclude='modules.order' driver uapi $(FB_DKMS_DIR)/
-	$(INSTALL) -m 644 dkms.conf LICENSE $(FB_DKMS_DIR)/
-	@echo "now: dkms add fastbinder/$(FB_DKMS_VERSION)" \
-		"&& dkms install fastbinder/$(FB_DKMS_VERSION)"
+		--exclude='modules.order' driver uapi $(FBINDER_DKMS_DIR)/
+	$(INSTALL) -m 644 dkms.conf LICENSE $(FBINDER_DKMS_DIR)/
+	@echo "now: dkms add fastbinder/$(FBINDER_DKMS_VERSION)" \
+		"&& dkms install fastbinder/$(FBINDER_DKMS_VERSION)"

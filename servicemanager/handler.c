@@ -28,7 +28,7 @@ static int read_name(struct bl_reader *r, const char **name)
 static int32_t do_add(struct sm_state *sm, struct bl_reader *r,
 		      const struct bl_call_info *info)
 {
-	struct fb_object obj;
+	struct fbinder_object obj;
 	const char *name;
 	bool again;
 	int ret;
@@ -40,8 +40,8 @@ static int32_t do_add(struct sm_state *sm, struct bl_reader *r,
 		ret = -EBADMSG;
 	if (ret)
 		return ret;
-	/* FB_OBJ_LOCAL would be one of ours: only other processes register */
-	if (obj.type != FB_OBJ_HANDLE)
+	/* FBINDER_OBJ_LOCAL would be one of ours: only other processes register */
+	if (obj.type != FBINDER_OBJ_HANDLE)
 		return -EINVAL;
 	if (!sm_policy_allows(sm->policy, info->sender_euid, name)) {
 		sm_log("refused '%s' to uid %u (pid %d): not in the policy",

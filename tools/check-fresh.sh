@@ -11,7 +11,7 @@
 #
 # 1. A Debian 12 root: "debootstrap --variant=minbase
 #    --include=build-essential,git bookworm", kept as a tarball in
-#    FB_CACHE_DIR (default build/cache) named by a hash of what it is
+#    FBINDER_CACHE_DIR (default build/cache) named by a hash of what it is
 #    built from (suite, variant, packages, mirror, architecture, debootstrap's
 #    version) and rebuilt when older than FRESH_MAX_AGE days (14), so it
 #    follows Debian's point releases.  A missing tarball costs one
@@ -39,7 +39,7 @@
 #    a failing one for a look (chroot build/fresh/root); the next run
 #    replaces it.
 #
-# Environment: FB_CACHE_DIR, FRESH_DIR, FRESH_MAX_AGE, FRESH_TIMEOUT,
+# Environment: FBINDER_CACHE_DIR, FRESH_DIR, FRESH_MAX_AGE, FRESH_TIMEOUT,
 # FRESH_KEEP, FRESH_MIRROR (http://deb.debian.org/debian).
 set -euo pipefail
 
@@ -131,7 +131,7 @@ main() {
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 self=$top/tools/check-fresh.sh
-cache=$(realpath -m "${FB_CACHE_DIR:-build/cache}")
+cache=$(realpath -m "${FBINDER_CACHE_DIR:-build/cache}")
 fresh=$(realpath -m "${FRESH_DIR:-build/fresh}")
 mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
 max_age=${FRESH_MAX_AGE:-14}

@@ -5,13 +5,13 @@
 # driver/internal.h), checked by "make lint" (tools/lint.sh):
 #
 #   suffix     the function is called with      so its body must have
-#   _locked    fb_device.lock held throughout   lockdep_assert_held(&...dev->lock)
-#   _relock    fb_device.lock held, dropped     lockdep_assert_held(&...dev->lock)
+#   _locked    fbinder_device.lock held throughout   lockdep_assert_held(&...dev->lock)
+#   _relock    fbinder_device.lock held, dropped     lockdep_assert_held(&...dev->lock)
 #              and taken again inside
-#   _alocked   fb_alloc.lock held               lockdep_assert_held(&...alloc...lock)
+#   _alocked   fbinder_alloc.lock held               lockdep_assert_held(&...alloc...lock)
 #
 # And the allocator owns its state: no file but alloc.c (and its white-box
-# self-test, selftest/alloc.c) takes fb_alloc.lock or reaches into the
+# self-test, selftest/alloc.c) takes fbinder_alloc.lock or reaches into the
 # slots' trees, pages or flags; the others use alloc.h's operations.
 #
 # A definition is a line at column 0 that names the function (the return
@@ -32,15 +32,15 @@ function finish() {
 }
 FNR == 1 { name = ""; body = 0 }
 # a definition: at column 0, not a comment or a prototype
-!body && /^[a-z_]/ && match($0, /fb_[a-z0-9_]+_(locked|relock|alocked)\(/) {
+!body && /^[a-z_]/ && match($0, /fbinder_[a-z0-9_]+_(locked|relock|alocked)\(/) {
 	name = substr($0, RSTART, RLENGTH - 1)
 	line = FNR
 	ok = 0
 	if (name ~ /_alocked$/) {
-		want = "fb_alloc.lock"
+		want = "fbinder_alloc.lock"
 		re = "lockdep_assert_held\\(&[^;]*alloc(->|\\.)lock\\)"
 	} else {
-		want = "fb_device.lock"
+		want = "fbinder_device.lock"
 		re = "lockdep_assert_held\\(&[^;]*dev->lock\\)"
 	}
 }
@@ -53,7 +53,7 @@ body && /^\}/ { finish() }
 own=$(grep -n -E '(^|[^_[:alnum:]])alloc(\.|->)(lock|free_tree|allocated_tree|buffers|pages|spare)\>|->(user_owned|pages_resident)\>' \
 	driver/*.[ch] driver/*/*.c |
 	grep -v -E '^driver/(alloc\.[ch]|selftest/alloc\.c):' |
-	sed 's/$/  <- only alloc.c may touch fb_alloc'"'"'s lock and internals/')
+	sed 's/$/  <- only alloc.c may touch fbinder_alloc'"'"'s lock and internals/')
 out=$(printf '%s\n%s' "$out" "$own" | sed '/^$/d')
 
 n=0

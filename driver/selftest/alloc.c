@@ -2,7 +2,7 @@
 /*
  * Load-time self-test of the receive-buffer allocator (debug builds only).
  *
- * It drives the pure algorithm on an fb_alloc that has slots and pages but
+ * It drives the pure algorithm on an fbinder_alloc that has slots and pages but
  * no mapping.  Four slots, each of one of five sizes (the 8-byte minimum,
  * sub-page, exactly one page, page-crossing, multi-page), are allocated and
  * freed in every interleaving of the eight operations (slot ids are
@@ -13,13 +13,13 @@
  *     no two free slots adjacent (so freeing coalesced);
  *   - free_tree holds exactly the free slots, by size then offset, and
  *     allocated_tree exactly the allocated ones, by offset;
- *   - the slot fb_alloc_new() returned is the best fit, found by hand;
+ *   - the slot fbinder_alloc_new() returned is the best fit, found by hand;
  *   - a page covered by an allocated slot is present and off the lru, any
  *     other page is absent or on the lru; pages_resident counts them;
  *   - free_oneway_space is half the mapping less the oneway slots.
  *
  * Then it checks the error codes, the oneway share, page reuse from the
- * lru, fb_alloc_take_user() and the in-kernel copies.
+ * lru, fbinder_alloc_take_user() and the in-kernel copies.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,7 +52,7 @@ static const struct st_req st_reqs[] = {
 };
 
 struct st_run {
-	struct fb_alloc *alloc;
+	struct fbinder_alloc *alloc;
 	unsigned long scenarios;
 	unsigned long steps;
 	bool failed;
@@ -73,10 +73,10 @@ static bool st_fail(struct st_run *run, const char *what, size_t arg)
 }
 
 /* Is page i of the mapping covered by an allocated slot? */
-static bool st_page_used(struct fb_alloc *a, size_t i)
+static bool st_page_used(struct fbinder_alloc *a, size_t i)
 {
 	size_t start = i * PAGE_SIZE, end = start + PAGE_SIZE;
-	struct fb_buffer *b;
+	struct fbinder_buffer *b;
 
 	list_for_each_entry(b, &a->buffers, entry)
 		if (!b->free && b->offset < end && b->offset + b->size > start)
@@ -84,12 +84,12 @@ static bool st_page_used(struct fb_alloc *a, size_t i)
 	return false;
 }
 
-static bool st_check_locked(struct st_run *run, struct fb_alloc *a)
+static bool st_check_locked(struct st_run *run, struct fbinder_alloc *a)
 {
 	size_t off = 0, nfree = 0, nalloc = 0, oneway = 0, resident = 0, n, i;
-	struct fb_buffer *b, *prev = NULL;
+	struct fbinder_buffer *b, *prev = NULL;
 	struct rb_node *rb;
-	struct fb_page *p;
+	struct fbinder_page *p;
 	bool used;
 
 	list_for_each_entry(b, &a->buffers, entry) {
@@ -112,7 +112,7 @@ static bool st_check_locked(struct st_run *run, struct fb_alloc *a)
 	n = 0;
 	prev = NULL;
 	for (rb = rb_first(&a->free_tree); rb; rb = rb_next(rb), n++) {
-		b = rb_entry(rb, struct fb_buffer, rb_node);
+		b = rb_entry(rb, struct fbinder_buffer, rb_node);
 		if (!b->free)
 			return st_fail(run, "allocated slot in free_tree",
 				       b->offset);
@@ -129,7 +129,7 @@ static bool st_check_locked(struct st_run *run, struct fb_alloc *a)
 	n = 0;
 	prev = NULL;
 	for (rb = rb_first(&a->allocated_tree); rb; rb = rb_next(rb), n++) {
-		b = rb_entry(rb, struct fb_buffer, rb_node);
+		b = rb_entry(rb, struct fbinder_buffer, rb_node);
 		if (b->free)
 			return st_fail(run, "free slot in allocated_tree",
 				       b->offset);
@@ -171,9 +171,9 @@ static bool st_check(struct st_run *run)
 }
 
 /* The offset best fit must pick for size bytes, or -1 if nothing fits. */
-static long st_expected_fit(struct fb_alloc *a, size_t size)
+static long st_expected_fit(struct fbinder_alloc *a, size_t size)
 {
-	struct fb_buffer *b, *best = NULL;
+	struct fbinder_buffer *b, *best = NULL;
 
 	mutex_lock(&a->lock);
 	list_for_each_entry(b, &a->buffers, entry)
@@ -184,13 +184,13 @@ static long st_expected_fit(struct fb_alloc *a, size_t size)
 	return best ? (long)best->offset : -1;
 }
 
-static struct fb_buffer *st_alloc(struct st_run *run, const struct st_req *r,
-				  bool oneway)
+static struct fbinder_buffer *st_alloc(struct st_run *run, const struct st_req *r,
+				       bool oneway)
 {
 	long expect = st_expected_fit(run->alloc, st_slot_size(r));
-	struct fb_buffer *buf;
+	struct fbinder_buffer *buf;
 
-	buf = fb_alloc_new(run->alloc, r->data, r->offsets, oneway, false);
+	buf = fbinder_alloc_new(run->alloc, r->data, r->offsets, oneway, false);
 	run->steps++;
 	if (IS_ERR(buf)) {
 		if (expect >= 0 || PTR_ERR(buf) != -ENOSPC)
@@ -208,7 +208,7 @@ static struct fb_buffer *st_alloc(struct st_run *run, const struct st_req *r,
 static void st_scenario(struct st_run *run, const u8 *seq,
 			const u8 *sizes)
 {
-	struct fb_buffer *live[ST_SLOTS] = { };
+	struct fbinder_buffer *live[ST_SLOTS] = { };
 	bool done[ST_SLOTS] = { };
 	int step, id;
 
@@ -220,7 +220,7 @@ static void st_scenario(struct st_run *run, const u8 *seq,
 			live[id] = st_alloc(run, &st_reqs[sizes[id]],
 					    id == ST_ONEWAY_ID);
 		} else if (live[id]) {
-			fb_alloc_free(run->alloc, live[id]);
+			fbinder_alloc_free(run->alloc, live[id]);
 			live[id] = NULL;
 			run->steps++;
 		}
@@ -228,7 +228,7 @@ static void st_scenario(struct st_run *run, const u8 *seq,
 	}
 	for (id = 0; id < ST_SLOTS; id++)
 		if (live[id])
-			fb_alloc_free(run->alloc, live[id]);
+			fbinder_alloc_free(run->alloc, live[id]);
 	/* everything coalesced back into one free slot */
 	if (!run->failed && !list_is_singular(&run->alloc->buffers))
 		st_fail(run, "free slots not coalesced", 0);
@@ -279,7 +279,7 @@ static void st_interleavings(struct st_run *run, u8 *seq, int pos,
 	}
 }
 
-static bool st_expect_err(struct st_run *run, struct fb_buffer *buf, int err)
+static bool st_expect_err(struct st_run *run, struct fbinder_buffer *buf, int err)
 {
 	if (!IS_ERR(buf) || PTR_ERR(buf) != err)
 		return st_fail(run, "wrong error", -err);
@@ -289,130 +289,130 @@ static bool st_expect_err(struct st_run *run, struct fb_buffer *buf, int err)
 /* Errors, the oneway share, page reuse, take_user, the copies. */
 static void st_edges(struct st_run *run)
 {
-	struct fb_alloc *a = run->alloc;
-	struct fb_buffer *ow[3], *sync, *buf, *taken[2];
+	struct fbinder_alloc *a = run->alloc;
+	struct fbinder_buffer *ow[3], *sync, *buf, *taken[2];
 	u8 pattern[64], back[64];
 	u64 off[2];
 	struct page *page;
 	size_t index;
 	int i;
 
-	st_expect_err(run, fb_alloc_new(a, ST_SIZE + 1, 0, false, false), -EMSGSIZE);
-	st_expect_err(run, fb_alloc_new(a, SIZE_MAX, 0, false, false), -EMSGSIZE);
-	st_expect_err(run, fb_alloc_new(a, 8, SIZE_MAX - 7, false, false), -EMSGSIZE);
-	st_expect_err(run, fb_alloc_new(a, ST_SIZE / 2 + 8, 0, true, false),
+	st_expect_err(run, fbinder_alloc_new(a, ST_SIZE + 1, 0, false, false), -EMSGSIZE);
+	st_expect_err(run, fbinder_alloc_new(a, SIZE_MAX, 0, false, false), -EMSGSIZE);
+	st_expect_err(run, fbinder_alloc_new(a, 8, SIZE_MAX - 7, false, false), -EMSGSIZE);
+	st_expect_err(run, fbinder_alloc_new(a, ST_SIZE / 2 + 8, 0, true, false),
 		      -EMSGSIZE);
 
 	/* oneway slots may hold half the mapping, no more */
 	for (i = 0; i < 3; i++) {
-		ow[i] = fb_alloc_new(a, 10000, 0, true, false);
+		ow[i] = fbinder_alloc_new(a, 10000, 0, true, false);
 		if (IS_ERR(ow[i]))
 			st_fail(run, "oneway allocation", i);
 	}
 	if (run->failed)
 		return;
-	st_expect_err(run, fb_alloc_new(a, 10000, 0, true, false), -ENOSPC);
-	sync = fb_alloc_new(a, 20000, 0, false, false);
+	st_expect_err(run, fbinder_alloc_new(a, 10000, 0, true, false), -ENOSPC);
+	sync = fbinder_alloc_new(a, 20000, 0, false, false);
 	if (IS_ERR(sync))
 		st_fail(run, "synchronous slot beside oneway ones", 20000);
 	st_check(run);
 	if (run->failed)
 		return;
-	fb_alloc_free(a, ow[1]);
-	ow[1] = fb_alloc_new(a, 10000, 0, true, false);
+	fbinder_alloc_free(a, ow[1]);
+	ow[1] = fbinder_alloc_new(a, 10000, 0, true, false);
 	if (IS_ERR(ow[1]))
 		st_fail(run, "oneway after a free", 10000);
 	if (run->failed)
 		return;
 	/* the rest of the mapping is too small now */
-	st_expect_err(run, fb_alloc_new(a, ST_SIZE - 20000, 0, false, false),
+	st_expect_err(run, fbinder_alloc_new(a, ST_SIZE - 20000, 0, false, false),
 		      -ENOSPC);
 	st_check(run);
 	for (i = 0; i < 3; i++)
-		fb_alloc_free(a, ow[i]);
-	fb_alloc_free(a, sync);
+		fbinder_alloc_free(a, ow[i]);
+	fbinder_alloc_free(a, sync);
 	st_check(run);
 
 	/* a full buffer */
-	buf = fb_alloc_new(a, ST_SIZE, 0, false, false);
+	buf = fbinder_alloc_new(a, ST_SIZE, 0, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "whole-buffer slot", ST_SIZE);
-	st_expect_err(run, fb_alloc_new(a, 0, 0, false, false), -ENOSPC);
-	fb_alloc_free(a, buf);
+	st_expect_err(run, fbinder_alloc_new(a, 0, 0, false, false), -ENOSPC);
+	fbinder_alloc_free(a, buf);
 
 	/* a freed page stays cached and is reused, not reallocated */
-	buf = fb_alloc_new(a, PAGE_SIZE, 0, false, false);
+	buf = fbinder_alloc_new(a, PAGE_SIZE, 0, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "page slot", PAGE_SIZE);
 	index = buf->offset / PAGE_SIZE;
 	page = a->pages[index].page;
-	fb_alloc_free(a, buf);
+	fbinder_alloc_free(a, buf);
 	if (!page || list_empty(&a->pages[index].lru))
 		st_fail(run, "freed page not cached", index);
-	buf = fb_alloc_new(a, PAGE_SIZE, 0, false, false);
+	buf = fbinder_alloc_new(a, PAGE_SIZE, 0, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "page slot", PAGE_SIZE);
 	if (buf->offset != index * PAGE_SIZE || a->pages[index].page != page ||
 	    !list_empty(&a->pages[index].lru))
 		st_fail(run, "cached page not reused", index);
-	fb_alloc_free(a, buf);
+	fbinder_alloc_free(a, buf);
 
-	/* fb_alloc_take_user() finds a delivered slot once */
-	buf = fb_alloc_new(a, 100, 8, false, false);
+	/* fbinder_alloc_take_user() finds a delivered slot once */
+	buf = fbinder_alloc_new(a, 100, 8, false, false);
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "small slot", 100);
 	off[0] = buf->offset;
 	off[1] = buf->offset + 8;
-	if (fb_alloc_take_user(a, &off[0], 1, taken))
+	if (fbinder_alloc_take_user(a, &off[0], 1, taken))
 		st_fail(run, "took a slot not delivered", buf->offset);
-	fb_alloc_deliver(a, &buf, 1);
-	if (fb_alloc_take_user(a, &off[1], 1, taken))
+	fbinder_alloc_deliver(a, &buf, 1);
+	if (fbinder_alloc_take_user(a, &off[1], 1, taken))
 		st_fail(run, "took a slot at a wrong offset", buf->offset);
 	/* the run stops at the offset that names no slot */
-	if (fb_alloc_take_user(a, off, 2, taken) != 1 || taken[0] != buf)
+	if (fbinder_alloc_take_user(a, off, 2, taken) != 1 || taken[0] != buf)
 		st_fail(run, "delivered slot not taken", buf->offset);
-	if (fb_alloc_take_user(a, &off[0], 1, taken))
+	if (fbinder_alloc_take_user(a, &off[0], 1, taken))
 		st_fail(run, "slot taken twice", buf->offset);
-	fb_alloc_free(a, buf);
+	fbinder_alloc_free(a, buf);
 
 	/* in-kernel copies across a page boundary, and their bounds */
-	sync = fb_alloc_new(a, PAGE_SIZE - 40, 0, false, false);
-	buf = fb_alloc_new(a, 200, 0, false, false);
+	sync = fbinder_alloc_new(a, PAGE_SIZE - 40, 0, false, false);
+	buf = fbinder_alloc_new(a, 200, 0, false, false);
 	if (IS_ERR(sync) || IS_ERR(buf))
 		return (void)st_fail(run, "copy slots", 0);
 	if (buf->offset / PAGE_SIZE == (buf->offset + 199) / PAGE_SIZE)
 		st_fail(run, "copy slot does not cross a page", buf->offset);
 	for (index = 0; index < sizeof(pattern); index++)
 		pattern[index] = index * 7 + 1;
-	if (fb_alloc_write(a, buf, 0, pattern, sizeof(pattern)) ||
-	    fb_alloc_read(a, buf, 0, back, sizeof(back)) ||
+	if (fbinder_alloc_write(a, buf, 0, pattern, sizeof(pattern)) ||
+	    fbinder_alloc_read(a, buf, 0, back, sizeof(back)) ||
 	    memcmp(pattern, back, sizeof(back)))
 		st_fail(run, "copy round trip", 0);
-	if (fb_alloc_read(a, buf, buf->size - 8, back, 16) != -EINVAL ||
-	    fb_alloc_write(a, buf, SIZE_MAX, pattern, 1) != -EINVAL ||
-	    fb_alloc_read(a, buf, buf->size, back, 0))
+	if (fbinder_alloc_read(a, buf, buf->size - 8, back, 16) != -EINVAL ||
+	    fbinder_alloc_write(a, buf, SIZE_MAX, pattern, 1) != -EINVAL ||
+	    fbinder_alloc_read(a, buf, buf->size, back, 0))
 		st_fail(run, "copy bounds", buf->size);
-	fb_alloc_free(a, buf);
-	fb_alloc_free(a, sync);
+	fbinder_alloc_free(a, buf);
+	fbinder_alloc_free(a, sync);
 	st_check(run);
 }
 
-int fb_alloc_selftest(void)
+int fbinder_alloc_selftest(void)
 {
 	struct st_run run = { };
-	struct fb_alloc *a;
+	struct fbinder_alloc *a;
 	u8 seq[2 * ST_SLOTS], uses[ST_SLOTS] = { };
 	int ret;
 
 	a = kmalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
-	fb_alloc_init(a);
+	fbinder_alloc_init(a);
 	run.alloc = a;
 
 	/* no buffer yet */
-	st_expect_err(&run, fb_alloc_new(a, 8, 0, false, false), -ESRCH);
-	ret = fb_alloc_setup_unmapped(a, ST_SIZE);
+	st_expect_err(&run, fbinder_alloc_new(a, 8, 0, false, false), -ESRCH);
+	ret = fbinder_alloc_setup_unmapped(a, ST_SIZE);
 	if (ret) {
 		kfree(a);
 		return ret;
@@ -426,7 +426,7 @@ int fb_alloc_selftest(void)
 		st_interleavings(&run, seq, 0, uses, 0);
 	if (!run.failed)
 		st_edges(&run);
-	fb_alloc_release(a);
+	fbinder_alloc_release(a);
 	kfree(a);
 
 	if (run.failed)

@@ -4,7 +4,7 @@
  *
  * Ids come round again only after 2^32 handles, far too many for a test
  * from user space.  This places handles at chosen ids in a context of its
- * own, sets the counter, and checks the next ids fb_handle_alloc_id_locked()
+ * own, sets the counter, and checks the next ids fbinder_handle_alloc_id_locked()
  * hands out (each then held, as a send would hold it): the first id at or
  * after the counter that no handle holds, wrapping from 0xffffffff to 1,
  * never 0, and a long run of ids in use walked past.
@@ -42,11 +42,11 @@ static const struct st_case st_cases[] = {
 	  { ST_RUN + 1, ST_RUN + 2, ST_RUN + 3 } },
 };
 
-static int st_case(struct fb_device *dev, const struct st_case *c)
+static int st_case(struct fbinder_device *dev, const struct st_case *c)
 {
 	u32 nused = 0, n, i, got[ST_WANT];
-	struct fb_handle *hs;
-	struct fb_ctx *ctx;
+	struct fbinder_handle *hs;
+	struct fbinder_ctx *ctx;
 	int ret = 0;
 
 	while (nused < ST_USED && c->used[nused])
@@ -68,13 +68,13 @@ static int st_case(struct fb_device *dev, const struct st_case *c)
 
 	spin_lock(&dev->lock);
 	for (i = 0; i < nused + c->run_len; i++)
-		fb_handle_insert_id_locked(ctx, &hs[i]);
+		fbinder_handle_insert_id_locked(ctx, &hs[i]);
 	for (i = 0; i < ST_WANT; i++) {
-		struct fb_handle *h = &hs[nused + c->run_len + i];
+		struct fbinder_handle *h = &hs[nused + c->run_len + i];
 
-		h->id = fb_handle_alloc_id_locked(ctx);
+		h->id = fbinder_handle_alloc_id_locked(ctx);
 		got[i] = h->id;
-		fb_handle_insert_id_locked(ctx, h);
+		fbinder_handle_insert_id_locked(ctx, h);
 	}
 	spin_unlock(&dev->lock);
 
@@ -91,9 +91,9 @@ out:
 	return ret;
 }
 
-int fb_handle_selftest(void)
+int fbinder_handle_selftest(void)
 {
-	struct fb_device *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	struct fbinder_device *dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	int ret = 0, err;
 	size_t i;
 

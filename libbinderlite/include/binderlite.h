@@ -39,8 +39,8 @@ extern "C" {
  * 1. Parcels
  *
  * A parcel is the payload of one fastbinder message: a byte buffer of
- * typed items plus the array of offsets (struct fb_txn.offsets) of the
- * struct fb_object items embedded in it, which the driver translates.
+ * typed items plus the array of offsets (struct fbinder_txn_data.offsets) of the
+ * struct fbinder_object items embedded in it, which the driver translates.
  *
  * Writing: struct bl_parcel, a growable buffer the caller owns (it may live
  * on the stack).  Reading: struct bl_reader, a bounded cursor over a const
@@ -51,7 +51,7 @@ extern "C" {
  * position with a 4-byte tag (BL_WIRE_TAG(type)) and occupies a multiple
  * of 8 bytes; padding is zero.  Scalars up to 32 bits take 8 bytes, 64-bit
  * scalars 16, strings and blobs 8 + length (+1 NUL for strings) rounded up
- * to 8, objects and fds 24 (the struct fb_object sits at item + 8, an
+ * to 8, objects and fds 24 (the struct fbinder_object sits at item + 8, an
  * 8-aligned offset listed in the offsets array), arrays a 16-byte header
  * followed by their items.  Values are in host byte order (the peer is on
  * the same machine).
@@ -70,7 +70,7 @@ extern "C" {
  *   -EBADMSG   wrong type tag, unknown tag, nonzero padding, a value out of
  *              range for its type, a malformed string, an object not at an
  *              offset listed in the offsets array, an offsets entry inside
- *              a plain value, a bad struct fb_object
+ *              a plain value, a bad struct fbinder_object
  *   -EINVAL    invalid arguments (API misuse, not peer input)
  * Writer errors:
  *   -ENOMEM    allocation failed; the parcel is unchanged and still valid
@@ -95,8 +95,8 @@ enum bl_type {
 	BL_TYPE_DOUBLE	= 10,
 	BL_TYPE_STRING	= 11,
 	BL_TYPE_BLOB	= 12,
-	BL_TYPE_OBJECT	= 13,	/* FB_OBJ_LOCAL or FB_OBJ_HANDLE */
-	BL_TYPE_FD	= 14,	/* FB_OBJ_FD */
+	BL_TYPE_OBJECT	= 13,	/* FBINDER_OBJ_LOCAL or FBINDER_OBJ_HANDLE */
+	BL_TYPE_FD	= 14,	/* FBINDER_OBJ_FD */
 	BL_TYPE_ARRAY	= 15,	/* nested, length-prefixed sequence of items */
 };
 
@@ -120,7 +120,7 @@ struct bl_parcel {
 	uint8_t *data;			/* items; size bytes used of capacity */
 	size_t size;
 	size_t capacity;
-	uint64_t *offsets;		/* fb_object offsets, increasing */
+	uint64_t *offsets;		/* fbinder_object offsets, increasing */
 	size_t offsets_count;
 	size_t offsets_capacity;
 	uint32_t array_head;		/* innermost open array header, or UINT32_MAX */
@@ -206,14 +206,14 @@ int bl_parcel_write_blob(struct bl_parcel *p, const void *data, size_t len);
  */
 int bl_parcel_alloc_blob(struct bl_parcel *p, size_t len, void **out);
 
-/* A local object, named by the caller's cookie (FB_OBJ_LOCAL). */
+/* A local object, named by the caller's cookie (FBINDER_OBJ_LOCAL). */
 int bl_parcel_write_local(struct bl_parcel *p, uint64_t cookie);
 
-/* A handle the caller holds (FB_OBJ_HANDLE). */
+/* A handle the caller holds (FBINDER_OBJ_HANDLE). */
 int bl_parcel_write_handle(struct bl_parcel *p, uint32_t handle);
 
 /*
- * A file descriptor (FB_OBJ_FD, an item of type BL_TYPE_FD).  The parcel
+ * A file descriptor (FBINDER_OBJ_FD, an item of type BL_TYPE_FD).  The parcel
  * does not take ownership of fd: the driver takes its own reference to
  * the open file when the message is sent.  -EBADF if fd < 0.
  */
@@ -221,10 +221,10 @@ int bl_parcel_write_fd(struct bl_parcel *p, int fd);
 
 /*
  * Any object as read from another parcel (bl_reader_read_object()), e.g.
- * to forward it: type FB_OBJ_LOCAL, FB_OBJ_HANDLE or FB_OBJ_FD, flags 0,
+ * to forward it: type FBINDER_OBJ_LOCAL, FBINDER_OBJ_HANDLE or FBINDER_OBJ_FD, flags 0,
  * else -EINVAL.
  */
-int bl_parcel_write_object(struct bl_parcel *p, const struct fb_object *obj);
+int bl_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj);
 
 /*
  * Opens a nested array: the items written until the matching
@@ -250,7 +250,7 @@ static inline size_t bl_parcel_size(const struct bl_parcel *p)
 	return p->size;
 }
 
-/* The offsets of the objects (struct fb_txn.offsets); same lifetime. */
+/* The offsets of the objects (struct fbinder_txn_data.offsets); same lifetime. */
 static inline const uint64_t *bl_parcel_offsets(const struct bl_parcel *p)
 {
 	return p->offsets;
@@ -271,9 +271,9 @@ static inline unsigned int bl_parcel_open_arrays(const struct bl_parcel *p)
 
 /*
  * Starts reading size bytes at data, whose objects are at the
- * offsets_count offsets at offsets (e.g. struct fb_txn_msg's data and
+ * offsets_count offsets at offsets (e.g. struct fbinder_txn_msg's data and
  * offsets resolved in the receive mapping).  Validates the offsets array
- * (each entry 8-aligned, the whole struct fb_object inside the data, the
+ * (each entry 8-aligned, the whole struct fbinder_object inside the data, the
  * entries strictly increasing and 16 bytes or more apart) and returns
  * -EBADMSG if it is not valid, -EINVAL if data or offsets is NULL with a
  * nonzero size or count.  Does not copy: see struct bl_reader for the
@@ -319,17 +319,17 @@ int bl_reader_read_string(struct bl_reader *r, const char **out, size_t *len);
 int bl_reader_read_blob(struct bl_reader *r, const void **out, size_t *len);
 
 /*
- * An object item (BL_TYPE_OBJECT): copies the struct fb_object, which is
- * FB_OBJ_LOCAL (an object of the reader's own process, by its cookie) or
- * FB_OBJ_HANDLE (a handle of the reader's process).  A sender's handle may
+ * An object item (BL_TYPE_OBJECT): copies the struct fbinder_object, which is
+ * FBINDER_OBJ_LOCAL (an object of the reader's own process, by its cookie) or
+ * FBINDER_OBJ_HANDLE (a handle of the reader's process).  A sender's handle may
  * arrive as a local object and vice versa: the driver translates them.
  */
-int bl_reader_read_object(struct bl_reader *r, struct fb_object *out);
+int bl_reader_read_object(struct bl_reader *r, struct fbinder_object *out);
 
-/* An object item that must be FB_OBJ_LOCAL; else -EBADMSG. */
+/* An object item that must be FBINDER_OBJ_LOCAL; else -EBADMSG. */
 int bl_reader_read_local(struct bl_reader *r, uint64_t *cookie);
 
-/* An object item that must be FB_OBJ_HANDLE; else -EBADMSG. */
+/* An object item that must be FBINDER_OBJ_HANDLE; else -EBADMSG. */
 int bl_reader_read_handle(struct bl_reader *r, uint32_t *handle);
 
 /*
@@ -421,7 +421,7 @@ void bl_context_close(struct bl_context *ctx);
 /* The device descriptor, e.g. for poll(2) with bl_loop_once(). */
 int bl_context_fd(const struct bl_context *ctx);
 
-/* The driver's FB_ABI_VERSION (what bl_context_open() compared). */
+/* The driver's FBINDER_ABI_VERSION (what bl_context_open() compared). */
 uint32_t bl_context_abi_version(const struct bl_context *ctx);
 
 /*
@@ -454,7 +454,7 @@ struct bl_call_info {
 	struct bl_context *ctx;
 	uint64_t txn_id;	/* the driver's transaction ID */
 	uint32_t code;		/* method code */
-	uint32_t flags;		/* FB_TXN_ONEWAY for a oneway message */
+	uint32_t flags;		/* FBINDER_TXN_ONEWAY for a oneway message */
 	int32_t sender_pid;	/* in this process's pid namespace; 0 if none */
 	uint32_t sender_euid;	/* in this process's user namespace */
 };
@@ -488,7 +488,7 @@ int bl_object_new(struct bl_context *ctx, bl_handler_fn handler,
 
 /*
  * The minimum priority of the threads that handle the object's calls
- * (FB_OBJF_MIN_PRIO): rt false: a nice value (-20..19); rt true: a
+ * (FBINDER_OBJF_MIN_PRIO): rt false: a nice value (-20..19); rt true: a
  * SCHED_FIFO priority (1..99).  Must be set before the object is first
  * sent (the driver reads it when the node is created): -EBUSY after.
  * -EINVAL out of range.  The process must be allowed to raise its own
@@ -500,11 +500,11 @@ int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio);
 
 /*
  * Whether messages to the object may carry file descriptors
- * (FB_OBJF_ACCEPTS_FDS; off by default): a call or oneway message with a
+ * (FBINDER_OBJF_ACCEPTS_FDS; off by default): a call or oneway message with a
  * descriptor to an object that does not accept them fails with -EPERM.
  * Must be set before the object is first sent (or made the context
  * manager), as the driver reads it when the node is created: -EBUSY
- * after.  An object that accepts them still gets at most FB_MAX_FDS per
+ * after.  An object that accepts them still gets at most FBINDER_MAX_FDS per
  * message, and a message whose descriptors do not fit this process's
  * table (RLIMIT_NOFILE) is not delivered: the caller's call fails with
  * -EMFILE, a oneway message is dropped.
@@ -527,7 +527,7 @@ void bl_object_unref(struct bl_object *obj);
 bool bl_object_is_exported(const struct bl_object *obj);
 
 /*
- * Writes obj into a parcel (an FB_OBJ_LOCAL item).  The parcel holds a
+ * Writes obj into a parcel (an FBINDER_OBJ_LOCAL item).  The parcel holds a
  * reference on obj until it is reset or finished, so an object created
  * for a reply may be unref'd right after it is written.  Parcel errors.
  */
@@ -589,13 +589,13 @@ void bl_reply_fini(struct bl_reply *reply);
  *   -ETIMEDOUT   no reply in time: the call carries on in the callee, its
  *                late reply is dropped
  *   -EMSGSIZE, -ENOSPC, -EDQUOT   the message did not fit the callee
- *                (-EMSGSIZE also: more than FB_MAX_FDS descriptors)
+ *                (-EMSGSIZE also: more than FBINDER_MAX_FDS descriptors)
  *   -EPERM       a descriptor to an object that does not accept them
  *   -EMFILE      the callee's descriptor table could not take the
  *                request's descriptors, or ours the reply's
  *   -EBADF, -EINVAL, ...          a bad file descriptor or object in it
  * The reply may carry descriptors (the call is sent with
- * FB_TXN_ACCEPT_FDS); they are closed with the reply (bl_reply_fini()).
+ * FBINDER_TXN_ACCEPT_FDS); they are closed with the reply (bl_reply_fini()).
  * One thread makes one call at a time; while it waits, calls that the
  * callee makes back into this process run on this very thread.
  */
@@ -713,7 +713,7 @@ int bl_unlink_death(struct bl_death *death);
  * reply from another euid than the expected manager's is refused with
  * -EACCES by every function below, before anything in it is used.  The
  * expected euid is root (0), or the number in the environment variable
- * FB_MANAGER_UID when the context was opened (a decimal uid; ignored in
+ * FBINDER_MANAGER_UID when the context was opened (a decimal uid; ignored in
  * set-id programs, see secure_getenv(3)), or what bl_sm_set_manager_uid()
  * set.  The euid is as the driver reports it, in the caller's user
  * namespace: a manager whose uid is not mapped there reads as the

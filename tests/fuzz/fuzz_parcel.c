@@ -76,7 +76,7 @@ static int read_value(struct bl_reader *r, enum bl_type t, uint64_t *value,
 	union { uint8_t u8; int8_t i8; uint16_t u16; int16_t i16;
 		uint32_t u32; int32_t i32; uint64_t u64; int64_t i64; bool b;
 		double d; } v;
-	struct fb_object o;
+	struct fbinder_object o;
 	const char *s;
 	const void *blob;
 	size_t len = 0;
@@ -125,9 +125,9 @@ static int read_value(struct bl_reader *r, enum bl_type t, uint64_t *value,
 		ret = bl_reader_read_object(r, &o);
 		if (ret)
 			break;
-		fz_assert(o.type == FB_OBJ_LOCAL || o.type == FB_OBJ_HANDLE);
+		fz_assert(o.type == FBINDER_OBJ_LOCAL || o.type == FBINDER_OBJ_HANDLE);
 		fz_assert(o.flags == 0);
-		*value = o.type == FB_OBJ_LOCAL ? o.cookie : o.handle;
+		*value = o.type == FBINDER_OBJ_LOCAL ? o.cookie : o.handle;
 		*value ^= (uint64_t)o.type << 60;
 		if (e)
 			wret = bl_parcel_write_object(&e->p, &o);
@@ -315,18 +315,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			break;
 		case FZ_OP_LOCAL:
 		case FZ_OP_HANDLE: {
-			struct fb_object o = { .type = 0 };
+			struct fbinder_object o = { .type = 0 };
 			uint64_t cookie = 0;
 			uint32_t handle = 0;
 
 			if (op == FZ_OP_LOCAL) {
 				ret = bl_reader_read_local(r, &cookie);
-				o.type = FB_OBJ_LOCAL;
+				o.type = FBINDER_OBJ_LOCAL;
 				o.cookie = cookie;
 				value = cookie;
 			} else {
 				ret = bl_reader_read_handle(r, &handle);
-				o.type = FB_OBJ_HANDLE;
+				o.type = FBINDER_OBJ_HANDLE;
 				o.handle = handle;
 				value = handle;
 			}

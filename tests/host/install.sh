@@ -10,13 +10,13 @@
 # and static), and the DKMS source tree built the way dkms builds it.
 #
 # Run by "make check" / "make check-host" (tools/check.sh --host-sh): one
-# pass or one failure.  FB_INSTALL_LIST=file compares with another list.
+# pass or one failure.  FBINDER_INSTALL_LIST=file compares with another list.
 # shellcheck disable=SC2016 # the bash -c '...' snippets read their own $1
 set -euo pipefail
 PATH=$PATH:/usr/sbin:/sbin	# modinfo, depmod for a non-root user
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-list=${FB_INSTALL_LIST:-$top/tests/host/install-list.txt}
+list=${FBINDER_INSTALL_LIST:-$top/tests/host/install-list.txt}
 tmp=$(mktemp -d /tmp/fb-install-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	bl_parcel_fini(&p);
 	ret = bl_context_open(argv[1], 0, &ctx);
 	printf("bl_context_open: %d (%s), ABI %u\n", ret, strerror(-ret),
-	       (unsigned int)FB_ABI_VERSION);
+	       (unsigned int)FBINDER_ABI_VERSION);
 	return ret == -ENOENT ? 0 : 1;
 }
 EOF

@@ -16,44 +16,44 @@
 	_Static_assert(sizeof(struct type) == (size), \
 		       "sizeof(struct " #type ") is not " #size)
 
-SIZE(fb_txn, 40);
-LAYOUT(fb_txn, handle, 0);
-LAYOUT(fb_txn, code, 4);
-LAYOUT(fb_txn, flags, 8);
-LAYOUT(fb_txn, offsets_count, 12);
-LAYOUT(fb_txn, data, 16);
-LAYOUT(fb_txn, data_size, 24);
-LAYOUT(fb_txn, offsets, 32);
+SIZE(fbinder_txn_data, 40);
+LAYOUT(fbinder_txn_data, handle, 0);
+LAYOUT(fbinder_txn_data, code, 4);
+LAYOUT(fbinder_txn_data, flags, 8);
+LAYOUT(fbinder_txn_data, offsets_count, 12);
+LAYOUT(fbinder_txn_data, data, 16);
+LAYOUT(fbinder_txn_data, data_size, 24);
+LAYOUT(fbinder_txn_data, offsets, 32);
 
-SIZE(fb_txn_msg, 64);
-LAYOUT(fb_txn_msg, txn_id, 0);
-LAYOUT(fb_txn_msg, cookie, 8);
-LAYOUT(fb_txn_msg, code, 16);
-LAYOUT(fb_txn_msg, flags, 20);
-LAYOUT(fb_txn_msg, sender_pid, 24);
-LAYOUT(fb_txn_msg, sender_euid, 28);
-LAYOUT(fb_txn_msg, data, 32);
-LAYOUT(fb_txn_msg, data_size, 40);
-LAYOUT(fb_txn_msg, offsets, 48);
-LAYOUT(fb_txn_msg, offsets_count, 56);
+SIZE(fbinder_txn_msg, 64);
+LAYOUT(fbinder_txn_msg, txn_id, 0);
+LAYOUT(fbinder_txn_msg, cookie, 8);
+LAYOUT(fbinder_txn_msg, code, 16);
+LAYOUT(fbinder_txn_msg, flags, 20);
+LAYOUT(fbinder_txn_msg, sender_pid, 24);
+LAYOUT(fbinder_txn_msg, sender_euid, 28);
+LAYOUT(fbinder_txn_msg, data, 32);
+LAYOUT(fbinder_txn_msg, data_size, 40);
+LAYOUT(fbinder_txn_msg, offsets, 48);
+LAYOUT(fbinder_txn_msg, offsets_count, 56);
 
-SIZE(fb_object, 16);
-LAYOUT(fb_object, type, 0);
-LAYOUT(fb_object, flags, 4);
-LAYOUT(fb_object, cookie, 8);
-LAYOUT(fb_object, handle, 8);
-LAYOUT(fb_object, fd, 8);
+SIZE(fbinder_object, 16);
+LAYOUT(fbinder_object, type, 0);
+LAYOUT(fbinder_object, flags, 4);
+LAYOUT(fbinder_object, cookie, 8);
+LAYOUT(fbinder_object, handle, 8);
+LAYOUT(fbinder_object, fd, 8);
 
-SIZE(fb_write_read, 48);
-LAYOUT(fb_write_read, write_buffer, 0);
-LAYOUT(fb_write_read, write_size, 8);
-LAYOUT(fb_write_read, write_consumed, 16);
-LAYOUT(fb_write_read, read_buffer, 24);
-LAYOUT(fb_write_read, read_size, 32);
-LAYOUT(fb_write_read, read_consumed, 40);
+SIZE(fbinder_write_read, 48);
+LAYOUT(fbinder_write_read, write_buffer, 0);
+LAYOUT(fbinder_write_read, write_size, 8);
+LAYOUT(fbinder_write_read, write_consumed, 16);
+LAYOUT(fbinder_write_read, read_buffer, 24);
+LAYOUT(fbinder_write_read, read_size, 32);
+LAYOUT(fbinder_write_read, read_consumed, 40);
 
-SIZE(fb_version, 8);
-LAYOUT(fb_version, abi_version, 0);
+SIZE(fbinder_version, 8);
+LAYOUT(fbinder_version, abi_version, 0);
 
 #ifndef ABI_STATIC_ONLY
 #include <check.h>
@@ -62,32 +62,32 @@ LAYOUT(fb_version, abi_version, 0);
 /* The same facts at run time, so the suite counts them and shows them. */
 START_TEST(test_sizes)
 {
-	ck_assert_uint_eq(sizeof(struct fb_txn), 40);
-	ck_assert_uint_eq(sizeof(struct fb_txn_msg), 64);
-	ck_assert_uint_eq(sizeof(struct fb_object), 16);
-	ck_assert_uint_eq(sizeof(struct fb_write_read), 48);
-	ck_assert_uint_eq(sizeof(struct fb_version), 8);
+	ck_assert_uint_eq(sizeof(struct fbinder_txn_data), 40);
+	ck_assert_uint_eq(sizeof(struct fbinder_txn_msg), 64);
+	ck_assert_uint_eq(sizeof(struct fbinder_object), 16);
+	ck_assert_uint_eq(sizeof(struct fbinder_write_read), 48);
+	ck_assert_uint_eq(sizeof(struct fbinder_version), 8);
 }
 END_TEST
 
 START_TEST(test_alignment)
 {
 	/* 8-byte alignment: arrays of them pack the same on i386 and x86_64. */
-	ck_assert_uint_eq(_Alignof(struct fb_txn), 8);
-	ck_assert_uint_eq(_Alignof(struct fb_txn_msg), 8);
-	ck_assert_uint_eq(_Alignof(struct fb_object), 8);
-	ck_assert_uint_eq(_Alignof(struct fb_write_read), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_txn_data), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_txn_msg), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_object), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_write_read), 8);
 }
 END_TEST
 
 START_TEST(test_ioctl_numbers)
 {
 	/* The size is part of each number, so a layout change changes it. */
-	ck_assert_uint_eq(_IOC_SIZE(FB_IOC_WRITE_READ), 48);
-	ck_assert_uint_eq(_IOC_SIZE(FB_IOC_VERSION), 8);
-	ck_assert_uint_eq(_IOC_SIZE(FB_CMD_SEND), 40);
-	ck_assert_uint_eq(_IOC_SIZE(FB_RET_TRANSACTION), 64);
-	ck_assert_uint_eq(_IOC_TYPE(FB_IOC_VERSION), FB_IOC_MAGIC);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_WRITE_READ), 48);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_VERSION), 8);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_SEND), 40);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_RET_TRANSACTION), 64);
+	ck_assert_uint_eq(_IOC_TYPE(FBINDER_IOC_VERSION), FBINDER_IOC_MAGIC);
 }
 END_TEST
 

@@ -77,7 +77,7 @@ static int read_as(struct bl_reader *r, enum bl_type t)
 {
 	union { uint8_t u8; int8_t i8; uint16_t u16; int16_t i16; uint32_t u32;
 		int32_t i32; uint64_t u64; int64_t i64; bool b; double d;
-		struct fb_object o; int fd; } v;
+		struct fbinder_object o; int fd; } v;
 	const void *ptr;
 	const char *s;
 	size_t len;
@@ -274,7 +274,7 @@ START_TEST(test_roundtrip_objects)
 {
 	struct bl_parcel p = BL_PARCEL_INIT;
 	struct bl_reader r;
-	struct fb_object o, in = { .type = FB_OBJ_HANDLE, .handle = 77 };
+	struct fbinder_object o, in = { .type = FBINDER_OBJ_HANDLE, .handle = 77 };
 	const uint64_t *offs;
 	uint64_t cookie;
 	uint32_t handle;
@@ -297,7 +297,7 @@ START_TEST(test_roundtrip_objects)
 	ck_assert_uint_eq(offs[3], offs[2] + 24);
 	ck_assert_uint_eq(offs[4], offs[3] + 24);
 	memcpy(&o, (const uint8_t *)bl_parcel_data(&p) + offs[0], sizeof(o));
-	ck_assert_uint_eq(o.type, FB_OBJ_LOCAL);
+	ck_assert_uint_eq(o.type, FBINDER_OBJ_LOCAL);
 	ck_assert_uint_eq(o.flags, 0);
 	ck_assert(o.cookie == 0xfeedfacecafebeefull);
 
@@ -314,7 +314,7 @@ START_TEST(test_roundtrip_objects)
 	ck_assert_int_eq(bl_reader_read_string(&r, NULL, NULL), 0);
 	ck_assert_int_eq(bl_reader_read_local(&r, &cookie), -EBADMSG);
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), 0);
-	ck_assert_uint_eq(o.type, FB_OBJ_HANDLE);
+	ck_assert_uint_eq(o.type, FBINDER_OBJ_HANDLE);
 	ck_assert_uint_eq(o.handle, 5);
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG); /* an fd */
 	ck_assert_int_eq(bl_reader_read_fd(&r, &fd), 0);
@@ -435,7 +435,7 @@ START_TEST(test_wire_layout)
 	const uint8_t *d;
 	uint32_t w;
 	uint64_t q;
-	struct fb_object o;
+	struct fbinder_object o;
 
 	ck_assert_int_eq(bl_parcel_write_i8(&p, -1), 0);		/* 0..8 */
 	ck_assert_int_eq(bl_parcel_write_u64(&p, 0x0102030405060708ull), 0); /* 8..24 */
@@ -462,7 +462,7 @@ START_TEST(test_wire_layout)
 	memcpy(&w, d + 56, 4); ck_assert_uint_eq(w, 0x424c000d);
 	memcpy(&w, d + 60, 4); ck_assert_uint_eq(w, 0);
 	memcpy(&o, d + 64, 16);
-	ck_assert_uint_eq(o.type, FB_OBJ_HANDLE);
+	ck_assert_uint_eq(o.type, FBINDER_OBJ_HANDLE);
 	ck_assert_uint_eq(o.handle, 3);
 	ck_assert_uint_eq(bl_parcel_offsets(&p)[0], 64);
 	memcpy(&w, d + 80, 4); ck_assert_uint_eq(w, 0x424c000f);
@@ -943,7 +943,7 @@ START_TEST(test_bad_objects)
 	uint8_t buf[24];
 	struct bl_reader r;
 	uint64_t off = 8;
-	struct fb_object o;
+	struct fbinder_object o;
 	int fd;
 
 #define OBJ(tag, pad, t, fl, val) do {					\
@@ -953,29 +953,29 @@ START_TEST(test_bad_objects)
 	o.cookie = val; memcpy(buf + 8, &o, sizeof(o));			\
 	ck_assert_int_eq(bl_reader_init(&r, buf, 24, &off, 1), 0);	\
 } while (0)
-	OBJ(BL_TYPE_OBJECT, 0, FB_OBJ_LOCAL, 0, 99);
+	OBJ(BL_TYPE_OBJECT, 0, FBINDER_OBJ_LOCAL, 0, 99);
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), 0);
 	ck_assert(o.cookie == 99);
-	OBJ(BL_TYPE_OBJECT, 1, FB_OBJ_LOCAL, 0, 99);		/* padding */
+	OBJ(BL_TYPE_OBJECT, 1, FBINDER_OBJ_LOCAL, 0, 99);		/* padding */
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
-	OBJ(BL_TYPE_OBJECT, 0, FB_OBJ_LOCAL, 1, 99);		/* flags */
+	OBJ(BL_TYPE_OBJECT, 0, FBINDER_OBJ_LOCAL, 1, 99);		/* flags */
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
 	OBJ(BL_TYPE_OBJECT, 0, 0, 0, 99);			/* type 0 */
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
 	OBJ(BL_TYPE_OBJECT, 0, 4, 0, 99);			/* unknown type */
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
-	OBJ(BL_TYPE_OBJECT, 0, FB_OBJ_FD, 0, 3);		/* fd under object tag */
+	OBJ(BL_TYPE_OBJECT, 0, FBINDER_OBJ_FD, 0, 3);		/* fd under object tag */
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
 	ck_assert_int_eq(bl_reader_skip(&r), -EBADMSG);
-	OBJ(BL_TYPE_FD, 0, FB_OBJ_HANDLE, 0, 3);		/* handle under fd tag */
+	OBJ(BL_TYPE_FD, 0, FBINDER_OBJ_HANDLE, 0, 3);		/* handle under fd tag */
 	ck_assert_int_eq(bl_reader_read_fd(&r, &fd), -EBADMSG);
-	OBJ(BL_TYPE_FD, 0, FB_OBJ_FD, 0, 0xffffffffu);		/* fd -1 */
+	OBJ(BL_TYPE_FD, 0, FBINDER_OBJ_FD, 0, 0xffffffffu);		/* fd -1 */
 	ck_assert_int_eq(bl_reader_read_fd(&r, &fd), -EBADMSG);
-	OBJ(BL_TYPE_FD, 0, FB_OBJ_FD, 0, 0);
+	OBJ(BL_TYPE_FD, 0, FBINDER_OBJ_FD, 0, 0);
 	ck_assert_int_eq(bl_reader_read_fd(&r, &fd), 0);
 	ck_assert_int_eq(fd, 0);
 	/* object item cut short */
-	OBJ(BL_TYPE_OBJECT, 0, FB_OBJ_LOCAL, 0, 99);
+	OBJ(BL_TYPE_OBJECT, 0, FBINDER_OBJ_LOCAL, 0, 99);
 	ck_assert_int_eq(bl_reader_init(&r, buf, 16, NULL, 0), 0);
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EMSGSIZE);
 #undef OBJ
@@ -1044,7 +1044,7 @@ END_TEST
 START_TEST(test_writer_misuse)
 {
 	struct bl_parcel p = BL_PARCEL_INIT;
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .flags = 1, .cookie = 1 };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .flags = 1, .cookie = 1 };
 	void *w;
 
 	ck_assert_int_eq(bl_parcel_write_u32(&p, 1), 0);

@@ -14,12 +14,12 @@
  *
  * Passes when every failure came back as an errno of the expected kind
  * (ENOMEM and the errors a failed allocation explains: EFAULT from a
- * failed page-in, FB_RET_FAILED -ENOMEM to the caller, ...), every reply
+ * failed page-in, FBINDER_RET_FAILED -ENOMEM to the caller, ...), every reply
  * that did arrive was correct, nothing hung, failures were really
  * injected, and the live_* counters are zero once everything is closed
  * (the suite's kmemleak scan and dmesg-clean check the rest).
  *
- * FB_FAILSLAB_OPS (default 1500, scaled by FB_SCALE), FB_FAILSLAB_PCT (10).
+ * FBINDER_FAILSLAB_OPS (default 1500, scaled by FBINDER_SCALE), FBINDER_FAILSLAB_PCT (10).
  */
 #define _GNU_SOURCE
 #include "fbproto.h"
@@ -142,7 +142,7 @@ static int wr_fi(int fd, const void *w, size_t wlen, size_t *wdone, void *r, siz
 	int ret;
 
 	inject(true);
-	ret = fb_write_read(fd, (void *)w, wlen, wdone, r, rlen, rdone);
+	ret = fbinder_write_read(fd, (void *)w, wlen, wdone, r, rlen, rdone);
 	inject(false);
 	return ret;
 }
@@ -186,32 +186,32 @@ static int s_body(struct fbp *p, void *arg)
 		}
 		while (pos < rdone) {
 			struct fbp_ret r;
-			const struct fb_txn_msg *m = &r.msg;
-			struct fb_object o = { 0 };
+			const struct fbinder_txn_msg *m = &r.msg;
+			struct fbinder_object o = { 0 };
 			unsigned char out[1024];
 			size_t n = 0, nobj = 0, wdone = 0;
 			__u64 off = 0, i;
 			struct fbp_w w;
 
 			pos += fbp_parse_one(rbuf + pos, rdone - pos, &r);
-			if (r.cmd != FB_RET_TRANSACTION)
+			if (r.cmd != FBINDER_RET_TRANSACTION)
 				continue;
 			for (i = 0; i < m->offsets_count; i++)
-				if (fbp_obj(p, m, i)->type == FB_OBJ_FD)
+				if (fbp_obj(p, m, i)->type == FBINDER_OBJ_FD)
 					close(fbp_obj(p, m, i)->fd);
 			fbp_w_reset(&w);
-			if (!(m->flags & FB_TXN_ONEWAY)) {
+			if (!(m->flags & FBINDER_TXN_ONEWAY)) {
 				if (m->code == C_ECHO && m->data_size <= sizeof(out)) {
 					n = m->data_size;
 					memcpy(out, fbp_data(p, m), n);
 				} else if (m->code == C_GIVE) {
-					o.type = FB_OBJ_LOCAL;
+					o.type = FBINDER_OBJ_LOCAL;
 					o.cookie = next_cookie++;
 					memcpy(out, &o, sizeof(o));
 					n = sizeof(o);
 					nobj = 1;
 				} else if (m->code == C_FD) {
-					o.type = FB_OBJ_FD;
+					o.type = FBINDER_OBJ_FD;
 					o.fd = 1;
 					memcpy(out, &o, sizeof(o));
 					n = sizeof(o);
@@ -248,7 +248,7 @@ static int c_open(struct cctx *c)
 
 	memset(&c->p, 0, sizeof(c->p));
 	inject(true);
-	fd = open(FB_DEV, O_RDWR | O_CLOEXEC);
+	fd = open(FBT_DEV, O_RDWR | O_CLOEXEC);
 	inject(false);
 	if (fd < 0) {
 		note_err(errno, "open", alloc_err(errno));
@@ -293,7 +293,7 @@ static int c_call(struct cctx *c, __u32 handle, __u32 code, const void *data, si
 
 	fbp_w_reset(&w);
 	/* replies may carry descriptors (C_FD) */
-	fbp_w_send(&w, handle, code, FB_TXN_ACCEPT_FDS, data, size, offs, n);
+	fbp_w_send(&w, handle, code, FBINDER_TXN_ACCEPT_FDS, data, size, offs, n);
 	for (;;) {
 		rdone = 0;
 		ret = wr_fi(c->p.fd, sent ? NULL : w.buf, sent ? 0 : w.len, &wdone, rbuf,
@@ -315,12 +315,12 @@ static int c_call(struct cctx *c, __u32 handle, __u32 code, const void *data, si
 		}
 		for (pos = 0; pos < rdone;) {
 			pos += fbp_parse_one(rbuf + pos, rdone - pos, r);
-			if (r->cmd == FB_RET_REPLY || r->cmd == FB_RET_FAILED) {
+			if (r->cmd == FBINDER_RET_REPLY || r->cmd == FBINDER_RET_FAILED) {
 				if (pos != rdone)
 					note_err(EPROTO, "returns after the reply", false);
-				if (r->cmd == FB_RET_FAILED) {
+				if (r->cmd == FBINDER_RET_FAILED) {
 					atomic_fetch_add(&sh->failed_calls, 1);
-					note_err(-r->err.error, "FB_RET_FAILED",
+					note_err(-r->err.error, "FBINDER_RET_FAILED",
 						 alloc_err(-r->err.error) ||
 						 r->err.error == -EOWNERDEAD);
 				}
@@ -353,7 +353,7 @@ static void c_op(struct cctx *c, struct fbr_rng *rng)
 
 		fbp_fill(buf, n, s);
 		ret = c_call(c, 0, C_ECHO, buf, n, NULL, 0, &r);
-		if (!ret && r.cmd == FB_RET_REPLY) {
+		if (!ret && r.cmd == FBINDER_RET_REPLY) {
 			if (r.msg.data_size != n || fbp_verify(fbp_data(&c->p, &r.msg), n, s) >= 0)
 				atomic_fetch_add(&sh->bad_replies, 1);
 			else
@@ -366,42 +366,42 @@ static void c_op(struct cctx *c, struct fbr_rng *rng)
 
 		fbp_w_reset(&w);
 		for (k = 0; k < 8; k++)
-			fbp_w_send(&w, 0, C_ECHO, FB_TXN_ONEWAY, buf, 8 * k, NULL, 0);
+			fbp_w_send(&w, 0, C_ECHO, FBINDER_TXN_ONEWAY, buf, 8 * k, NULL, 0);
 		ret = wr_fi(c->p.fd, w.buf, w.len, NULL, NULL, 0, NULL);
 		if (ret)
 			note_err(-ret, "oneway", alloc_err(-ret) || -ret == ENOSPC);
 	} else if (op < 75) {
-		struct fb_death d;
+		struct fbinder_death d;
 		struct fbp_w w;
 		__u32 h;
 
 		ret = c_call(c, 0, C_GIVE, NULL, 0, NULL, 0, &r);
-		if (ret || r.cmd != FB_RET_REPLY)
+		if (ret || r.cmd != FBINDER_RET_REPLY)
 			return;
-		if (r.msg.offsets_count != 1 || fbp_obj(&c->p, &r.msg, 0)->type != FB_OBJ_HANDLE) {
+		if (r.msg.offsets_count != 1 || fbp_obj(&c->p, &r.msg, 0)->type != FBINDER_OBJ_HANDLE) {
 			atomic_fetch_add(&sh->bad_replies, 1);
 			c_free(c, r.msg.data);
 			return;
 		}
 		h = fbp_obj(&c->p, &r.msg, 0)->handle;
 		fbp_w_reset(&w);
-		fbp_w_u32(&w, FB_CMD_ACQUIRE, h);
+		fbp_w_u32(&w, FBINDER_CMD_ACQUIRE, h);
 		must(c->p.fd, &w, "acquire");
 		c_free(c, r.msg.data);
-		d = (struct fb_death){ .handle = h, .cookie = h };
+		d = (struct fbinder_death){ .handle = h, .cookie = h };
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 		ret = wr_fi(c->p.fd, w.buf, w.len, NULL, NULL, 0, NULL);
 		if (ret)
 			note_err(-ret, "link death", alloc_err(-ret));
 		ret = c_call(c, h, C_OBJ, buf, 16, NULL, 0, &r);
-		if (!ret && r.cmd == FB_RET_REPLY)
+		if (!ret && r.cmd == FBINDER_RET_REPLY)
 			c_free(c, r.msg.data);
 		fbp_w_reset(&w);
-		fbp_w_u32(&w, FB_CMD_RELEASE, h);
+		fbp_w_u32(&w, FBINDER_CMD_RELEASE, h);
 		must(c->p.fd, &w, "release");
 	} else if (op < 92) {
-		struct fb_object o[2] = { { .type = FB_OBJ_FD }, { .type = FB_OBJ_FD } };
+		struct fbinder_object o[2] = { { .type = FBINDER_OBJ_FD }, { .type = FBINDER_OBJ_FD } };
 		__u64 offs[2] = { 0, 16 };
 		int pf[2];
 
@@ -412,8 +412,8 @@ static void c_op(struct cctx *c, struct fbr_rng *rng)
 		ret = c_call(c, 0, C_FD, o, sizeof(o), offs, 2, &r);
 		close(pf[0]);
 		close(pf[1]);
-		if (!ret && r.cmd == FB_RET_REPLY) {
-			if (r.msg.offsets_count == 1 && fbp_obj(&c->p, &r.msg, 0)->type == FB_OBJ_FD)
+		if (!ret && r.cmd == FBINDER_RET_REPLY) {
+			if (r.msg.offsets_count == 1 && fbp_obj(&c->p, &r.msg, 0)->type == FBINDER_OBJ_FD)
 				close(fbp_obj(&c->p, &r.msg, 0)->fd);
 			else
 				atomic_fetch_add(&sh->bad_replies, 1);
@@ -427,8 +427,8 @@ static void c_op(struct cctx *c, struct fbr_rng *rng)
 
 int main(void)
 {
-	unsigned long ops = fbr_env_ull("FB_FAILSLAB_OPS", fbr_scaled(1500, 100));
-	unsigned long long pct = fbr_env_ull("FB_FAILSLAB_PCT", 10);
+	unsigned long ops = fbr_env_ull("FBINDER_FAILSLAB_OPS", fbr_scaled(1500, 100));
+	unsigned long long pct = fbr_env_ull("FBINDER_FAILSLAB_PCT", 10);
 	long long slab_left, page_left, t0;
 	struct fbr_rng rng;
 	struct cctx c = { 0 };
@@ -443,7 +443,7 @@ int main(void)
 	if (sh == MAP_FAILED)
 		die("mmap");
 	memset(sh, 0, sizeof(*sh));
-	fbr_rng_seed(&rng, fbr_seed("FB_FAILSLAB_SEED"));
+	fbr_rng_seed(&rng, fbr_seed("FBINDER_FAILSLAB_SEED"));
 
 	snprintf(pbuf, sizeof(pbuf), "%llu", pct);
 	put_file(FI "/failslab/task-filter", "Y");
@@ -495,14 +495,14 @@ int main(void)
 		c_close(&c);
 	/* S dies with injection on whenever it sat in a system call. */
 	kill(spid, SIGKILL);
-	CHECK(fb_wait(spid) == 128 + SIGKILL, "S was not killed (it died earlier?)");
+	CHECK(fbt_wait(spid) == 128 + SIGKILL, "S was not killed (it died earlier?)");
 
 	slab_left = get_file(FI "/failslab/times");
 	page_left = get_file(FI "/fail_page_alloc/times");
 	put_file(FI "/failslab/probability", "0");
 	put_file(FI "/fail_page_alloc/probability", "0");
 
-	printf("# %.1f s; injected: %lld slab, %lld page failures; calls: %llu correct, %llu FB_RET_FAILED\n",
+	printf("# %.1f s; injected: %lld slab, %lld page failures; calls: %llu correct, %llu FBINDER_RET_FAILED\n",
 	       (fbp_now_ms() - t0) / 1000.0, TIMES - slab_left, TIMES - page_left,
 	       (unsigned long long)sh->ok_calls, (unsigned long long)sh->failed_calls);
 	printf("# errors seen:");
@@ -517,5 +517,5 @@ int main(void)
 	CHECK(sh->unexpected == 0, "%llu unexpected errors, first: %s",
 	      (unsigned long long)sh->unexpected, sh->msg);
 	CHECK(fbp_wait_live_zero(10000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -35,7 +35,7 @@
 #define ECHO		(16 * 1024)
 #define M_COOKIE	0xba9eULL
 #define OTHER_UID	65533
-#define DEADLINE_MS	fb_deadline_ms(2000)
+#define DEADLINE_MS	fbt_deadline_ms(2000)
 #define SLACK		(24 * MB)
 
 enum { C_PUT = 1, C_GET, C_PING, C_STOP };
@@ -68,7 +68,7 @@ static int m_main(struct fbp *p, void *arg)
 	int rc;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's, from before the fork */
+	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
 	for (;;) {
 		rc = fbp_next(p, &r);
@@ -76,7 +76,7 @@ static int m_main(struct fbp *p, void *arg)
 			errno = -rc;
 			die("M: read");
 		}
-		if (r.cmd != FB_RET_TRANSACTION)
+		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		if (r.msg.code == C_STOP) {
 			fbp_free(p, r.msg.data);
@@ -88,7 +88,7 @@ static int m_main(struct fbp *p, void *arg)
 			CHECK(fbp_reply(p, &r.msg, n++, NULL, 0, NULL, 0) == 0, "M: reply to PUT");
 		} else if (r.msg.code == C_GET && r.msg.data_size == 4) {
 			__u32 idx;
-			struct fb_object o = { .type = FB_OBJ_HANDLE };
+			struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE };
 
 			memcpy(&idx, fbp_data(p, &r.msg), 4);
 			o.handle = idx < n ? hs[idx] : 0;
@@ -115,17 +115,17 @@ static int ar_main(void *arg)
 	int i, rc;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's, from before the fork */
+	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
-	fb_become_nobody();
+	fbt_become_nobody();
 	wait_for(&ctl->go_ar);
 	for (i = 0; i < N_CTX; i++) {
-		struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = 0x100 + i };
+		struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 0x100 + i };
 		__u64 off = 0;
 
 		fbp_open(&r[i], CTX_MAP);
 		rc = fbp_call(&r[i], 0, C_PUT, &o, sizeof(o), &off, 1, &ret, NULL, NULL);
-		if (rc || ret.cmd != FB_RET_REPLY)
+		if (rc || ret.cmd != FBINDER_RET_REPLY)
 			die("AR: register context %d: %s %s", i, strerror(-rc),
 			    fbp_ret_name(ret.cmd));
 		fbp_free(&r[i], ret.msg.data);
@@ -146,16 +146,16 @@ static int as_main(void *arg)
 	int i, rc;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's, from before the fork */
+	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
-	fb_become_nobody();
+	fbt_become_nobody();
 	wait_for(&ctl->go_as);
 	fbp_open(&s, 256 * 1024);
 	for (i = 0; i < N_CTX; i++) {
 		__u32 idx = i;
 
 		rc = fbp_call(&s, 0, C_GET, &idx, 4, NULL, 0, &ret, NULL, NULL);
-		if (rc || ret.cmd != FB_RET_REPLY || ret.msg.offsets_count != 1)
+		if (rc || ret.cmd != FBINDER_RET_REPLY || ret.msg.offsets_count != 1)
 			die("AS: get context %d: %s %s", i, strerror(-rc), fbp_ret_name(ret.cmd));
 		h[i] = fbp_obj(&s, &ret.msg, 0)->handle;
 		if (fbp_acquire(&s, h[i]))
@@ -186,8 +186,8 @@ static int as_main(void *arg)
 	rc = fbp_call(&s, 0, C_PING, "p", 1, NULL, 0, &ret, NULL, NULL);
 	ctl->ping_rc = rc;
 	ctl->ping_cmd = rc ? 0 : (int)ret.cmd;
-	ctl->ping_err = !rc && ret.cmd == FB_RET_FAILED ? ret.err.error : 0;
-	if (!rc && ret.cmd == FB_RET_REPLY)
+	ctl->ping_err = !rc && ret.cmd == FBINDER_RET_FAILED ? ret.err.error : 0;
+	if (!rc && ret.cmd == FBINDER_RET_REPLY)
 		fbp_free(&s, ret.msg.data);
 	ctl->flood_done = 1;
 	wait_for(&ctl->stop);
@@ -204,9 +204,9 @@ static int b_main(void *arg)
 	int i, rc;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's, from before the fork */
+	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(60);
-	fb_become_user(OTHER_UID);
+	fbt_become_user(OTHER_UID);
 	fbp_open(&b, 256 * 1024);
 	for (i = 0; i < 5; i++) {
 		long long t0 = fbp_now_ms(), ms;
@@ -214,12 +214,12 @@ static int b_main(void *arg)
 
 		rc = fbp_call(&b, 0, C_PING, "b", 1, NULL, 0, &r, NULL, NULL);
 		ms = fbp_now_ms() - t0;
-		CHECK(rc == 0 && r.cmd == FB_RET_REPLY && r.msg.data_size == ECHO,
+		CHECK(rc == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == ECHO,
 		      "B: call %d to M while the adversary holds its pages: %s %s error %d", i,
 		      strerror(-rc), rc ? "" : fbp_ret_name(r.cmd), rc ? 0 : r.err.error);
 		CHECK(ms <= DEADLINE_MS, "B: call %d took %lld ms, deadline %d", i, ms,
 		      DEADLINE_MS);
-		if (!rc && r.cmd == FB_RET_REPLY)
+		if (!rc && r.cmd == FBINDER_RET_REPLY)
 			fbp_free(&b, r.msg.data);
 	}
 	fbp_close(&b);
@@ -295,8 +295,8 @@ int main(void)
 	cap_bytes = (long long)cap * getpagesize();
 
 	mpid = fbp_spawn_manager(MB, M_COOKIE, m_main, NULL);
-	ar = fb_fork(ar_main, NULL);
-	as = fb_fork(as_main, NULL);
+	ar = fbt_fork(ar_main, NULL);
+	as = fbt_fork(as_main, NULL);
 	if (cg) {
 		CHECK(fba_memcg_add(cg_recv, ar) == 0 && fba_memcg_add(cg_send, as) == 0,
 		      "move the adversary into its cgroups");
@@ -318,22 +318,22 @@ int main(void)
 		r1 = fba_memcg_current(cg_recv);
 		s1 = fba_memcg_current(cg_send);
 	}
-	held = user_pages(FB_NOBODY_UID);
+	held = user_pages(FBT_NOBODY_UID);
 	fbp_stat("live_pages", &pages);
 
 	printf("# max_user_pages %ld (%lld MiB); AS got %lld MiB into %d buffers of 8 MiB, refused: EDQUOT %d (first at context %d), ENOSPC %d, other %d\n",
 	       cap, cap_bytes / MB, ctl->accepted / MB, N_CTX, ctl->edquot, ctl->full_ctx,
 	       ctl->enospc, ctl->other);
 	printf("# pinned: MemAvailable -%lld MiB; debugfs: uid %d holds %ld pages, live_pages %lld; AR's RSS %ld kB\n",
-	       (m0 - m1) / MB, FB_NOBODY_UID, held, pages, vm_rss_kb(ar));
+	       (m0 - m1) / MB, FBT_NOBODY_UID, held, pages, vm_rss_kb(ar));
 	CHECK(ctl->other == 0, "AS: %d sends failed otherwise (last %s)", ctl->other,
 	      strerror(-ctl->other_err));
 	CHECK(ctl->edquot > 0, "AS was never refused with EDQUOT: the user has no cap");
 	CHECK(ctl->accepted <= cap_bytes,
 	      "AS got %lld MiB into uid %d's buffers, want at most max_user_pages (%lld MiB)",
-	      ctl->accepted / MB, FB_NOBODY_UID, cap_bytes / MB);
+	      ctl->accepted / MB, FBT_NOBODY_UID, cap_bytes / MB);
 	CHECK(held >= 0 && held <= cap, "debugfs: uid %d holds %ld pages, want at most %ld",
-	      FB_NOBODY_UID, held, cap);
+	      FBT_NOBODY_UID, held, cap);
 	CHECK(m0 - m1 <= cap_bytes + SLACK,
 	      "MemAvailable dropped by %lld MiB, want at most the cap (%lld MiB) + %lld MiB",
 	      (m0 - m1) / MB, cap_bytes / MB, SLACK / MB);
@@ -348,19 +348,19 @@ int main(void)
 	} else {
 		printf("# no cgroup2 memory controller here: the charge is not checked\n");
 	}
-	CHECK(ctl->ping_rc == 0 && ctl->ping_cmd == (int)FB_RET_REPLY,
+	CHECK(ctl->ping_rc == 0 && ctl->ping_cmd == (int)FBINDER_RET_REPLY,
 	      "AS (its user at the cap) called M: %s %s error %d, want the reply",
 	      strerror(-ctl->ping_rc), ctl->ping_rc ? "" : fbp_ret_name(ctl->ping_cmd),
 	      ctl->ping_err);
 
-	b = fb_fork(b_main, NULL);
-	st = fb_wait(b);
+	b = fbt_fork(b_main, NULL);
+	st = fbt_wait(b);
 	CHECK(st == 0, "B's calls failed or were late (above): status %d", st);
 
 	ctl->stop = 1;
-	st = fb_wait(ar);
+	st = fbt_wait(ar);
 	CHECK(st == 0, "AR failed: status %d", st);
-	st = fb_wait(as);
+	st = fbt_wait(as);
 	CHECK(st == 0, "AS failed: status %d", st);
 	/*
 	 * The pages go back when the contexts end, which may lag the exits a
@@ -373,7 +373,7 @@ int main(void)
 		if (m0 - m2 < SLACK)
 			break;
 		usleep(100000);
-	} while (fbp_now_ms() - t0 < fb_deadline_ms(3000));
+	} while (fbp_now_ms() - t0 < fbt_deadline_ms(3000));
 	printf("# after the adversary exited: MemAvailable %+lld MiB from before the flood (%lld ms)\n",
 	       (m2 - m0) / MB, fbp_now_ms() - t0);
 	CHECK(m0 - m2 < SLACK, "MemAvailable %lld MiB below where it was before the flood",
@@ -383,10 +383,10 @@ int main(void)
 	rc = fbp_oneway(&p, 0, C_STOP, NULL, 0, NULL, 0);
 	CHECK(rc == 0, "stop M: %s", strerror(-rc));
 	fbp_close(&p);
-	st = fb_wait(mpid);
+	st = fbt_wait(mpid);
 	CHECK(st == 0, "M failed: status %d", st);
 	fba_memcg_remove(cg_recv);
 	fba_memcg_remove(cg_send);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

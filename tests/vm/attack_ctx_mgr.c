@@ -18,7 +18,7 @@
  *  - a service-manager impostor (uid 4242, claimed as the configured
  *    manager) answers lookups: libbinderlite's service-manager client, which
  *    expects root by default, refuses it with -EACCES, and accepts it only
- *    when told to (bl_sm_set_manager_uid(), or FB_MANAGER_UID in the
+ *    when told to (bl_sm_set_manager_uid(), or FBINDER_MANAGER_UID in the
  *    environment when the context is opened; not a malformed one).
  *
  * Root (VM_ROOT_TESTS): it reloads the module with a parameter, as
@@ -56,12 +56,12 @@ static void reload(const char *params)
 	int st;
 
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts before rmmod");
-	st = fb_run("rmmod fastbinder", out, sizeof(out));
+	st = fbt_run("rmmod fastbinder", out, sizeof(out));
 	if (st)
 		die("rmmod fastbinder: %s", out);
 	snprintf(cmd, sizeof(cmd), "insmod " KO " %s", params);
-	st = fb_run(cmd, out, sizeof(out));
-	if (st || !exists(FB_DEV))
+	st = fbt_run(cmd, out, sizeof(out));
+	if (st || !exists(FBT_DEV))
 		die("%s: %s", cmd, out);
 	printf("# module loaded again: %s\n", *params ? params : "(no parameters)");
 }
@@ -71,18 +71,18 @@ static void restore_default(void)
 {
 	char *p = fbp_slurp("/sys/module/fastbinder/parameters/manager_uid");
 
-	if (!exists(FB_DEV) || (p && strcmp(p, "-1\n"))) {
-		fb_run("rmmod fastbinder", NULL, 0);
-		fb_run("insmod " KO, NULL, 0);
+	if (!exists(FBT_DEV) || (p && strcmp(p, "-1\n"))) {
+		fbt_run("rmmod fastbinder", NULL, 0);
+		fbt_run("insmod " KO, NULL, 0);
 	}
 	free(p);
 }
 
-/* uid 65534 as fb_become_nobody() makes it; any other uid the same way. */
+/* uid 65534 as fbt_become_nobody() makes it; any other uid the same way. */
 static void become(uid_t uid)
 {
-	if (uid == FB_NOBODY_UID) {
-		fb_become_nobody();
+	if (uid == FBT_NOBODY_UID) {
+		fbt_become_nobody();
 		return;
 	}
 	if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
@@ -111,7 +111,7 @@ static int claim_child(void *arg)
 	struct fbp p;
 	int ret;
 
-	fb_failures = 0;	/* not the parent's */
+	fbt_failures = 0;	/* not the parent's */
 	if (c->uid)
 		become(c->uid);
 	if (c->userns) {
@@ -128,7 +128,7 @@ static int claim_child(void *arg)
 	      c->want ? strerror(-c->want) : "success");
 	if (c->want && !c->running) {
 		/* a refused claim leaves no manager behind */
-		ret = fbp_oneway(&p, FB_CONTEXT_MGR_HANDLE, 1, &byte, 1, NULL, 0);
+		ret = fbp_oneway(&p, FBINDER_CONTEXT_MGR_HANDLE, 1, &byte, 1, NULL, 0);
 		CHECK(ret == -ENOENT, "%s: handle 0 after the refused claim: %s, want ENOENT",
 		      c->what, ret ? strerror(-ret) : "a manager answers");
 	}
@@ -139,7 +139,7 @@ static int claim_child(void *arg)
 static void claim(uid_t uid, bool userns, int want, const char *what)
 {
 	struct claim c = { uid, userns, want, what, mgr_running };
-	int st = fb_wait(fb_fork(claim_child, &c));
+	int st = fbt_wait(fbt_fork(claim_child, &c));
 
 	CHECK(st == 0, "%s: child status %d", what, st);
 	if (!st)
@@ -178,7 +178,7 @@ static int impostor_main(void *arg)
 	struct bl_object *obj;
 	int ret;
 
-	fb_failures = 0;
+	fbt_failures = 0;
 	become(MGR_UID);
 	ret = bl_context_open(NULL, 0, &ctx);
 	if (!ret)
@@ -216,8 +216,8 @@ static int client_main(void *arg)
 	int ret;
 
 	(void)arg;
-	fb_failures = 0;
-	fb_become_nobody();
+	fbt_failures = 0;
+	fbt_become_nobody();
 	ctx = blt_open();
 	ret = list_one(ctx, "evil.directory");
 	CHECK(ret == -EACCES, "bl_sm_list answered by euid %d, expecting root: %s, want EACCES",
@@ -232,15 +232,15 @@ static int client_main(void *arg)
 	bl_context_close(ctx);
 
 	/* the same through the environment, read when a context opens */
-	setenv("FB_MANAGER_UID", "4242", 1);
+	setenv("FBINDER_MANAGER_UID", "4242", 1);
 	ctx = blt_open();
 	ret = list_one(ctx, "evil.directory");
-	CHECK(ret == 0, "bl_sm_list with FB_MANAGER_UID=4242: %s", strerror(-ret));
+	CHECK(ret == 0, "bl_sm_list with FBINDER_MANAGER_UID=4242: %s", strerror(-ret));
 	bl_context_close(ctx);
-	setenv("FB_MANAGER_UID", "42x", 1);
+	setenv("FBINDER_MANAGER_UID", "42x", 1);
 	ctx = blt_open();
 	ret = list_one(ctx, "evil.directory");
-	CHECK(ret == -EACCES, "FB_MANAGER_UID=42x is not a uid (root stays expected): %s",
+	CHECK(ret == -EACCES, "FBINDER_MANAGER_UID=42x is not a uid (root stays expected): %s",
 	      ret ? strerror(-ret) : "accepted");
 	bl_context_close(ctx);
 	return fbp_child_status();
@@ -253,20 +253,20 @@ static void test_impostor(void)
 
 	if (pipe(pfd))
 		die("pipe");
-	imp = fb_fork(impostor_main, (void *)(intptr_t)pfd[1]);
+	imp = fbt_fork(impostor_main, (void *)(intptr_t)pfd[1]);
 	close(pfd[1]);
 	if (read(pfd[0], &ret, sizeof(ret)) != sizeof(ret))
 		ret = -EPIPE;
 	close(pfd[0]);
 	CHECK(ret == 0, "uid %d could not become the manager: %s", MGR_UID, strerror(-ret));
 	if (!ret) {
-		ret = fb_wait(fb_fork(client_main, NULL));
+		ret = fbt_wait(fbt_fork(client_main, NULL));
 		CHECK(ret == 0, "lookup client");
 		if (!ret)
 			printf("# the library refuses a manager that is not root, unless told\n");
 	}
 	kill(imp, SIGKILL);
-	fb_wait(imp);
+	fbt_wait(imp);
 }
 
 int main(void)
@@ -281,27 +281,27 @@ int main(void)
 	atexit(restore_default);
 
 	/* The suite's module: root is the only one who may claim. */
-	claim(FB_NOBODY_UID, false, -EPERM, "uid 65534, no manager");
-	claim(FB_NOBODY_UID, true, -EPERM, "uid 65534, root of its own user namespace");
+	claim(FBT_NOBODY_UID, false, -EPERM, "uid 65534, no manager");
+	claim(FBT_NOBODY_UID, true, -EPERM, "uid 65534, root of its own user namespace");
 	m = fbp_spawn_manager(MB, COOKIE, idle_manager, NULL);
 	mgr_running = true;
-	claim(FB_NOBODY_UID, false, -EPERM, "uid 65534 while a root manager runs");
+	claim(FBT_NOBODY_UID, false, -EPERM, "uid 65534 while a root manager runs");
 	claim(0, false, -EBUSY, "root while a root manager runs");
 	kill(m, SIGKILL);
-	fb_wait(m);
+	fbt_wait(m);
 	mgr_running = false;
-	claim(FB_NOBODY_UID, false, -EPERM, "uid 65534 after the root manager exited");
+	claim(FBT_NOBODY_UID, false, -EPERM, "uid 65534 after the root manager exited");
 	claim(0, false, 0, "root after the root manager exited");
 
 	/* A configured manager uid, on a fresh module (nothing pinned yet). */
 	reload("manager_uid=4242");
-	claim(FB_NOBODY_UID, false, -EPERM, "uid 65534 with manager_uid=4242");
+	claim(FBT_NOBODY_UID, false, -EPERM, "uid 65534 with manager_uid=4242");
 	test_impostor();
 	claim(0, false, -EPERM, "root after uid 4242's manager exited (4242 pinned)");
-	claim(FB_NOBODY_UID, false, -EPERM, "uid 65534 after uid 4242's manager exited");
+	claim(FBT_NOBODY_UID, false, -EPERM, "uid 65534 after uid 4242's manager exited");
 	claim(MGR_UID, false, 0, "uid 4242 again");
 
 	reload("");
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

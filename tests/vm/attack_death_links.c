@@ -27,8 +27,8 @@
 #define MGR_COOKIE	0xdea7ULL
 #define TRY		(1 << 20)	/* links the attacker tries at most */
 #define STREAM		4096		/* LINK_DEATH commands per WRITE_READ */
-#define CMD		(sizeof(__u32) + sizeof(struct fb_death))
-#define DEADLINE_MS	fb_deadline_ms(1000)
+#define CMD		(sizeof(__u32) + sizeof(struct fbinder_death))
+#define DEADLINE_MS	fbt_deadline_ms(1000)
 
 struct report {
 	long long linked;
@@ -68,18 +68,18 @@ static void go(void)
 static int link_one(int fd, __u32 cmd, __u64 cookie)
 {
 	unsigned char buf[CMD];
-	struct fb_death d = { .handle = 0, .cookie = cookie };
+	struct fbinder_death d = { .handle = 0, .cookie = cookie };
 
 	memcpy(buf, &cmd, sizeof(cmd));
 	memcpy(buf + sizeof(cmd), &d, sizeof(d));
-	return fb_write_read(fd, buf, sizeof(buf), NULL, NULL, 0, NULL);
+	return fbinder_write_read(fd, buf, sizeof(buf), NULL, NULL, 0, NULL);
 }
 
 static int attacker(void *arg)
 {
 	unsigned char *buf = malloc(STREAM * CMD);
 	struct report rep = { 0 };
-	__u32 cmd = FB_CMD_LINK_DEATH;
+	__u32 cmd = FBINDER_CMD_LINK_DEATH;
 	long long t0;
 	size_t done;
 	int fd, ret, i, n;
@@ -88,18 +88,18 @@ static int attacker(void *arg)
 	if (!buf)
 		die("malloc");
 	wait_go();		/* in its cgroup by now */
-	fd = fb_open();
+	fd = fbt_open();
 	t0 = fba_now_us();
 	while (rep.linked < TRY) {
 		n = TRY - rep.linked < STREAM ? (int)(TRY - rep.linked) : STREAM;
 		for (i = 0; i < n; i++) {
-			struct fb_death d = { .handle = 0, .cookie = rep.linked + i + 1 };
+			struct fbinder_death d = { .handle = 0, .cookie = rep.linked + i + 1 };
 
 			memcpy(buf + i * CMD, &cmd, sizeof(cmd));
 			memcpy(buf + i * CMD + sizeof(cmd), &d, sizeof(d));
 		}
 		done = 0;
-		ret = fb_write_read(fd, buf, n * CMD, &done, NULL, 0, NULL);
+		ret = fbinder_write_read(fd, buf, n * CMD, &done, NULL, 0, NULL);
 		rep.linked += done / CMD;
 		if (ret == -EINTR)
 			continue;	/* the stream was cut short: go on */
@@ -114,11 +114,11 @@ static int attacker(void *arg)
 
 	wait_go();		/* the parent counted them */
 	if (rep.err == -EDQUOT) {
-		ret = link_one(fd, FB_CMD_UNLINK_DEATH, 1);
+		ret = link_one(fd, FBINDER_CMD_UNLINK_DEATH, 1);
 		CHECK(ret == 0, "unlink of the first link: %s", strerror(-ret));
-		ret = link_one(fd, FB_CMD_LINK_DEATH, TRY + 1);
+		ret = link_one(fd, FBINDER_CMD_LINK_DEATH, TRY + 1);
 		CHECK(ret == 0, "a link after one unlink: %s", strerror(-ret));
-		ret = link_one(fd, FB_CMD_LINK_DEATH, TRY + 2);
+		ret = link_one(fd, FBINDER_CMD_LINK_DEATH, TRY + 2);
 		CHECK(ret == -EDQUOT, "a second link after one unlink: %s, want EDQUOT",
 		      strerror(-ret));
 	}
@@ -184,13 +184,13 @@ int main(void)
 	go();			/* then close */
 	get_report(&rep);
 	printf("# closing the context with its links took %lld ms\n", rep.close_us / 1000);
-	CHECK(fb_wait(pid) == 0, "the attacker failed a check");
+	CHECK(fbt_wait(pid) == 0, "the attacker failed a check");
 
 	fba_bystander_check(&by, DEADLINE_MS);
 
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
 	fba_memcg_remove(cg);
-	return fb_done();
+	return fbt_done();
 }

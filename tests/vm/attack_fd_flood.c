@@ -7,7 +7,7 @@
  *  1. fb-servicemanager, which takes no descriptors, is sent a oneway of
  *     1100 of them and of 253: EPERM both times (the opt-in is checked
  *     first), and it still answers lookups;
- *  2. a victim service that accepts descriptors (FB_OBJF_ACCEPTS_FDS) is
+ *  2. a victim service that accepts descriptors (FBINDER_OBJF_ACCEPTS_FDS) is
  *     flooded with a oneway of 253, then called by a bystander: the
  *     bystander's reply comes within 3 s, the undeliverable message is
  *     dropped and recorded in debugfs "failed" ("deliver", -EMFILE), and
@@ -15,12 +15,12 @@
  *  3. a call with 253 descriptors fails back to its caller with EMFILE,
  *     and the victim answers the next one; 254 descriptors are too many
  *     for any message (EMSGSIZE); descriptors to an object that did not
- *     opt in, or to the registrar, are EPERM; FB_TXN_ACCEPT_FDS with
- *     FB_TXN_ONEWAY is EINVAL;
+ *     opt in, or to the registrar, are EPERM; FBINDER_TXN_ACCEPT_FDS with
+ *     FBINDER_TXN_ONEWAY is EINVAL;
  *  4. replies: one the caller cannot install (253 descriptors for a
- *     caller limited to 16) ends the call with FB_RET_FAILED -EMFILE; one
- *     to a call without FB_TXN_ACCEPT_FDS is refused (the replier's
- *     FB_CMD_REPLY and the caller's FB_RET_FAILED: EPERM); one descriptor
+ *     caller limited to 16) ends the call with FBINDER_RET_FAILED -EMFILE; one
+ *     to a call without FBINDER_TXN_ACCEPT_FDS is refused (the replier's
+ *     FBINDER_CMD_REPLY and the caller's FBINDER_RET_FAILED: EPERM); one descriptor
  *     to a caller that accepts them arrives.
  *
  * Root (VM_ROOT_TESTS): it starts the managers, and reads debugfs; every
@@ -42,12 +42,12 @@
 #include <unistd.h>
 
 #define MB		(1024 * 1024)
-#define NFDS		FB_MAX_FDS	/* the most one message may carry */
+#define NFDS		FBINDER_MAX_FDS	/* the most one message may carry */
 #define R_COOKIE	0x5e9ULL	/* the registrar: handle 0 */
 #define V_COOKIE	0x71c7ULL	/* the victim's object */
 #define V2_COOKIE	0x71c8ULL	/* another, which takes no descriptors */
 #define VICTIM_NOFILE	64
-#define DEADLINE_MS	fb_deadline_ms(3000)
+#define DEADLINE_MS	fbt_deadline_ms(3000)
 
 enum { C_REG = 1, C_GET, C_PING, C_FLOOD, C_GIVE };
 
@@ -57,19 +57,19 @@ struct shared {
 	atomic_int v_go;		/* the victim may start reading */
 	atomic_int b_sent;		/* the bystander's call is queued */
 	atomic_int v_read_errors;	/* reads of the victim that failed */
-	atomic_int v_reply_err;		/* its last FB_CMD_REPLY's result */
+	atomic_int v_reply_err;		/* its last FBINDER_CMD_REPLY's result */
 	atomic_int v_replies;		/* replies it sent, once v_reply_err is set */
 };
 
 static struct shared *sh;
 
-/* A message of n FB_OBJ_FD objects, all naming fd. */
-static void fd_msg(unsigned int n, int fd, struct fb_object *objs, __u64 *offs)
+/* A message of n FBINDER_OBJ_FD objects, all naming fd. */
+static void fd_msg(unsigned int n, int fd, struct fbinder_object *objs, __u64 *offs)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		objs[i] = (struct fb_object){ .type = FB_OBJ_FD, .fd = fd };
+		objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_FD, .fd = fd };
 		offs[i] = i * sizeof(objs[0]);
 	}
 }
@@ -85,8 +85,8 @@ static int open_null(void)
 
 /*
  * A synchronous call that gives up after ms: the send, then poll() for the
- * reply, FB_CMD_ABANDON when none came.  0 with *r FB_RET_REPLY or
- * FB_RET_FAILED, -ETIMEDOUT, or the send's -errno.
+ * reply, FBINDER_CMD_ABANDON when none came.  0 with *r FBINDER_RET_REPLY or
+ * FBINDER_RET_FAILED, -ETIMEDOUT, or the send's -errno.
  */
 static int call_deadline(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 			 const void *data, size_t size, const __u64 *offs,
@@ -104,13 +104,13 @@ static int call_deadline(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 		return ret;
 	for (;;) {
 		ret = fbp_try_next(p, r);
-		if (!ret && (r->cmd == FB_RET_REPLY || r->cmd == FB_RET_FAILED))
+		if (!ret && (r->cmd == FBINDER_RET_REPLY || r->cmd == FBINDER_RET_FAILED))
 			return 0;
 		if (ret && ret != -EAGAIN)
 			return ret;
 		if (fbp_now_ms() >= until) {
 			fbp_w_reset(&w);
-			fbp_w_cmd(&w, FB_CMD_ABANDON, NULL, 0);
+			fbp_w_cmd(&w, FBINDER_CMD_ABANDON, NULL, 0);
 			if (fbp_wr(p, &w, NULL, false) == 0)
 				return -ETIMEDOUT;
 			continue;	/* the reply came just now */
@@ -124,12 +124,12 @@ static int call_deadline(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 static int registrar_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	static __u32 held[2];	/* the victim's two objects */
-	struct fb_object objs[2] = { { .type = FB_OBJ_HANDLE }, { .type = FB_OBJ_HANDLE } };
+	struct fbinder_object objs[2] = { { .type = FBINDER_OBJ_HANDLE }, { .type = FBINDER_OBJ_HANDLE } };
 	__u64 offs[2] = { 0, sizeof(objs[0]) };
 	int i;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (r->msg.code == C_REG && r->msg.offsets_count == 2) {
 		for (i = 0; i < 2; i++) {
@@ -139,7 +139,7 @@ static int registrar_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 		fbp_free(p, r->msg.data);
 		return 0;
 	}
-	if (r->msg.flags & FB_TXN_ONEWAY) {
+	if (r->msg.flags & FBINDER_TXN_ONEWAY) {
 		fbp_free(p, r->msg.data);
 		return 0;
 	}
@@ -169,7 +169,7 @@ static __u32 victim_handle(struct fbp *p, __u32 *other)
 	int ret, i;
 
 	ret = call_deadline(p, 0, C_GET, 0, NULL, 0, NULL, 0, &r, DEADLINE_MS);
-	if (ret || r.cmd != FB_RET_REPLY || r.msg.code || r.msg.offsets_count != 2)
+	if (ret || r.cmd != FBINDER_RET_REPLY || r.msg.code || r.msg.offsets_count != 2)
 		die("no victim handles from the registrar: %s %s", strerror(-ret),
 		    fbp_ret_name(r.cmd));
 	for (i = 0; i < 2; i++) {
@@ -186,14 +186,14 @@ static __u32 victim_handle(struct fbp *p, __u32 *other)
 /* ---- the victim: a service with a small descriptor table ---- */
 
 /* Closes every descriptor a message brought; returns how many. */
-static unsigned int close_fds(const struct fbp *p, const struct fb_txn_msg *m)
+static unsigned int close_fds(const struct fbp *p, const struct fbinder_txn_msg *m)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < m->offsets_count; i++) {
-		const struct fb_object *o = fbp_obj(p, m, i);
+		const struct fbinder_object *o = fbp_obj(p, m, i);
 
-		if (o->type == FB_OBJ_FD && o->fd >= 0) {
+		if (o->type == FBINDER_OBJ_FD && o->fd >= 0) {
 			close(o->fd);
 			n++;
 		}
@@ -203,16 +203,16 @@ static unsigned int close_fds(const struct fbp *p, const struct fb_txn_msg *m)
 
 static int victim_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	static struct fb_object objs[NFDS];
+	static struct fbinder_object objs[NFDS];
 	static __u64 offs[NFDS];
 	int null = *(int *)arg;
 	unsigned int n;
 	__u32 want;
 
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	n = close_fds(p, &r->msg);
-	if (r->msg.flags & FB_TXN_ONEWAY) {
+	if (r->msg.flags & FBINDER_TXN_ONEWAY) {
 		fbp_free(p, r->msg.data);
 		return 0;
 	}
@@ -233,9 +233,9 @@ static int victim_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 static int victim(void *arg)
 {
 	const struct rlimit lim = { VICTIM_NOFILE, VICTIM_NOFILE };
-	struct fb_object objs[2] = {
-		{ .type = FB_OBJ_LOCAL, .flags = FB_OBJF_ACCEPTS_FDS, .cookie = V_COOKIE },
-		{ .type = FB_OBJ_LOCAL, .cookie = V2_COOKIE },
+	struct fbinder_object objs[2] = {
+		{ .type = FBINDER_OBJ_LOCAL, .flags = FBINDER_OBJF_ACCEPTS_FDS, .cookie = V_COOKIE },
+		{ .type = FBINDER_OBJ_LOCAL, .cookie = V2_COOKIE },
 	};
 	__u64 offs[2] = { 0, sizeof(objs[0]) };
 	int null = open_null();
@@ -244,8 +244,8 @@ static int victim(void *arg)
 	int ret;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's */
-	fb_become_nobody();
+	fbt_failures = 0;	/* not the parent's */
+	fbt_become_nobody();
 	if (setrlimit(RLIMIT_NOFILE, &lim))
 		die("RLIMIT_NOFILE");
 	fbp_open(&p, MB);
@@ -274,14 +274,14 @@ static int victim(void *arg)
 
 static int sm_attacker(void *arg)
 {
-	static struct fb_object objs[1100];
+	static struct fbinder_object objs[1100];
 	static __u64 offs[1100];
 	int null = open_null(), ret;
 	struct fbp p;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's */
-	fb_become_nobody();
+	fbt_failures = 0;	/* not the parent's */
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	fd_msg(1100, null, objs, offs);
 	ret = fbp_oneway(&p, 0, 1, objs, sizeof(objs), offs, 1100);
@@ -303,8 +303,8 @@ static int sm_client(void *arg)
 	int ret;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's */
-	fb_become_nobody();
+	fbt_failures = 0;	/* not the parent's */
+	fbt_become_nobody();
 	ctx = blt_open();
 	/* give a dying manager time to be gone */
 	usleep(200 * 1000);
@@ -321,8 +321,8 @@ static void test_servicemanager(void)
 {
 	pid_t sm = smt_manager_start(NULL);
 
-	CHECK(fb_wait(fb_fork(sm_attacker, NULL)) == 0, "attacker of the service manager");
-	CHECK(fb_wait(fb_fork(sm_client, NULL)) == 0, "client of the service manager");
+	CHECK(fbt_wait(fbt_fork(sm_attacker, NULL)) == 0, "attacker of the service manager");
+	CHECK(fbt_wait(fbt_fork(sm_client, NULL)) == 0, "client of the service manager");
 	CHECK(waitpid(sm, NULL, WNOHANG) == 0, "fb-servicemanager is alive");
 	CHECK(smt_manager_stop(sm) == 0, "fb-servicemanager exits 0 on SIGTERM");
 	printf("# 1. fb-servicemanager takes no descriptors and survives\n");
@@ -332,15 +332,15 @@ static void test_servicemanager(void)
 
 static int flooder(void *arg)
 {
-	static struct fb_object objs[NFDS];
+	static struct fbinder_object objs[NFDS];
 	static __u64 offs[NFDS];
 	int null = open_null(), ret;
 	struct fbp p;
 	__u32 v;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's */
-	fb_become_nobody();
+	fbt_failures = 0;	/* not the parent's */
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	v = victim_handle(&p, NULL);
 	fd_msg(NFDS, null, objs, offs);
@@ -360,17 +360,17 @@ static int bystander(void *arg)
 	int ret;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's */
-	fb_become_nobody();
+	fbt_failures = 0;	/* not the parent's */
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	v = victim_handle(&p, NULL);
 	t0 = fbp_now_ms();
 	atomic_store(&sh->b_sent, 1);
 	ret = call_deadline(&p, v, C_PING, 0, NULL, 0, NULL, 0, &r, DEADLINE_MS);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.code == 0,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.code == 0,
 	      "bystander's call behind the flood: %s %s, want a reply within %d ms",
 	      strerror(-ret), fbp_ret_name(r.cmd), DEADLINE_MS);
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		printf("# bystander's reply after %lld ms\n", fbp_now_ms() - t0);
 		fbp_free(&p, r.msg.data);
 	}
@@ -403,14 +403,14 @@ static void test_oneway_flood(void)
 {
 	pid_t f, b;
 
-	f = fb_fork(flooder, NULL);
-	CHECK(fb_wait(f) == 0, "flooder");
-	b = fb_fork(bystander, NULL);
+	f = fbt_fork(flooder, NULL);
+	CHECK(fbt_wait(f) == 0, "flooder");
+	b = fbt_fork(bystander, NULL);
 	while (!atomic_load(&sh->b_sent))
 		usleep(1000);
 	usleep(50 * 1000);	/* its call is queued behind the flood */
 	atomic_store(&sh->v_go, 1);
-	CHECK(fb_wait(b) == 0, "bystander");
+	CHECK(fbt_wait(b) == 0, "bystander");
 	CHECK(failure_recorded(-EMFILE, f), "the dropped oneway is recorded as deliver -EMFILE");
 	CHECK(atomic_load(&sh->v_read_errors) == 0, "the victim's reads failed %d times",
 	      atomic_load(&sh->v_read_errors));
@@ -419,7 +419,7 @@ static void test_oneway_flood(void)
 
 /* ---- 3. and 4. calls and replies ---- */
 
-/* The result of the victim's FB_CMD_REPLY after the reply number seen. */
+/* The result of the victim's FBINDER_CMD_REPLY after the reply number seen. */
 static int victim_reply_err(int seen)
 {
 	long long until = fbp_now_ms() + DEADLINE_MS;
@@ -431,7 +431,7 @@ static int victim_reply_err(int seen)
 
 static int caller(void *arg)
 {
-	static struct fb_object objs[NFDS + 1];
+	static struct fbinder_object objs[NFDS + 1];
 	static __u64 offs[NFDS + 1];
 	const struct rlimit lim = { 16, 16 };
 	int null = open_null(), ret;
@@ -441,29 +441,29 @@ static int caller(void *arg)
 	int seen;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's */
-	fb_become_nobody();
+	fbt_failures = 0;	/* not the parent's */
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	v = victim_handle(&p, &v2);
 	fd_msg(NFDS + 1, null, objs, offs);
 
 	ret = call_deadline(&p, v, C_PING, 0, objs, NFDS * sizeof(objs[0]), offs, NFDS, &r,
 			    DEADLINE_MS);
-	CHECK(ret == 0 && r.cmd == FB_RET_FAILED && r.err.error == -EMFILE,
-	      "call with %d descriptors: %s %s %d, want FB_RET_FAILED -EMFILE", NFDS,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EMFILE,
+	      "call with %d descriptors: %s %s %d, want FBINDER_RET_FAILED -EMFILE", NFDS,
 	      strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
 	ret = call_deadline(&p, v, C_PING, 0, objs, sizeof(objs[0]), offs, 1, &r,
 			    DEADLINE_MS);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.code == 1,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.code == 1,
 	      "the next call, with one descriptor: %s %s code %u, want a reply, code 1",
 	      strerror(-ret), fbp_ret_name(r.cmd), r.msg.code);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&p, r.msg.data);
 	ret = fbp_oneway(&p, v, C_FLOOD, objs, sizeof(objs), offs, NFDS + 1);
 	CHECK(ret == -EMSGSIZE, "%d descriptors in one message: %s, want EMSGSIZE", NFDS + 1,
 	      ret ? strerror(-ret) : "sent");
 	ret = fbp_oneway(&p, v2, C_FLOOD, objs, sizeof(objs[0]), offs, 1);
-	CHECK(ret == -EPERM, "a descriptor to an object without FB_OBJF_ACCEPTS_FDS: %s, want EPERM",
+	CHECK(ret == -EPERM, "a descriptor to an object without FBINDER_OBJF_ACCEPTS_FDS: %s, want EPERM",
 	      ret ? strerror(-ret) : "sent");
 	ret = fbp_oneway(&p, 0, C_FLOOD, objs, sizeof(objs[0]), offs, 1);
 	CHECK(ret == -EPERM, "a descriptor to the registrar (handle 0): %s, want EPERM",
@@ -472,9 +472,9 @@ static int caller(void *arg)
 		struct fbp_w w;
 
 		fbp_w_reset(&w);
-		fbp_w_send(&w, v, C_FLOOD, FB_TXN_ONEWAY | FB_TXN_ACCEPT_FDS, NULL, 0, NULL, 0);
+		fbp_w_send(&w, v, C_FLOOD, FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS, NULL, 0, NULL, 0);
 		ret = fbp_wr(&p, &w, NULL, false);
-		CHECK(ret == -EINVAL, "FB_TXN_ACCEPT_FDS on a oneway message: %s, want EINVAL",
+		CHECK(ret == -EINVAL, "FBINDER_TXN_ACCEPT_FDS on a oneway message: %s, want EINVAL",
 		      ret ? strerror(-ret) : "sent");
 	}
 	printf("# 3. a call the victim cannot take fails back with EMFILE\n");
@@ -484,37 +484,37 @@ static int caller(void *arg)
 		die("RLIMIT_NOFILE");
 	n = NFDS;
 	seen = atomic_load(&sh->v_replies);
-	ret = call_deadline(&p, v, C_GIVE, FB_TXN_ACCEPT_FDS, &n, sizeof(n), NULL, 0, &r,
+	ret = call_deadline(&p, v, C_GIVE, FBINDER_TXN_ACCEPT_FDS, &n, sizeof(n), NULL, 0, &r,
 			    DEADLINE_MS);
-	CHECK(ret == 0 && r.cmd == FB_RET_FAILED && r.err.error == -EMFILE,
-	      "a reply of %u descriptors to a caller that holds 16: %s %s %d, want FB_RET_FAILED -EMFILE",
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EMFILE,
+	      "a reply of %u descriptors to a caller that holds 16: %s %s %d, want FBINDER_RET_FAILED -EMFILE",
 	      n, strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		close_fds(&p, &r.msg);
 		fbp_free(&p, r.msg.data);
 	}
 	ret = victim_reply_err(seen);
-	CHECK(ret == 0, "the replier's FB_CMD_REPLY: %s, want success", strerror(-ret));
+	CHECK(ret == 0, "the replier's FBINDER_CMD_REPLY: %s, want success", strerror(-ret));
 	n = 1;
 	seen = atomic_load(&sh->v_replies);
 	ret = call_deadline(&p, v, C_GIVE, 0, &n, sizeof(n), NULL, 0, &r, DEADLINE_MS);
-	CHECK(ret == 0 && r.cmd == FB_RET_FAILED && r.err.error == -EPERM,
-	      "a reply with a descriptor to a call without FB_TXN_ACCEPT_FDS: %s %s %d, want FB_RET_FAILED -EPERM",
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EPERM,
+	      "a reply with a descriptor to a call without FBINDER_TXN_ACCEPT_FDS: %s %s %d, want FBINDER_RET_FAILED -EPERM",
 	      strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		close_fds(&p, &r.msg);
 		fbp_free(&p, r.msg.data);
 	}
 	ret = victim_reply_err(seen);
-	CHECK(ret == -EPERM, "the replier's FB_CMD_REPLY to it: %s, want EPERM",
+	CHECK(ret == -EPERM, "the replier's FBINDER_CMD_REPLY to it: %s, want EPERM",
 	      ret ? strerror(-ret) : "success");
-	ret = call_deadline(&p, v, C_GIVE, FB_TXN_ACCEPT_FDS, &n, sizeof(n), NULL, 0, &r,
+	ret = call_deadline(&p, v, C_GIVE, FBINDER_TXN_ACCEPT_FDS, &n, sizeof(n), NULL, 0, &r,
 			    DEADLINE_MS);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.offsets_count == 1 &&
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.offsets_count == 1 &&
 	      fbp_obj(&p, &r.msg, 0)->fd >= 0,
 	      "a reply of 1 descriptor: %s %s, want a reply with a descriptor", strerror(-ret),
 	      fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		CHECK(close_fds(&p, &r.msg) == 1, "one descriptor installed");
 		fbp_free(&p, r.msg.data);
 	}
@@ -538,16 +538,16 @@ int main(void)
 	test_servicemanager();
 
 	reg = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY, registrar, NULL);
-	vic = fb_fork(victim, NULL);
+	vic = fbt_fork(victim, NULL);
 	while (!atomic_load(&sh->v_ready))
 		usleep(1000);
 	test_oneway_flood();
-	CHECK(fb_wait(fb_fork(caller, NULL)) == 0, "caller");
+	CHECK(fbt_wait(fbt_fork(caller, NULL)) == 0, "caller");
 
 	kill(vic, SIGKILL);
 	kill(reg, SIGKILL);
-	fb_wait(vic);
-	fb_wait(reg);
+	fbt_wait(vic);
+	fbt_wait(reg);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

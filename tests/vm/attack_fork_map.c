@@ -13,7 +13,7 @@
  *
  * Root parent: a root manager answers the calls (claiming handle 0 needs
  * privilege); the attacker is a child that became uid 65534
- * (fb_become_nobody()); the parent checks the live counts afterwards.
+ * (fbt_become_nobody()); the parent checks the live counts afterwards.
  */
 #include "fbproto.h"
 
@@ -34,7 +34,7 @@ static int mgr_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	const char *s;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION || (r->msg.flags & FB_TXN_ONEWAY))
+	if (r->cmd != FBINDER_RET_TRANSACTION || (r->msg.flags & FBINDER_TXN_ONEWAY))
 		return 0;
 	s = r->msg.code == C_SECRET ? SECRET : HELLO;
 	return fbp_reply(p, &r->msg, 0, s, strlen(s) + 1, NULL, 0) ? -1 : 0;
@@ -95,13 +95,13 @@ static int attacker(void *arg)
 	char c = 'g';
 
 	(void)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 
 	/* a reply read and freed: its page stays mapped, cached */
 	ret = fbp_call(&p, 0, C_HELLO, NULL, 0, NULL, 0, &reply, NULL, NULL);
-	CHECK(ret == 0 && reply.cmd == FB_RET_REPLY, "hello call: %s", strerror(-ret));
-	if (ret || reply.cmd != FB_RET_REPLY)
+	CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "hello call: %s", strerror(-ret));
+	if (ret || reply.cmd != FBINDER_RET_REPLY)
 		return fbp_child_status();
 	CHECK(!strcmp(fbp_data(&p, &reply.msg), HELLO), "hello reply content");
 	CHECK(reply.msg.data == 0, "hello reply at offset %llu, expected 0",
@@ -118,13 +118,13 @@ static int attacker(void *arg)
 		die("pipe");
 	ca.map = (const char *)p.map;
 	ca.go = go[0];
-	child = fb_fork(child_peek, &ca);
+	child = fbt_fork(child_peek, &ca);
 	close(go[0]);
 
 	/* the secret lands where hello was: offset 0, the same page */
 	ret = fbp_call(&p, 0, C_SECRET, NULL, 0, NULL, 0, &reply, NULL, NULL);
-	CHECK(ret == 0 && reply.cmd == FB_RET_REPLY, "secret call: %s", strerror(-ret));
-	if (!ret && reply.cmd == FB_RET_REPLY) {
+	CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "secret call: %s", strerror(-ret));
+	if (!ret && reply.cmd == FBINDER_RET_REPLY) {
 		CHECK(!strcmp(fbp_data(&p, &reply.msg), SECRET), "secret reply content");
 		CHECK(reply.msg.data == 0, "secret reply at offset %llu, expected 0",
 		      (unsigned long long)reply.msg.data);
@@ -132,11 +132,11 @@ static int attacker(void *arg)
 	if (write(go[1], &c, 1) != 1)
 		die("write go");
 	close(go[1]);
-	st = fb_wait(child);
+	st = fbt_wait(child);
 	CHECK(st != 1, "the forked child read its parent's later reply");
 	CHECK(st == 0, "the forked child could read the parent's mapping address (status %d)",
 	      st);
-	if (!ret && reply.cmd == FB_RET_REPLY)
+	if (!ret && reply.cmd == FBINDER_RET_REPLY)
 		CHECK(fbp_free(&p, reply.msg.data) == 0, "free secret");
 	fbp_close(&p);
 	return fbp_child_status();
@@ -147,10 +147,10 @@ int main(void)
 	pid_t mgr, att;
 
 	mgr = fbp_spawn_manager(MB, MGR_COOKIE, mgr_body, NULL);
-	att = fb_fork(attacker, NULL);
-	fb_wait_ok(att);
+	att = fbt_fork(attacker, NULL);
+	fbt_wait_ok(att);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -38,7 +38,7 @@
 #define NOBJ		4096
 #define NMSG		4
 #define BELOW_WRAP	6000	/* ids the manager has before 2^32 */
-#define DEADLINE_MS	fb_deadline_ms(1000)
+#define DEADLINE_MS	fbt_deadline_ms(1000)
 
 enum { C_OBJS = 1, C_KEPT, C_LATE };
 
@@ -67,21 +67,21 @@ static void bad(const char *fmt, unsigned long long a, unsigned long long b)
 static int m_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	static __u32 prev;
-	const struct fb_object *o;
+	const struct fbinder_object *o;
 	__u64 i;
 	int ret, n;
 
 	(void)arg;
-	if (fba_answer_ping(p, r) || r->cmd != FB_RET_TRANSACTION)
+	if (fba_answer_ping(p, r) || r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (r->msg.code == C_LATE) {
 		o = r->msg.offsets_count == 1 ? fbp_obj(p, &r->msg, 0) : NULL;
-		sh->late_id = o && o->type == FB_OBJ_HANDLE ? o->handle : 0;
+		sh->late_id = o && o->type == FBINDER_OBJ_HANDLE ? o->handle : 0;
 		fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 		return 0;
 	}
 	if (r->msg.code != C_OBJS) {
-		if (r->msg.flags & FB_TXN_ONEWAY)
+		if (r->msg.flags & FBINDER_TXN_ONEWAY)
 			fbp_free(p, r->msg.data);
 		else
 			fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
@@ -91,7 +91,7 @@ static int m_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 		bad("a message with %llu objects, want %llu", r->msg.offsets_count, NOBJ);
 	for (i = 0; i < r->msg.offsets_count; i++) {
 		o = fbp_obj(p, &r->msg, i);
-		if (o->type != FB_OBJ_HANDLE || !o->handle)
+		if (o->type != FBINDER_OBJ_HANDLE || !o->handle)
 			bad("object %llu: type %llu or handle 0", i, o->type);
 		if (!atomic_load(&sh->msgs) && !i) {
 			sh->first_id = o->handle;
@@ -148,7 +148,7 @@ static int m_body(struct fbp *p, void *arg)
 /* NMSG messages of NOBJ new objects each, then the oneway through the kept handle. */
 static int attacker(void *arg)
 {
-	static struct fb_object objs[NOBJ];
+	static struct fbinder_object objs[NOBJ];
 	static __u64 offs[NOBJ];
 	struct fbp p;
 	struct fbp_ret r;
@@ -158,7 +158,7 @@ static int attacker(void *arg)
 	fbp_open(&p, MB);
 	for (m = 0; m < NMSG; m++) {
 		for (i = 0; i < NOBJ; i++) {
-			objs[i] = (struct fb_object){ .type = FB_OBJ_LOCAL,
+			objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL,
 						      .cookie = (__u64)m * NOBJ + i + 1 };
 			offs[i] = i * sizeof(objs[0]);
 		}
@@ -174,7 +174,7 @@ static int attacker(void *arg)
 			CHECK(0, "waiting for the manager's oneway: %s", strerror(-ret));
 			break;
 		}
-		if (r.cmd == FB_RET_TRANSACTION) {
+		if (r.cmd == FBINDER_RET_TRANSACTION) {
 			CHECK(r.msg.code == C_KEPT && r.msg.cookie == 1,
 			      "through the kept handle: code %u to cookie %llu, want %d to 1",
 			      r.msg.code, (unsigned long long)r.msg.cookie, C_KEPT);
@@ -190,7 +190,7 @@ static int attacker(void *arg)
 /* After the attack: a call with an object in it still gets through. */
 static int late(void *arg)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = 0x1a7e };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 0x1a7e };
 	__u64 off = 0;
 	struct fbp_ret r;
 	struct fbp p;
@@ -202,10 +202,10 @@ static int late(void *arg)
 	t0 = fba_now_us();
 	ret = fbp_call(&p, 0, C_LATE, &o, sizeof(o), &off, 1, &r, NULL, NULL);
 	t0 = fba_now_us() - t0;
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY,
 	      "a bystander's call with an object after the attack: %s %s (error %d)",
-	      strerror(-ret), fbp_ret_name(r.cmd), r.cmd == FB_RET_FAILED ? r.err.error : 0);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	      strerror(-ret), fbp_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&p, r.msg.data);
 	CHECK(t0 <= DEADLINE_MS * 1000LL, "the bystander's call took %lld ms, deadline %d ms",
 	      t0 / 1000, DEADLINE_MS);
@@ -236,12 +236,12 @@ int main(void)
 	fba_bystander_start(&by, FBA_BY_CALL);
 
 	pid = fba_fork_nobody(attacker, NULL);
-	CHECK(fb_wait(pid) == 0, "the attacker failed a check");
+	CHECK(fbt_wait(pid) == 0, "the attacker failed a check");
 	pid = fba_fork_nobody(late, NULL);
-	CHECK(fb_wait(pid) == 0, "the late bystander failed a check");
+	CHECK(fbt_wait(pid) == 0, "the late bystander failed a check");
 	fba_bystander_check(&by, DEADLINE_MS);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 
 	printf("# the manager got %d messages: ids 0x%x .. 0x%x%s; kept 0x%x, released 0x%x\n",
 	       atomic_load(&sh->msgs), sh->first_id, sh->last_id,
@@ -262,5 +262,5 @@ int main(void)
 	CHECK(sh->late_id == sh->last_id + 1, "the late object got id 0x%x, want 0x%x",
 	      sh->late_id, sh->last_id + 1);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * attack_long_stream: an unprivileged process hands FB_IOC_WRITE_READ a
+ * attack_long_stream: an unprivileged process hands FBINDER_IOC_WRITE_READ a
  * 1 GiB write stream of cheap commands (a 64 KiB memfd of ENTER_LOOPER /
  * EXIT_LOOPER pairs mapped 16384 times in a row), to stay in the kernel
  * and unkillable for as long as the driver keeps going.
  *
  *  - SIGKILL ends it at once: the parent kills it in the middle of the
  *    stream and it is reaped within KILL_DEADLINE_MS;
- *  - one ioctl runs at most FB_WRITE_MAX_CMDS (4096) commands: a longer
+ *  - one ioctl runs at most FBINDER_WRITE_MAX_CMDS (4096) commands: a longer
  *    stream returns EINTR with write_consumed at the first command not
  *    run, and reads nothing (it does not block on the empty read side);
  *    calling again with the same struct goes on from there, and the
@@ -31,8 +31,8 @@
 #define BIG_STREAM		(1ULL << 30)
 #define SMALL_STREAM		(1 << 20)
 #define MAX_CMDS		4096	/* docs/abi.md: commands per WRITE_READ */
-#define KILL_DEADLINE_MS	fb_deadline_ms(1000)
-#define DEADLINE_MS	fb_deadline_ms(1000)
+#define KILL_DEADLINE_MS	fbt_deadline_ms(1000)
+#define DEADLINE_MS	fbt_deadline_ms(1000)
 
 static int ready[2];
 
@@ -51,7 +51,7 @@ static unsigned char *map_stream(size_t size)
 	if (w == MAP_FAILED)
 		die("mmap memfd");
 	for (i = 0; i < CHUNK / sizeof(*w); i++)
-		w[i] = i % 2 ? FB_CMD_EXIT_LOOPER : FB_CMD_ENTER_LOOPER;
+		w[i] = i % 2 ? FBINDER_CMD_EXIT_LOOPER : FBINDER_CMD_ENTER_LOOPER;
 	munmap(w, CHUNK);
 	base = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED)
@@ -68,17 +68,17 @@ static unsigned char *map_stream(size_t size)
 static int endless(void *arg)
 {
 	unsigned char *s = map_stream(BIG_STREAM);
-	struct fb_write_read wr = {
+	struct fbinder_write_read wr = {
 		.write_buffer = (uintptr_t)s,
 		.write_size = BIG_STREAM,
 	};
-	int fd = fb_open();
+	int fd = fbt_open();
 
 	(void)arg;
 	if (write(ready[1], "r", 1) != 1)
 		die("write ready");
 	for (;;) {
-		if (ioctl(fd, FB_IOC_WRITE_READ, &wr) < 0 && errno != EINTR)
+		if (ioctl(fd, FBINDER_IOC_WRITE_READ, &wr) < 0 && errno != EINTR)
 			die("WRITE_READ");
 		if (wr.write_consumed == wr.write_size)
 			wr.write_consumed = 0;
@@ -90,19 +90,19 @@ static int bounded(void *arg)
 {
 	unsigned char *s = map_stream(SMALL_STREAM);
 	unsigned char rbuf[256];
-	struct fb_write_read wr = {
+	struct fbinder_write_read wr = {
 		.write_buffer = (uintptr_t)s,
 		.write_size = SMALL_STREAM,
 		.read_buffer = (uintptr_t)rbuf,
 		.read_size = sizeof(rbuf),
 	};
-	int fd = fb_open(), ret, calls = 1;
+	int fd = fbt_open(), ret, calls = 1;
 
 	(void)arg;
 	/* a driver that read after a cut stream would fail with EAGAIN, not hang */
 	if (fcntl(fd, F_SETFL, O_NONBLOCK))
 		die("O_NONBLOCK");
-	ret = ioctl(fd, FB_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
+	ret = ioctl(fd, FBINDER_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
 	CHECK(ret == -EINTR && wr.write_consumed == MAX_CMDS * sizeof(__u32),
 	      "a %d-byte stream: %s with %llu bytes consumed, want EINTR after %d commands",
 	      SMALL_STREAM, strerror(-ret), (unsigned long long)wr.write_consumed, MAX_CMDS);
@@ -110,7 +110,7 @@ static int bounded(void *arg)
 	      (unsigned long long)wr.read_consumed);
 	wr.read_size = 0;
 	while (ret == -EINTR && calls < 1000) {
-		ret = ioctl(fd, FB_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
+		ret = ioctl(fd, FBINDER_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
 		calls++;
 	}
 	CHECK(ret == 0 && wr.write_consumed == SMALL_STREAM,
@@ -141,18 +141,18 @@ int main(void)
 	usleep(300 * 1000);	/* well inside the first pass of the stream */
 	t0 = fba_now_us();
 	kill(pid, SIGKILL);
-	CHECK(fb_wait(pid) == 128 + SIGKILL, "the attacker did not die of SIGKILL");
+	CHECK(fbt_wait(pid) == 128 + SIGKILL, "the attacker did not die of SIGKILL");
 	dt = fba_now_us() - t0;
 	printf("# SIGKILL to reaped, in the middle of a 1 GiB stream: %lld ms\n", dt / 1000);
 	CHECK(dt <= KILL_DEADLINE_MS * 1000LL, "SIGKILL took %lld ms to end the attacker, deadline %d ms",
 	      dt / 1000, KILL_DEADLINE_MS);
 
 	pid = fba_fork_nobody(bounded, NULL);
-	CHECK(fb_wait(pid) == 0, "the bounded stream failed a check");
+	CHECK(fbt_wait(pid) == 0, "the bounded stream failed a check");
 
 	fba_bystander_check(&by, DEADLINE_MS);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

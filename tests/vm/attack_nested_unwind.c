@@ -12,7 +12,7 @@
  * where a second thread serves.  Now it must reach X's serving thread and
  * get its reply.  Two rounds: in the first X's first thread stays (and
  * never reads again, so a misrouted call hangs); in the second it leaves
- * with FB_IOC_THREAD_EXIT first, which made the misrouting a
+ * with FBINDER_IOC_THREAD_EXIT first, which made the misrouting a
  * use-after-free of its record (KASAN sees it under make check-debug).
  *
  * A oneway message W, queued to X before C fails and read after, makes
@@ -90,11 +90,11 @@ static int y_main(void *arg)
 	__u32 hz;
 	(void)arg;
 
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	reg_put(&p, SLOT_Y, 0x7);
 	hz = reg_get(&p, SLOT_Z);
-	if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION || r.msg.code != C_CALL)
+	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_CALL)
 		die("Y: no call C");
 	/* D: a call made while handling C, its answer never read */
 	fbp_w_reset(&w);
@@ -115,11 +115,11 @@ static int z_main(void *arg)
 	int ret;
 	(void)arg;
 
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	reg_put(&p, SLOT_Z, 0x2);
 	hx = reg_get(&p, SLOT_X);
-	if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION || r.msg.code != C_CALL)
+	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_CALL)
 		die("Z: no call D");
 	/* W: queued to X now, read by X after C failed */
 	if (fbp_oneway(&p, hx, C_NOTE, NULL, 0, NULL, 0))
@@ -131,10 +131,10 @@ static int z_main(void *arg)
 	alarm(10);
 	ret = fbp_call(&p, hx, C_BACK, NULL, 0, NULL, 0, &rep, NULL, NULL);
 	alarm(0);
-	CHECK(ret == 0 && rep.cmd == FB_RET_REPLY && rep.msg.code == 42,
+	CHECK(ret == 0 && rep.cmd == FBINDER_RET_REPLY && rep.msg.code == 42,
 	      "Z: the call into X: %s, %s code %u (want a reply 42 from X's server)",
 	      strerror(-ret), fbp_ret_name(rep.cmd), rep.msg.code);
-	if (ret == 0 && rep.cmd == FB_RET_REPLY)
+	if (ret == 0 && rep.cmd == FBINDER_RET_REPLY)
 		fbp_free(&p, rep.msg.data);
 	/* D's caller is gone: the reply is dropped and succeeds */
 	CHECK(fbp_reply(&p, &r.msg, 0, NULL, 0, NULL, 0) == 0, "Z: reply to D");
@@ -160,7 +160,7 @@ static void *x_server(void *arg)
 	pthread_barrier_wait(&xs->failed);
 	t = fbp_thread(xs->ctx, true);
 	while (xs->served < 2 && fbp_next(t, &r) == 0) {
-		if (r.cmd != FB_RET_TRANSACTION)
+		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		if (r.msg.code == C_NOTE) {
 			fbp_free(t, r.msg.data);
@@ -184,7 +184,7 @@ static int x_main(void *arg)
 	__u32 hy;
 	int ret;
 
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	xs.ctx = &p;
 	pthread_barrier_init(&xs.failed, NULL, 2);
@@ -194,12 +194,12 @@ static int x_main(void *arg)
 	hy = reg_get(&p, SLOT_Y);
 
 	ret = fbp_call(&p, hy, C_CALL, NULL, 0, NULL, 0, &rep, NULL, NULL);
-	CHECK(ret == 0 && rep.cmd == FB_RET_FAILED && rep.err.error == -EOWNERDEAD,
-	      "X: C ended with %s %d, want FB_RET_FAILED -EOWNERDEAD",
+	CHECK(ret == 0 && rep.cmd == FBINDER_RET_FAILED && rep.err.error == -EOWNERDEAD,
+	      "X: C ended with %s %d, want FBINDER_RET_FAILED -EOWNERDEAD",
 	      fbp_ret_name(rep.cmd), rep.err.error);
 	/* round 2: the thread that made C is gone before anyone calls back */
 	if (*(int *)arg)
-		CHECK(ioctl(p.fd, FB_IOC_THREAD_EXIT) == 0, "X: THREAD_EXIT: %s",
+		CHECK(ioctl(p.fd, FBINDER_IOC_THREAD_EXIT) == 0, "X: THREAD_EXIT: %s",
 		      strerror(errno));
 	chan_post(&x_got_failed);
 	pthread_barrier_wait(&xs.failed);
@@ -215,22 +215,22 @@ static void attack_round(int leave)
 	pid_t x, y, z;
 
 	printf("# round %d: X's first thread %s\n", leave + 1,
-	       leave ? "leaves with FB_IOC_THREAD_EXIT" : "stays, never reading");
+	       leave ? "leaves with FBINDER_IOC_THREAD_EXIT" : "stays, never reading");
 	slot_base = leave * SLOTS_PER_ROUND;
-	z = fb_fork(z_main, NULL);
-	y = fb_fork(y_main, NULL);
-	x = fb_fork(x_main, &leave);
+	z = fbt_fork(z_main, NULL);
+	y = fbt_fork(y_main, NULL);
+	x = fbt_fork(x_main, &leave);
 
 	/* Z holds D; then Y leaves, failing C back to X */
 	chan_wait(&z_got_d);
 	printf("# Z handles D; Y exits\n");
 	chan_post(&y_may_exit);
-	CHECK(fb_wait(y) == 0, "Y exited badly");
+	CHECK(fbt_wait(y) == 0, "Y exited badly");
 	chan_wait(&x_got_failed);
 	printf("# X got C's failure; Z calls back into X\n");
 
-	CHECK(fb_wait(z) == 0, "Z failed (its call into X was lost or misrouted)");
-	CHECK(fb_wait(x) == 0, "X failed");
+	CHECK(fbt_wait(z) == 0, "Z failed (its call into X was lost or misrouted)");
+	CHECK(fbt_wait(x) == 0, "X failed");
 }
 
 int main(void)
@@ -247,7 +247,7 @@ int main(void)
 	attack_round(1);
 
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -38,7 +38,7 @@
 #define BIG		8192
 #define BURST		64		/* oneway sends per WRITE_READ */
 #define B_CALLS		10
-#define DEADLINE_MS	fb_deadline_ms(2000)
+#define DEADLINE_MS	fbt_deadline_ms(2000)
 #define CALLOUT_EVERY	64		/* flood messages between S's calls to T */
 
 enum { C_REG = 1, C_FLOOD, C_RELAY, C_ECHO, C_STOP };
@@ -65,7 +65,7 @@ static int s_callout(struct fbp *p, __u32 h_t)
 
 	rc = fbp_call(p, h_t, C_ECHO, "ping", 4, NULL, 0, &rep, NULL, NULL);
 	ctl->callouts++;
-	if (!rc && rep.cmd == FB_RET_REPLY) {
+	if (!rc && rep.cmd == FBINDER_RET_REPLY) {
 		fbp_free(p, rep.msg.data);
 		return 0;
 	}
@@ -84,7 +84,7 @@ static int s_main(struct fbp *p, void *arg)
 	int rc;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's, from before the fork */
+	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
 	for (;;) {
 		rc = fbp_next(p, &r);
@@ -92,12 +92,12 @@ static int s_main(struct fbp *p, void *arg)
 			errno = -rc;
 			die("S: read");
 		}
-		if (r.cmd != FB_RET_TRANSACTION)
+		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		switch (r.msg.code) {
 		case C_REG:
 			if (r.msg.offsets_count == 1 &&
-			    fbp_obj(p, &r.msg, 0)->type == FB_OBJ_HANDLE) {
+			    fbp_obj(p, &r.msg, 0)->type == FBINDER_OBJ_HANDLE) {
 				h_t = fbp_obj(p, &r.msg, 0)->handle;
 				CHECK(fbp_acquire(p, h_t) == 0, "S: acquire T");
 			}
@@ -124,7 +124,7 @@ static int s_main(struct fbp *p, void *arg)
 			printf("# S: %lu flood messages handled\n", flood);
 			return fbp_child_status();
 		default:
-			if (r.msg.flags & FB_TXN_ONEWAY)
+			if (r.msg.flags & FBINDER_TXN_ONEWAY)
 				fbp_free(p, r.msg.data);
 			else
 				fbp_reply(p, &r.msg, 1, NULL, 0, NULL, 0);
@@ -134,19 +134,19 @@ static int s_main(struct fbp *p, void *arg)
 
 static int t_main(void *arg)
 {
-	struct fb_object obj = { .type = FB_OBJ_LOCAL, .cookie = T_COOKIE };
+	struct fbinder_object obj = { .type = FBINDER_OBJ_LOCAL, .cookie = T_COOKIE };
 	struct fbp_ret r;
 	struct fbp t;
 	__u64 off = 0;
 	int rc;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's, from before the fork */
+	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
-	fb_become_user(OTHER_UID);
+	fbt_become_user(OTHER_UID);
 	fbp_open(&t, 64 * 1024);
 	rc = fbp_call(&t, 0, C_REG, &obj, sizeof(obj), &off, 1, &r, NULL, NULL);
-	if (rc || r.cmd != FB_RET_REPLY)
+	if (rc || r.cmd != FBINDER_RET_REPLY)
 		die("T: register with S: %s %s", strerror(-rc), fbp_ret_name(r.cmd));
 	fbp_free(&t, r.msg.data);
 	ctl->t_ready = 1;
@@ -156,7 +156,7 @@ static int t_main(void *arg)
 			errno = -rc;
 			die("T: read");
 		}
-		if (r.cmd != FB_RET_TRANSACTION)
+		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		if (r.msg.code == C_STOP) {
 			fbp_free(&t, r.msg.data);
@@ -172,14 +172,14 @@ static int t_main(void *arg)
 static int f_main(void *arg)
 {
 	static unsigned char msg[BIG];
-	const size_t step = 4 + sizeof(struct fb_txn);
+	const size_t step = 4 + sizeof(struct fbinder_txn_data);
 	struct fbp f;
 	int phase;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's, from before the fork */
+	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&f, 0);
 	memset(msg, 0xf1, sizeof(msg));
 	while ((phase = ctl->phase) < 3) {
@@ -189,7 +189,7 @@ static int f_main(void *arg)
 
 		fbp_w_reset(&w);
 		for (i = 0; i < BURST; i++)
-			fbp_w_send(&w, 0, C_FLOOD, FB_TXN_ONEWAY, msg, size, NULL, 0);
+			fbp_w_send(&w, 0, C_FLOOD, FBINDER_TXN_ONEWAY, msg, size, NULL, 0);
 		rc = fbp_wr(&f, &w, &done, false);
 		ctl->sent += done / step;
 		if (!rc)
@@ -217,9 +217,9 @@ static int b_main(void *arg)
 	int i, rc;
 
 	(void)arg;
-	fb_failures = 0;	/* not the parent's, from before the fork */
+	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(60);
-	fb_become_user(OTHER_UID);
+	fbt_become_user(OTHER_UID);
 	fbp_open(&b, 64 * 1024);
 	for (i = 0; i < B_CALLS; i++) {
 		long long t0 = fbp_now_ms(), ms;
@@ -229,10 +229,10 @@ static int b_main(void *arg)
 		ms = fbp_now_ms() - t0;
 		if (ms > ctl->b_max_ms)
 			ctl->b_max_ms = ms;
-		CHECK(rc == 0 && r.cmd == FB_RET_REPLY,
+		CHECK(rc == 0 && r.cmd == FBINDER_RET_REPLY,
 		      "B: call %d to S during the flood: %s %s error %d", i, strerror(-rc),
 		      rc ? "" : fbp_ret_name(r.cmd), rc ? 0 : r.err.error);
-		if (rc || r.cmd != FB_RET_REPLY)
+		if (rc || r.cmd != FBINDER_RET_REPLY)
 			continue;
 		CHECK(r.msg.code == 0,
 		      "B: call %d: S's own call to T failed with %s (a reply refused)", i,
@@ -323,16 +323,16 @@ int main(void)
 	memset((void *)ctl, 0, sizeof(*ctl));
 
 	s = fbp_spawn_manager(MAP, S_COOKIE, s_main, NULL);
-	t = fb_fork(t_main, NULL);
+	t = fbt_fork(t_main, NULL);
 	while (!ctl->t_ready)
 		usleep(10000);
 
 	/* Phase 1: small messages; the user's share of S's queue. */
 	ctl->phase = 1;
-	f = fb_fork(f_main, NULL);
+	f = fbt_fork(f_main, NULL);
 	watch_phase(1, &ctl->edquot, s, &qmax, &omax);
-	b = fb_fork(b_main, NULL);
-	CHECK(fb_wait(b) == 0, "phase 1: B's calls to S failed or were late (above)");
+	b = fbt_fork(b_main, NULL);
+	CHECK(fbt_wait(b) == 0, "phase 1: B's calls to S failed or were late (above)");
 	printf("# phase 1: S's queue held at most %u of %d while flooded; B's slowest call %ld ms\n",
 	       qmax, MAX_QUEUED, ctl->b_max_ms);
 	CHECK(qmax <= MAX_QUEUED / 2 + 4,
@@ -343,8 +343,8 @@ int main(void)
 	ctl->b_max_ms = 0;
 	ctl->phase = 2;
 	watch_phase(2, &ctl->enospc, s, &qmax, &omax);
-	b = fb_fork(b_main, NULL);
-	CHECK(fb_wait(b) == 0, "phase 2: B's calls to S failed or were late (above)");
+	b = fbt_fork(b_main, NULL);
+	CHECK(fbt_wait(b) == 0, "phase 2: B's calls to S failed or were late (above)");
 	printf("# phase 2: S's buffer held at most %zu oneway bytes of %d while flooded; B's slowest call %ld ms\n",
 	       omax, MAP, ctl->b_max_ms);
 	CHECK(omax <= MAP / 4 + 2 * BIG,
@@ -352,7 +352,7 @@ int main(void)
 	      omax, MAP / 4);
 
 	ctl->phase = 3;
-	CHECK(fb_wait(f) == 0, "F did not exit cleanly");
+	CHECK(fbt_wait(f) == 0, "F did not exit cleanly");
 	CHECK(ctl->other == 0, "F: %ld sends failed otherwise, last %s", ctl->other,
 	      strerror(-ctl->other_err));
 	printf("# F sent %ld, refused %ld times with EDQUOT and %ld with ENOSPC\n", ctl->sent,
@@ -373,8 +373,8 @@ int main(void)
 	}
 	CHECK(rc == 0, "stop S: %s", strerror(-rc));
 	fbp_close(&p);
-	CHECK(fb_wait(s) == 0, "S failed");
-	CHECK(fb_wait(t) == 0, "T failed");
+	CHECK(fbt_wait(s) == 0, "S failed");
+	CHECK(fbt_wait(t) == 0, "T failed");
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -7,10 +7,10 @@
  *             child that keeps its descriptor, and exits: handle 0 is free
  *             at once.
  *   (a) fork  an owner forks a child that keeps its descriptor, and exits:
- *             a holder linked to its node hears FB_RET_DEAD at once, calls
+ *             a holder linked to its node hears FBINDER_RET_DEAD at once, calls
  *             fail with EOWNERDEAD, and the child gets EPERM and POLLERR.
  *   (b) cycle the owner's descriptor in flight on a unix socket, and that
- *             socket sent into the owner's own buffer (FB_OBJ_FD): once the
+ *             socket sent into the owner's own buffer (FBINDER_OBJ_FD): once the
  *             owner exits, with its descriptor open or after closing it,
  *             the context and the socket are freed.
  *   (c) pass  a process passes its descriptor to another over a unix
@@ -41,8 +41,8 @@
 #include "fbslots.h"
 
 #define MB		(1024 * 1024)
-#define DEADLINE_MS	fb_deadline_ms(3000)	/* for a death notice, or the counts */
-#define BYSTANDER_MS	fb_deadline_ms(1000)	/* for one call of the bystander */
+#define DEADLINE_MS	fbt_deadline_ms(3000)	/* for a death notice, or the counts */
+#define BYSTANDER_MS	fbt_deadline_ms(1000)	/* for one call of the bystander */
 
 #define SLOT_A		1
 #define SLOT_B		2
@@ -97,16 +97,16 @@ static int recv_fd(int sock)
 
 static int link_death(struct fbp *p, __u32 handle, __u64 cookie)
 {
-	struct fb_death d = { .handle = handle, .cookie = cookie };
+	struct fbinder_death d = { .handle = handle, .cookie = cookie };
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+	fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 	return fbp_wr(p, &w, NULL, false);
 }
 
 /*
- * Milliseconds until FB_RET_DEAD for cookie arrives (acknowledged here),
+ * Milliseconds until FBINDER_RET_DEAD for cookie arrives (acknowledged here),
  * or -1 when it does not within timeout_ms.
  */
 static long long wait_dead(struct fbp *p, __u64 cookie, int timeout_ms)
@@ -121,10 +121,10 @@ static long long wait_dead(struct fbp *p, __u64 cookie, int timeout_ms)
 			continue;
 		if (fbp_try_next(p, &r))
 			continue;
-		if (r.cmd != FB_RET_DEAD || r.cookie != cookie)
+		if (r.cmd != FBINDER_RET_DEAD || r.cookie != cookie)
 			continue;
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+		fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
 		CHECK(fbp_wr(p, &w, NULL, false) == 0, "DEATH_DONE");
 		return fbp_now_ms() - start;
 	}
@@ -134,17 +134,17 @@ static long long wait_dead(struct fbp *p, __u64 cookie, int timeout_ms)
 /* What a process that is not the owner can do with the descriptor. */
 static void check_not_usable(int fd, const char *who)
 {
-	struct fb_version v;
-	struct fb_write_read wr = { 0 };
+	struct fbinder_version v;
+	struct fbinder_write_read wr = { 0 };
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	void *m;
 
 	errno = 0;
-	CHECK(ioctl(fd, FB_IOC_VERSION, &v) < 0 && errno == EPERM,
-	      "%s: FB_IOC_VERSION: want EPERM, got %s", who, strerror(errno));
+	CHECK(ioctl(fd, FBINDER_IOC_VERSION, &v) < 0 && errno == EPERM,
+	      "%s: FBINDER_IOC_VERSION: want EPERM, got %s", who, strerror(errno));
 	errno = 0;
-	CHECK(ioctl(fd, FB_IOC_WRITE_READ, &wr) < 0 && errno == EPERM,
-	      "%s: FB_IOC_WRITE_READ: want EPERM, got %s", who,
+	CHECK(ioctl(fd, FBINDER_IOC_WRITE_READ, &wr) < 0 && errno == EPERM,
+	      "%s: FBINDER_IOC_WRITE_READ: want EPERM, got %s", who,
 	      strerror(errno));
 	m = mmap(NULL, MB, PROT_READ, MAP_PRIVATE, fd, 0);
 	CHECK(m == MAP_FAILED && errno == EPERM, "%s: mmap: want EPERM, got %s",
@@ -169,7 +169,7 @@ static void manager_slot(void)
 	if (m2 == 0) {
 		fbp_open(&x, 0);
 		if (fbp_set_mgr(x.fd, 0x11))
-			die("first manager: FB_IOC_SET_CONTEXT_MGR");
+			die("first manager: FBINDER_IOC_SET_CONTEXT_MGR");
 		keeper = fba_fork(false);
 		if (keeper == 0) {
 			fba_hear(go[0], 20000);	/* holds x.fd until told */
@@ -181,7 +181,7 @@ static void manager_slot(void)
 	close(ready[1]);
 	close(go[0]);
 	keeper = fba_hear(ready[0], 5000);
-	CHECK(fb_wait(m2) == 0, "first manager exited with 0");
+	CHECK(fbt_wait(m2) == 0, "first manager exited with 0");
 
 	/* the manager is gone: its handle 0 goes with it, not with its file */
 	fbp_open(&x, 0);
@@ -195,7 +195,7 @@ static void manager_slot(void)
 
 	fba_tell(go[1], 1);
 	if (keeper > 0)
-		CHECK(fb_wait(keeper) == 0, "keeper exited with 0");
+		CHECK(fbt_wait(keeper) == 0, "keeper exited with 0");
 	close(ready[0]);
 	close(go[1]);
 }
@@ -246,10 +246,10 @@ static int attack_fork(void)
 	CHECK(link_death(&h, hn, DEATH_COOKIE) == 0, "(a) link death");
 
 	fba_tell(go[1], 1);
-	CHECK(fb_wait(owner) == 0, "(a) owner exited with 0");
+	CHECK(fbt_wait(owner) == 0, "(a) owner exited with 0");
 	ms = wait_dead(&h, DEATH_COOKIE, DEADLINE_MS);
 	CHECK(ms >= 0,
-	      "(a) no FB_RET_DEAD within %d ms of the owner's exit (its child holds the descriptor)",
+	      "(a) no FBINDER_RET_DEAD within %d ms of the owner's exit (its child holds the descriptor)",
 	      DEADLINE_MS);
 	/* (without the notice a call would wait for good: none then) */
 	if (ms >= 0) {
@@ -264,7 +264,7 @@ static int attack_fork(void)
 	CHECK(fbs_drop(&h, SLOT_A) == 0, "(a) drop the slot");
 
 	fba_tell(kgo[1], 1);
-	CHECK(fb_wait(keeper) == 0, "(a) the child's checks");
+	CHECK(fbt_wait(keeper) == 0, "(a) the child's checks");
 	fbp_close(&h);
 	close(ready[0]);
 	close(go[1]);
@@ -276,7 +276,7 @@ static int attack_fork(void)
 
 static int attack_cycle(bool close_first)
 {
-	struct fb_object obj = { .type = FB_OBJ_FD };
+	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
 	struct fbp o, q;
 	int sv[2], ret, st;
 	__u64 off = 0;
@@ -288,7 +288,7 @@ static int attack_cycle(bool close_first)
 		fbp_open(&o, MB);
 		/* it takes descriptors, or the send fails with EPERM */
 		ret = fbs_put_flags(&o, SLOT_B, COOKIE_B,
-				    FB_OBJF_ACCEPTS_FDS);
+				    FBINDER_OBJF_ACCEPTS_FDS);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
@@ -309,14 +309,14 @@ static int attack_cycle(bool close_first)
 			fbp_close(&q);
 			_exit(fbp_child_status());
 		}
-		st = fb_wait(sender);
+		st = fbt_wait(sender);
 		close(sv[0]);
 		close(sv[1]);
 		if (close_first)
 			close(o.fd);	/* the mapping and the socket hold it */
 		_exit(st);
 	}
-	CHECK(fb_wait(owner) == 0, "(b) owner and sender exited with 0");
+	CHECK(fbt_wait(owner) == 0, "(b) owner and sender exited with 0");
 	return fbp_child_status();
 }
 
@@ -378,10 +378,10 @@ static int attack_pass(void)
 	CHECK(ret == 0, "(c) holder gets the owner's node: %s", strerror(-ret));
 	CHECK(link_death(&h, hc, DEATH_COOKIE) == 0, "(c) link death");
 	fba_tell(go[1], 1);
-	CHECK(fb_wait(owner) == 0, "(c) owner exited with 0");
+	CHECK(fbt_wait(owner) == 0, "(c) owner exited with 0");
 	ms = wait_dead(&h, DEATH_COOKIE, DEADLINE_MS);
 	CHECK(ms >= 0,
-	      "(c) no FB_RET_DEAD within %d ms of the owner's exit (another process holds the descriptor)",
+	      "(c) no FBINDER_RET_DEAD within %d ms of the owner's exit (another process holds the descriptor)",
 	      DEADLINE_MS);
 	/* (without the notice a call would wait for good: none then) */
 	if (ms >= 0) {
@@ -396,7 +396,7 @@ static int attack_pass(void)
 	CHECK(fbs_drop(&h, SLOT_C) == 0, "(c) drop the slot");
 
 	fba_tell(bgo[1], 1);
-	CHECK(fb_wait(other) == 0, "(c) the receiver's checks");
+	CHECK(fbt_wait(other) == 0, "(c) the receiver's checks");
 	fbp_close(&h);
 	close(sv[0]);
 	close(sv[1]);
@@ -461,7 +461,7 @@ static int attack_shared_mm(void)
 			die("owner: register: %s", strerror(-ret));
 		fba_tell(ready[1], 0);
 		ret = fbp_next(&o, &r);
-		if (ret || r.cmd != FB_RET_TRANSACTION)
+		if (ret || r.cmd != FBINDER_RET_TRANSACTION)
 			die("owner: no message: %s %s", strerror(-ret),
 			    fbp_ret_name(r.cmd));
 		/* map the page, and leave the message unfreed */
@@ -491,11 +491,11 @@ static int attack_shared_mm(void)
 	CHECK(fbp_release(&q, hd) == 0, "(d) release the handle");
 	CHECK(fbs_drop(&q, SLOT_D) == 0, "(d) drop the slot");
 	child = fba_hear(ready[0], 5000);
-	CHECK(fb_wait(owner) == 0, "(d) owner exited with 0");
+	CHECK(fbt_wait(owner) == 0, "(d) owner exited with 0");
 	if (child > 0) {
 		if (write(go[1], "g", 1) != 1)
 			die("write");
-		ret = fb_wait(child);
+		ret = fbt_wait(child);
 		CHECK(ret == 0,
 		      "(d) a process sharing the dead owner's mm reads its buffer page: status %d, want 0 (SIGBUS)",
 		      ret);
@@ -531,7 +531,7 @@ static void run_attack(const char *name, int (*fn)(void), struct fbp *by)
 
 	pid = fba_fork(false);
 	if (pid == 0) {
-		fb_become_nobody();
+		fbt_become_nobody();
 		/* the grandchildren are reaped by the attacker, not by init */
 		if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 			die("PR_SET_CHILD_SUBREAPER");
@@ -589,7 +589,7 @@ int main(void)
 
 	fbp_close(&by);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	CHECK(fbp_wait_live_zero(DEADLINE_MS) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

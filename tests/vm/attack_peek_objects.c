@@ -5,7 +5,7 @@
  *
  * The receiver R is the attacker: a thread of it spins over its own
  * mapping while a sender S, the victim, sends it messages full of
- * FB_OBJ_LOCAL objects whose cookies carry a marker in their upper half
+ * FBINDER_OBJ_LOCAL objects whose cookies carry a marker in their upper half
  * (libbinderlite puts heap addresses there).  The driver used to copy
  * the whole payload and translate the objects in place afterwards, so the
  * spinning thread saw raw cookies.  It must see none.
@@ -107,7 +107,7 @@ static int r_main(void *arg)
 	long at;
 	(void)arg;
 
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, MAP);
 	ret = fbs_put(&p, SLOT_R, 0x1);
 	if (ret)
@@ -116,7 +116,7 @@ static int r_main(void *arg)
 	post(to_s[1]);
 
 	/* a message over the whole oneway half: every page there is mapped */
-	if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION || r.msg.code != C_PRIME)
+	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_PRIME)
 		die("R: no priming message");
 	fbp_free(&p, r.msg.data);
 	scan_base = (const volatile __u64 *)p.map;
@@ -127,12 +127,12 @@ static int r_main(void *arg)
 	for (;;) {
 		size_t i;
 
-		if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION)
+		if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION)
 			die("R: read");
 		if (r.msg.code != C_OBJS)
 			break;
 		for (i = 0; i < r.msg.offsets_count; i++)
-			bad_obj += fbp_obj(&p, &r.msg, i)->type != FB_OBJ_HANDLE;
+			bad_obj += fbp_obj(&p, &r.msg, i)->type != FBINDER_OBJ_HANDLE;
 		fbp_free(&p, r.msg.data);
 		msgs++;
 	}
@@ -153,11 +153,11 @@ static int r_main(void *arg)
 
 	/* bytes in the slot the next messages get */
 	post(to_s[1]);
-	if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION || r.msg.code != C_FILL)
+	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_FILL)
 		die("R: no filler");
 	fbp_free(&p, r.msg.data);
 	post(to_s[1]);
-	if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION || r.msg.code != C_PAD ||
+	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_PAD ||
 	    r.msg.data_size != 5)
 		die("R: no 5-byte message");
 	{
@@ -167,7 +167,7 @@ static int r_main(void *arg)
 		      "padding after a 5-byte message reads %02x %02x %02x", d[5], d[6], d[7]);
 	}
 	fbp_free(&p, r.msg.data);
-	if (fbp_next(&p, &r) || r.cmd != FB_RET_TRANSACTION || r.msg.code != C_EMPTY)
+	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_EMPTY)
 		die("R: no empty message");
 	{
 		__u64 slot;
@@ -184,7 +184,7 @@ static int r_main(void *arg)
 
 static int s_main(void *arg)
 {
-	static struct fb_object objs[NOBJ];
+	static struct fbinder_object objs[NOBJ];
 	static __u64 offs[NOBJ];
 	static unsigned char big[PRIME];
 	struct fbp p;
@@ -192,7 +192,7 @@ static int s_main(void *arg)
 	int i, ret;
 	(void)arg;
 
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, MAP);
 	await(to_s[0]);
 	hr = fbs_get_wait(&p, SLOT_R);
@@ -203,7 +203,7 @@ static int s_main(void *arg)
 	await(to_s[0]);
 
 	for (i = 0; i < NOBJ; i++) {
-		objs[i].type = FB_OBJ_LOCAL;
+		objs[i].type = FBINDER_OBJ_LOCAL;
 		objs[i].cookie = MARK << 32 | (__u64)(i + 1);
 		offs[i] = (__u64)i * sizeof(objs[0]);
 	}
@@ -217,20 +217,20 @@ static int s_main(void *arg)
 	/* a send that fails at its last object */
 	memset(big, FAIL_FILL, FAIL_SIZE);
 	memset(big + FAIL_SIZE - sizeof(objs[0]), 0, sizeof(objs[0]));
-	((struct fb_object *)(big + FAIL_SIZE - sizeof(objs[0])))->type = 99;
+	((struct fbinder_object *)(big + FAIL_SIZE - sizeof(objs[0])))->type = 99;
 	offs[0] = FAIL_SIZE - sizeof(objs[0]);
 	ret = fbp_oneway(&p, hr, C_OBJS, big, FAIL_SIZE, offs, 1);
 	CHECK(ret == -EINVAL, "S: a send with a bad object: %s, want EINVAL", strerror(-ret));
 	/* HANDLE and FD use the union's low 32 bits: the rest must be zero */
 	memset(objs, 0, sizeof(objs[0]));
-	objs[0].type = FB_OBJ_HANDLE;
+	objs[0].type = FBINDER_OBJ_HANDLE;
 	objs[0].cookie = (__u64)1 << 40;
 	objs[0].handle = hr;
 	offs[0] = 0;
 	ret = fbp_oneway(&p, hr, C_OBJS, objs, sizeof(objs[0]), offs, 1);
 	CHECK(ret == -EINVAL, "S: a handle object with upper bits set: %s, want EINVAL",
 	      strerror(-ret));
-	objs[0].type = FB_OBJ_FD;
+	objs[0].type = FBINDER_OBJ_FD;
 	objs[0].cookie = (__u64)1 << 40;
 	objs[0].fd = 0;
 	ret = fbp_oneway(&p, hr, C_OBJS, objs, sizeof(objs[0]), offs, 1);
@@ -255,12 +255,12 @@ int main(void)
 	if (pipe(to_s))
 		die("pipe");
 	mgr = fbs_spawn();
-	r = fb_fork(r_main, NULL);
-	s = fb_fork(s_main, NULL);
-	CHECK(fb_wait(s) == 0, "the sender failed");
-	CHECK(fb_wait(r) == 0, "the receiver saw what it must not");
+	r = fbt_fork(r_main, NULL);
+	s = fbt_fork(s_main, NULL);
+	CHECK(fbt_wait(s) == 0, "the sender failed");
+	CHECK(fbt_wait(r) == 0, "the receiver saw what it must not");
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -23,7 +23,7 @@
  *    pass the raise on (its child is SCHED_OTHER) and is back to its own
  *    settings after replying; a raised handler whose context another
  *    thread closes gets its own settings back (the caller gets
- *    FB_RET_FAILED); one that leaves with FB_IOC_THREAD_EXIT too.
+ *    FBINDER_RET_FAILED); one that leaves with FBINDER_IOC_THREAD_EXIT too.
  *
  * Each thread reads its own settings with sched_getattr().  Root parent:
  * a root manager keeps a registry of handles (claiming handle 0 needs
@@ -66,9 +66,9 @@ struct prio {
 
 static void my_prio(struct prio *p)
 {
-	struct fb_sched now;
+	struct fbt_sched now;
 
-	fb_sched_get(&now);
+	fbt_sched_get(&now);
 	memset(p, 0, sizeof(*p));
 	p->policy = now.policy;
 	p->rt = now.rt;
@@ -78,7 +78,7 @@ static void my_prio(struct prio *p)
 
 static void set_prio(__u32 policy, __u32 rt, __s32 nice)
 {
-	if (fb_sched_set(policy, rt, nice, 0))
+	if (fbt_sched_set(policy, rt, nice, 0))
 		die("sched_setattr %u/%u/%d", policy, rt, nice);
 }
 
@@ -91,19 +91,19 @@ static __u32 slots[NSLOTS];
 struct reg_msg {
 	__u32 slot;
 	__u32 pad;
-	struct fb_object obj;
+	struct fbinder_object obj;
 };
 
 static int mgr_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_txn_msg *m = &r->msg;
-	struct fb_object o = { .type = FB_OBJ_HANDLE };
-	const struct fb_object *in;
+	const struct fbinder_txn_msg *m = &r->msg;
+	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE };
+	const struct fbinder_object *in;
 	__u64 off = 0;
 	__u32 slot;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION || (m->flags & FB_TXN_ONEWAY))
+	if (r->cmd != FBINDER_RET_TRANSACTION || (m->flags & FBINDER_TXN_ONEWAY))
 		return 0;
 	if (m->data_size < sizeof(slot))
 		return fbp_reply(p, m, 1, NULL, 0, NULL, 0) ? -1 : 0;
@@ -111,7 +111,7 @@ static int mgr_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	slot %= NSLOTS;
 	if (m->code == C_REG && m->offsets_count == 1) {
 		in = fbp_obj(p, m, 0);
-		if (in->type != FB_OBJ_HANDLE || fbp_acquire(p, in->handle))
+		if (in->type != FBINDER_OBJ_HANDLE || fbp_acquire(p, in->handle))
 			return fbp_reply(p, m, 1, NULL, 0, NULL, 0) ? -1 : 0;
 		slots[slot] = in->handle;
 		return fbp_reply(p, m, 0, NULL, 0, NULL, 0) ? -1 : 0;
@@ -137,13 +137,13 @@ static int reg(struct fbp *p, __u32 slot, __u64 cookie, __u32 flags)
 	struct fbp_ret reply;
 	int ret;
 
-	msg.obj.type = FB_OBJ_LOCAL;
+	msg.obj.type = FBINDER_OBJ_LOCAL;
 	msg.obj.flags = flags;
 	msg.obj.cookie = cookie;
 	ret = fbp_call(p, 0, C_REG, &msg, sizeof(msg), &off, 1, &reply, NULL, NULL);
 	if (ret)
 		return ret;
-	if (reply.cmd != FB_RET_REPLY)
+	if (reply.cmd != FBINDER_RET_REPLY)
 		return -EIO;
 	fbp_free(p, reply.msg.data);
 	return reply.msg.code ? -EIO : 0;
@@ -152,16 +152,16 @@ static int reg(struct fbp *p, __u32 slot, __u64 cookie, __u32 flags)
 /* p's handle for slot, acquired; 0 when the slot is empty. */
 static __u32 get(struct fbp *p, __u32 slot)
 {
-	const struct fb_object *o;
+	const struct fbinder_object *o;
 	struct fbp_ret reply;
 	__u32 h = 0;
 
 	if (fbp_call(p, 0, C_GET, &slot, sizeof(slot), NULL, 0, &reply, NULL, NULL) ||
-	    reply.cmd != FB_RET_REPLY)
+	    reply.cmd != FBINDER_RET_REPLY)
 		die("C_GET %u", slot);
 	if (!reply.msg.code && reply.msg.offsets_count == 1) {
 		o = fbp_obj(p, &reply.msg, 0);
-		if (o->type == FB_OBJ_HANDLE && !fbp_acquire(p, o->handle))
+		if (o->type == FBINDER_OBJ_HANDLE && !fbp_acquire(p, o->handle))
 			h = o->handle;
 	}
 	fbp_free(p, reply.msg.data);
@@ -173,7 +173,7 @@ static __u32 get(struct fbp *p, __u32 slot)
 #define H_REPORT	0x01	/* reply with the priority it runs at */
 #define H_FORK		0x02	/* fork while raised: the child must not be */
 #define H_CLOSE		0x04	/* stop reading; main closes the context */
-#define H_EXIT		0x08	/* FB_IOC_THREAD_EXIT instead of replying */
+#define H_EXIT		0x08	/* FBINDER_IOC_THREAD_EXIT instead of replying */
 #define H_REPLY		0x10	/* reply, then check it is back to its own */
 
 struct handler {
@@ -232,9 +232,9 @@ static void *handler_main(void *arg)
 
 	set_prio(SCHED_OTHER, 0, h->own_nice);
 	ret = fbp_next(t, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION, "%s: read: %s %s", h->name,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION, "%s: read: %s %s", h->name,
 	      strerror(-ret), fbp_ret_name(r.cmd));
-	if (ret || r.cmd != FB_RET_TRANSACTION)
+	if (ret || r.cmd != FBINDER_RET_TRANSACTION)
 		goto out;
 	my_prio(&me);
 	printf("# %s: handling at %u/%u/%d flags %llx\n", h->name, SHOW(me));
@@ -249,13 +249,13 @@ static void *handler_main(void *arg)
 	      me.policy, me.rt, me.nice, h->want.policy, h->want.rt, h->want.nice);
 	if (h->what & H_FORK)
 		check_fork(h);
-	if (r.msg.flags & FB_TXN_ONEWAY)
+	if (r.msg.flags & FBINDER_TXN_ONEWAY)
 		CHECK(fbp_free(t, r.msg.data) == 0, "%s: free", h->name);
 	if (h->what & H_REPLY)
 		CHECK(fbp_reply(t, &r.msg, 0, NULL, 0, NULL, 0) == 0, "%s: reply",
 		      h->name);
 	if (h->what & H_EXIT)
-		CHECK(ioctl(t->fd, FB_IOC_THREAD_EXIT) == 0, "%s: THREAD_EXIT: %s",
+		CHECK(ioctl(t->fd, FBINDER_IOC_THREAD_EXIT) == 0, "%s: THREAD_EXIT: %s",
 		      h->name, strerror(errno));
 	if (h->what & H_CLOSE) {
 		/* stop reading, still raised, and let another thread close it */
@@ -312,10 +312,10 @@ static int attacker_min(void *arg)
 		__u32 flags;
 		const char *what;
 	} bad[] = {
-		{ FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT | 99, "SCHED_FIFO 99" },
-		{ FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT | 1, "SCHED_FIFO 1" },
-		{ FB_OBJF_MIN_PRIO | (__u8)-20, "nice -20" },
-		{ FB_OBJF_MIN_PRIO | (__u8)-1, "nice -1" },
+		{ FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT | 99, "SCHED_FIFO 99" },
+		{ FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT | 1, "SCHED_FIFO 1" },
+		{ FBINDER_OBJF_MIN_PRIO | (__u8)-20, "nice -20" },
+		{ FBINDER_OBJF_MIN_PRIO | (__u8)-1, "nice -1" },
 	};
 	struct fbp own, other;
 	struct fbp_ret reply;
@@ -326,7 +326,7 @@ static int attacker_min(void *arg)
 	int ret;
 
 	(void)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&own, MB);
 	fbp_open(&other, MB);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -345,13 +345,13 @@ static int attacker_min(void *arg)
 		h.what = H_REPORT;
 		handler_start(&h);
 		ret = fbp_call(&other, handle, C_WORK, NULL, 0, NULL, 0, &reply, NULL, NULL);
-		if (!ret && reply.cmd == FB_RET_REPLY &&
+		if (!ret && reply.cmd == FBINDER_RET_REPLY &&
 		    reply.msg.data_size == sizeof(seen)) {
 			memcpy(&seen, fbp_data(&other, &reply.msg), sizeof(seen));
 			CHECK(0, "A: the attacker's own call ran its handler at %u/%u/%d (minimum %s)",
 			      seen.policy, seen.rt, seen.nice, bad[i].what);
 		}
-		if (!ret && reply.cmd == FB_RET_REPLY)
+		if (!ret && reply.cmd == FBINDER_RET_REPLY)
 			fbp_free(&other, reply.msg.data);
 		handler_join(&h);
 	}
@@ -375,8 +375,8 @@ static void become_nobody_nice(void)
 
 	if (setrlimit(RLIMIT_RTPRIO, &zero) || setrlimit(RLIMIT_NICE, &nice))
 		die("setrlimit");
-	if (setgroups(0, NULL) || setgid(FB_NOBODY_UID) || setuid(FB_NOBODY_UID))
-		die("drop to %d", FB_NOBODY_UID);
+	if (setgroups(0, NULL) || setgid(FBT_NOBODY_UID) || setuid(FBT_NOBODY_UID))
+		die("drop to %d", FBT_NOBODY_UID);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		die("PR_SET_NO_NEW_PRIVS");
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0 ||
@@ -402,7 +402,7 @@ static void *b2_handler(void *arg)
 
 	set_prio(SCHED_OTHER, 0, 3);
 	ret = fbp_next(t, &call);
-	if (ret || call.cmd != FB_RET_TRANSACTION || (call.msg.flags & FB_TXN_ONEWAY))
+	if (ret || call.cmd != FBINDER_RET_TRANSACTION || (call.msg.flags & FBINDER_TXN_ONEWAY))
 		die("B2: no call");
 	my_prio(&me);
 	CHECK(me.policy == SCHED_OTHER && me.nice == 0,
@@ -410,10 +410,10 @@ static void *b2_handler(void *arg)
 	if (write(b->go[1], &c, 1) != 1 || read(b->sent[0], &c, 1) != 1)
 		die("B2: handshake");
 	ret = fbp_try_next(t, &ow);
-	CHECK(ret == 0 && ow.cmd == FB_RET_TRANSACTION && (ow.msg.flags & FB_TXN_ONEWAY),
+	CHECK(ret == 0 && ow.cmd == FBINDER_RET_TRANSACTION && (ow.msg.flags & FBINDER_TXN_ONEWAY),
 	      "B2: the oneway message while handling the call: %s %s", strerror(-ret),
 	      fbp_ret_name(ow.cmd));
-	if (!ret && ow.cmd == FB_RET_TRANSACTION) {
+	if (!ret && ow.cmd == FBINDER_RET_TRANSACTION) {
 		my_prio(&me);
 		CHECK(me.policy == SCHED_OTHER && me.nice == -5,
 		      "B2: the oneway message at %u/%u/%d flags %llx, expected nice -5",
@@ -440,9 +440,9 @@ static void *b2_caller(void *arg)
 	int ret;
 
 	ret = h ? fbp_call(t, h, C_WORK, NULL, 0, NULL, 0, &reply, NULL, NULL) : -ENOENT;
-	CHECK(ret == 0 && reply.cmd == FB_RET_REPLY, "B2: call: %s %s", strerror(-ret),
+	CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "B2: call: %s %s", strerror(-ret),
 	      fbp_ret_name(reply.cmd));
-	if (!ret && reply.cmd == FB_RET_REPLY)
+	if (!ret && reply.cmd == FBINDER_RET_REPLY)
 		fbp_free(t, reply.msg.data);
 	free(t);
 	return NULL;
@@ -488,10 +488,10 @@ static int attacker_oneway(void *arg)
 	fbp_open(&own, MB);
 	fbp_open(&other, MB);
 
-	ret = reg(&own, 8, 0x200, FB_OBJF_MIN_PRIO | (__u8)-6);
+	ret = reg(&own, 8, 0x200, FBINDER_OBJF_MIN_PRIO | (__u8)-6);
 	CHECK(ret == -EPERM, "B: minimum nice -6 with RLIMIT_NICE %d: %s, expected EPERM",
 	      B_NICE_RLIMIT, ret ? strerror(-ret) : "accepted");
-	ret = reg(&own, 9, 0x201, FB_OBJF_MIN_PRIO | (__u8)-5);
+	ret = reg(&own, 9, 0x201, FBINDER_OBJF_MIN_PRIO | (__u8)-5);
 	CHECK(ret == 0, "B: minimum nice -5 with RLIMIT_NICE %d: %s", B_NICE_RLIMIT,
 	      strerror(-ret));
 	if (ret)
@@ -533,7 +533,7 @@ static int attacker_inherit(void *arg)
 	char ch = 'r';
 
 	(void)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&a, MB);
 	fbp_open(&b, MB);
 	fbp_open(&c, MB);
@@ -554,7 +554,7 @@ static int attacker_inherit(void *arg)
 	hc.what = H_CLOSE;
 	hc.own_nice = 2;
 	he = hf;
-	he.name = "C (FB_IOC_THREAD_EXIT)";
+	he.name = "C (FBINDER_IOC_THREAD_EXIT)";
 	he.ctx = &c;
 	he.what = H_EXIT;
 	he.own_nice = 4;
@@ -597,12 +597,12 @@ static void caller(void)
 		if (ret)
 			continue;
 		if (slot[i] == S_FORK) {
-			CHECK(reply.cmd == FB_RET_REPLY, "caller: fork case: %s",
+			CHECK(reply.cmd == FBINDER_RET_REPLY, "caller: fork case: %s",
 			      fbp_ret_name(reply.cmd));
-			if (reply.cmd == FB_RET_REPLY)
+			if (reply.cmd == FBINDER_RET_REPLY)
 				fbp_free(&p, reply.msg.data);
 		} else {
-			CHECK(reply.cmd == FB_RET_FAILED && reply.err.error == -EOWNERDEAD,
+			CHECK(reply.cmd == FBINDER_RET_FAILED && reply.err.error == -EOWNERDEAD,
 			      "caller: call %d: %s %d, expected FAILED EOWNERDEAD", i,
 			      fbp_ret_name(reply.cmd), reply.err.error);
 		}
@@ -620,22 +620,22 @@ int main(void)
 	mgr = fbp_spawn_manager(MB, MGR_COOKIE, mgr_body, NULL);
 
 	printf("# A: minimums beyond the owner's rights\n");
-	att = fb_fork(attacker_min, NULL);
-	CHECK(fb_wait(att) == 0, "A failed");
+	att = fbt_fork(attacker_min, NULL);
+	CHECK(fbt_wait(att) == 0, "A failed");
 
 	printf("# B: a minimum within the owner's rights, raised by a oneway message\n");
-	att = fb_fork(attacker_oneway, NULL);
-	CHECK(fb_wait(att) == 0, "B failed");
+	att = fbt_fork(attacker_oneway, NULL);
+	CHECK(fbt_wait(att) == 0, "B failed");
 
 	printf("# C: raised by a SCHED_FIFO %d caller\n", CALLER_RT);
-	att = fb_fork(attacker_inherit, NULL);
+	att = fbt_fork(attacker_inherit, NULL);
 	caller();
-	CHECK(fb_wait(att) == 0, "C failed");
+	CHECK(fbt_wait(att) == 0, "C failed");
 
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	close(ready_pipe[0]);
 	close(ready_pipe[1]);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

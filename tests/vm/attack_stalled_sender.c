@@ -33,8 +33,8 @@
 #include "fbslots.h"
 
 #define MB		(1024 * 1024)
-#define DEADLINE_MS	fb_deadline_ms(3000)	/* for the receiver's exit */
-#define BYSTANDER_MS	fb_deadline_ms(1000)	/* for one call of the bystander */
+#define DEADLINE_MS	fbt_deadline_ms(3000)	/* for the receiver's exit */
+#define BYSTANDER_MS	fbt_deadline_ms(1000)	/* for one call of the bystander */
 #define SLOT		1
 #define COOKIE		0x5ca1ULL
 #define SYSCTL		"/proc/sys/vm/unprivileged_userfaultfd"
@@ -267,19 +267,19 @@ int main(void)
 	/* let the sender go: its send fails, and everything is freed */
 	fba_tell(serve[1], 1);
 	if (!reaped) {
-		CHECK(fb_wait(recv) == 128 + SIGKILL, "receiver killed");
+		CHECK(fbt_wait(recv) == 128 + SIGKILL, "receiver killed");
 		printf("# the receiver exited only once the sender was served, %lld ms after SIGKILL\n",
 		       fbp_now_ms() - t0);
 	}
-	CHECK(fb_wait(send) == 0, "the sender's checks");
+	CHECK(fbt_wait(send) == 0, "the sender's checks");
 
 	fbp_close(&by);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	CHECK(fbp_wait_live_zero(DEADLINE_MS) == 0, "live counts back to zero");
 	if (old_sysctl >= 0)
 		sysctl_set(SYSCTL, old_sysctl);
 	if (uffd_dev >= 0)
 		close(uffd_dev);
-	return fb_done();
+	return fbt_done();
 }

@@ -3,7 +3,7 @@
  * attack_thread_records: one unprivileged process runs NTHREADS
  * short-lived threads, WAVE at a time, each of which makes one WRITE_READ
  * (ENTER_LOOPER) or one poll() on its context and exits without
- * FB_IOC_THREAD_EXIT.  Every one of them makes the driver create a thread
+ * FBINDER_IOC_THREAD_EXIT.  Every one of them makes the driver create a thread
  * record; the records of exited threads must go.
  *
  *  - live_threads, read while the process still holds its context, stays
@@ -22,14 +22,14 @@
 #define NTHREADS	5000
 #define WAVE		16
 #define BOUND		(3 * (WAVE + 1) + 8)
-#define DEADLINE_MS	fb_deadline_ms(1000)
+#define DEADLINE_MS	fbt_deadline_ms(1000)
 
 static int to_child[2], to_parent[2];
 static int fd;
 
 static int looper_cmd(__u32 cmd)
 {
-	return fb_write_read(fd, &cmd, sizeof(cmd), NULL, NULL, 0, NULL);
+	return fbinder_write_read(fd, &cmd, sizeof(cmd), NULL, NULL, 0, NULL);
 }
 
 static void *one(void *arg)
@@ -40,11 +40,11 @@ static void *one(void *arg)
 	if (i % 2) {
 		CHECK(poll(&pfd, 1, 0) >= 0, "poll: %s", strerror(errno));
 	} else {
-		int ret = looper_cmd(FB_CMD_ENTER_LOOPER);
+		int ret = looper_cmd(FBINDER_CMD_ENTER_LOOPER);
 
 		CHECK(ret == 0, "thread %ld: ENTER_LOOPER: %s", i, strerror(-ret));
 	}
-	return NULL;	/* no FB_IOC_THREAD_EXIT, no EXIT_LOOPER */
+	return NULL;	/* no FBINDER_IOC_THREAD_EXIT, no EXIT_LOOPER */
 }
 
 static int attacker(void *arg)
@@ -55,8 +55,8 @@ static int attacker(void *arg)
 	char c;
 
 	(void)arg;
-	fd = fb_open();
-	ret = looper_cmd(FB_CMD_ENTER_LOOPER);
+	fd = fbt_open();
+	ret = looper_cmd(FBINDER_CMD_ENTER_LOOPER);
 	CHECK(ret == 0, "main thread: ENTER_LOOPER: %s", strerror(-ret));
 	while (n < NTHREADS) {
 		for (i = 0; i < WAVE; i++)
@@ -70,7 +70,7 @@ static int attacker(void *arg)
 		die("write report");
 	if (read(to_child[0], &c, 1) != 1)
 		die("read go");
-	ret = looper_cmd(FB_CMD_EXIT_LOOPER);
+	ret = looper_cmd(FBINDER_CMD_EXIT_LOOPER);
 	CHECK(ret == 0, "main thread afterwards: EXIT_LOOPER: %s", strerror(-ret));
 	CHECK(close(fd) == 0, "close: %s", strerror(errno));
 	return fbp_child_status();
@@ -98,9 +98,9 @@ int main(void)
 	      live, n, WAVE, BOUND + 1);
 	if (write(to_child[1], "g", 1) != 1)
 		die("write go");
-	CHECK(fb_wait(pid) == 0, "the attacker failed a check");
+	CHECK(fbt_wait(pid) == 0, "the attacker failed a check");
 
 	fba_bystander_check(&by, DEADLINE_MS);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -67,5 +67,5 @@ int main(void)
 	CHECK(!klog_has(pid, "code 31338)"), "debug=0: nothing logged");
 
 	fbp_close(&p);
-	return fb_done();
+	return fbt_done();
 }

@@ -48,9 +48,9 @@ static bool exists(const char *path)
 /* Whatever happened, leave the default module loaded for the suite. */
 static void restore_default(void)
 {
-	if (exists(DEV2) || !module_loaded() || !exists(FB_DEV)) {
-		fb_run("rmmod fastbinder", NULL, 0);
-		fb_run("insmod " KO, NULL, 0);
+	if (exists(DEV2) || !module_loaded() || !exists(FBT_DEV)) {
+		fbt_run("rmmod fastbinder", NULL, 0);
+		fbt_run("insmod " KO, NULL, 0);
 	}
 }
 
@@ -67,7 +67,7 @@ static char *new_dmesg(void)
 	FILE *k;
 
 	if (mark) {
-		fb_run("dmesg", buf, sizeof(buf));
+		fbt_run("dmesg", buf, sizeof(buf));
 		snprintf(tag, sizeof(tag), "devices-test mark %d\n", mark);
 		for (q = strstr(buf, tag); q; q = strstr(q + 1, tag))
 			p = q + strlen(tag);
@@ -100,14 +100,14 @@ static void test_bad_params(void)
 	new_dmesg();
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(cmd, sizeof(cmd), "insmod " KO " %s", bad[i].arg);
-		st = fb_run(cmd, out, sizeof(out));
+		st = fbt_run(cmd, out, sizeof(out));
 		CHECK(st != 0 && strstr(out, bad[i].err),
 		      "insmod %s: status %d, output \"%s\", want a failure with \"%s\"", bad[i].arg,
 		      st, out, bad[i].err);
 		CHECK(!module_loaded(), "module loaded after insmod %s", bad[i].arg);
 		if (module_loaded())
-			fb_run("rmmod fastbinder", NULL, 0);
-		CHECK(!exists("/dev/fbx") && !exists("/dev/fby") && !exists(FB_DEV),
+			fbt_run("rmmod fastbinder", NULL, 0);
+		CHECK(!exists("/dev/fbx") && !exists("/dev/fby") && !exists(FBT_DEV),
 		      "a device node is left after insmod %s", bad[i].arg);
 		log = new_dmesg();
 		CHECK(!strstr(log, "Call Trace") && !strstr(log, "duplicate") &&
@@ -117,11 +117,11 @@ static void test_bad_params(void)
 	printf("# %u invalid devices= lists fail insmod cleanly\n", i);
 
 	/* 31 characters is the longest name. */
-	st = fb_run("insmod " KO " devices=fb01234567890123456789012345678", out, sizeof(out));
+	st = fbt_run("insmod " KO " devices=fb01234567890123456789012345678", out, sizeof(out));
 	CHECK(st == 0 && exists("/dev/fb01234567890123456789012345678"),
 	      "insmod with a name of 31 characters: status %d %s", st, out);
 	if (!st)
-		CHECK(fb_run("rmmod fastbinder", out, sizeof(out)) == 0, "rmmod: %s", out);
+		CHECK(fbt_run("rmmod fastbinder", out, sizeof(out)) == 0, "rmmod: %s", out);
 }
 
 static int send_to(struct fbp *p, __u32 handle, const char *text)
@@ -135,12 +135,12 @@ static void expect_msg(struct fbp *p, __u64 cookie, const char *text, const char
 	struct fbp_ret r;
 	int ret = fbp_try_next(p, &r);
 
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.cookie == cookie &&
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.cookie == cookie &&
 	      r.msg.data_size == strlen(text) && !memcmp(fbp_data(p, &r.msg), text, strlen(text)),
 	      "%s: %s %s cookie 0x%llx, want \"%s\" for 0x%llx", who, strerror(-ret),
 	      fbp_ret_name(r.cmd), (unsigned long long)r.msg.cookie, text,
 	      (unsigned long long)cookie);
-	if (ret == 0 && r.cmd == FB_RET_TRANSACTION)
+	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION)
 		fbp_free(p, r.msg.data);
 }
 
@@ -172,13 +172,13 @@ static void test_two_devices(void)
 {
 	static struct fbp m1, m2, c1, c2, x2;
 	struct stat s1, s2;
-	struct fb_object obj;
+	struct fbinder_object obj;
 	__u64 off = 0;
 	__u32 hx = 0;
 	char *s, *p;
 	int ret;
 
-	CHECK(stat(FB_DEV, &s1) == 0 && stat(DEV2, &s2) == 0, "nodes %s and %s: %s", FB_DEV,
+	CHECK(stat(FBT_DEV, &s1) == 0 && stat(DEV2, &s2) == 0, "nodes %s and %s: %s", FBT_DEV,
 	      DEV2, strerror(errno));
 	CHECK(S_ISCHR(s1.st_mode) && S_ISCHR(s2.st_mode) && s1.st_rdev != s2.st_rdev &&
 	      major(s1.st_rdev) == 10 && major(s2.st_rdev) == 10,
@@ -190,31 +190,31 @@ static void test_two_devices(void)
 	CHECK(s && !strcmp(s, "fastbinder,fbtwo\n"), "parameter devices reads \"%s\"", s);
 	free(s);
 
-	open_on(&m1, FB_DEV);
-	open_on(&c1, FB_DEV);
+	open_on(&m1, FBT_DEV);
+	open_on(&c1, FBT_DEV);
 	open_on(&m2, DEV2);
 	open_on(&c2, DEV2);
 	open_on(&x2, DEV2);
 
 	/* Each device has its own handle 0. */
 	ret = send_to(&c1, 0, "nobody");
-	CHECK(ret == -ENOENT, "handle 0 on %s before any claim: %s, want ENOENT", FB_DEV,
+	CHECK(ret == -ENOENT, "handle 0 on %s before any claim: %s, want ENOENT", FBT_DEV,
 	      strerror(-ret));
 	CHECK(fbp_set_mgr(m2.fd, COOKIE2) == 0, "claim on %s", DEV2);
 	ret = send_to(&c1, 0, "nobody");
 	CHECK(ret == -ENOENT, "handle 0 on %s with a manager on %s only: %s, want ENOENT",
-	      FB_DEV, DEV2, strerror(-ret));
+	      FBT_DEV, DEV2, strerror(-ret));
 	/* it takes descriptors: the one of the other device must be refused for itself */
-	ret = fbp_set_mgr_flags(m1.fd, COOKIE1, FB_OBJF_ACCEPTS_FDS);
-	CHECK(ret == 0, "claim on %s with a manager on %s: %s, want success", FB_DEV, DEV2,
+	ret = fbp_set_mgr_flags(m1.fd, COOKIE1, FBINDER_OBJF_ACCEPTS_FDS);
+	CHECK(ret == 0, "claim on %s with a manager on %s: %s, want success", FBT_DEV, DEV2,
 	      strerror(-ret));
 	ret = fbp_set_mgr(x2.fd, 0xbad);
 	CHECK(ret == -EBUSY, "second claim on %s: %s, want EBUSY", DEV2, strerror(-ret));
 
 	CHECK(send_to(&c1, 0, "to one") == 0 && send_to(&c2, 0, "to two") == 0, "sends");
-	expect_msg(&m1, COOKIE1, "to one", "manager of " FB_DEV);
+	expect_msg(&m1, COOKIE1, "to one", "manager of " FBT_DEV);
 	expect_msg(&m2, COOKIE2, "to two", "manager of " DEV2);
-	expect_nothing(&m1, "manager of " FB_DEV " after its one message");
+	expect_nothing(&m1, "manager of " FBT_DEV " after its one message");
 	expect_nothing(&m2, "manager of " DEV2 " after its one message");
 
 	s = fbp_slurp(FBP_DEBUGFS "/state");
@@ -226,15 +226,15 @@ static void test_two_devices(void)
 	free(s);
 
 	/* c2 gives m2 an object: a handle of m2 on fbtwo. */
-	obj = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = 0xc2 };
+	obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = 0xc2 };
 	CHECK(fbp_oneway(&c2, 0, 2, &obj, sizeof(obj), &off, 1) == 0, "c2 sends an object");
 	{
 		struct fbp_ret r;
 
 		ret = fbp_try_next(&m2, &r);
-		CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.offsets_count == 1,
+		CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.offsets_count == 1,
 		      "m2: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-		if (ret == 0 && r.cmd == FB_RET_TRANSACTION) {
+		if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION) {
 			hx = fbp_obj(&m2, &r.msg, 0)->handle;
 			CHECK(fbp_acquire(&m2, hx) == 0, "m2: acquire");
 			fbp_free(&m2, r.msg.data);
@@ -244,28 +244,28 @@ static void test_two_devices(void)
 	expect_msg(&c2, 0xc2, "back", "c2");
 	/* The same number means nothing on the other device... */
 	ret = send_to(&m1, hx, "cross");
-	CHECK(ret == -ENOENT, "handle %u of %s used on %s: %s, want ENOENT", hx, DEV2, FB_DEV,
+	CHECK(ret == -ENOENT, "handle %u of %s used on %s: %s, want ENOENT", hx, DEV2, FBT_DEV,
 	      strerror(-ret));
-	obj = (struct fb_object){ .type = FB_OBJ_HANDLE, .handle = hx };
+	obj = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = hx };
 	ret = fbp_oneway(&c1, 0, 2, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == -ENOENT,
-	      "handle %u of %s as an object on %s: %s, want ENOENT", hx, DEV2, FB_DEV,
+	      "handle %u of %s as an object on %s: %s, want ENOENT", hx, DEV2, FBT_DEV,
 	      strerror(-ret));
 	/* ...and a descriptor of one device cannot travel on the other. */
-	obj = (struct fb_object){ .type = FB_OBJ_FD, .fd = c2.fd };
+	obj = (struct fbinder_object){ .type = FBINDER_OBJ_FD, .fd = c2.fd };
 	ret = fbp_oneway(&c1, 0, 2, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == -EINVAL, "descriptor of %s in a message on %s: %s, want EINVAL", DEV2,
-	      FB_DEV, strerror(-ret));
-	expect_nothing(&m1, "manager of " FB_DEV " after refused sends");
+	      FBT_DEV, strerror(-ret));
+	expect_nothing(&m1, "manager of " FBT_DEV " after refused sends");
 
 	/* fbtwo's manager dies; fastbinder's stays. */
 	fbp_close(&m2);
 	ret = send_to(&c2, 0, "gone");
 	CHECK(ret == -ENOENT, "handle 0 on %s after its manager closed: %s, want ENOENT", DEV2,
 	      strerror(-ret));
-	CHECK(send_to(&c1, 0, "still") == 0, "handle 0 on %s after %s's manager closed", FB_DEV,
+	CHECK(send_to(&c1, 0, "still") == 0, "handle 0 on %s after %s's manager closed", FBT_DEV,
 	      DEV2);
-	expect_msg(&m1, COOKIE1, "still", "manager of " FB_DEV);
+	expect_msg(&m1, COOKIE1, "still", "manager of " FBT_DEV);
 	CHECK(fbp_set_mgr(x2.fd, 0x3) == 0, "new claim on %s", DEV2);
 
 	fbp_close(&x2);
@@ -286,14 +286,14 @@ int main(void)
 		die(KO);
 	atexit(restore_default);
 
-	st = fb_run("rmmod fastbinder", out, sizeof(out));
+	st = fbt_run("rmmod fastbinder", out, sizeof(out));
 	if (st)
 		die("rmmod fastbinder: %s", out);
-	CHECK(!exists(FB_DEV), "%s still there after rmmod", FB_DEV);
+	CHECK(!exists(FBT_DEV), "%s still there after rmmod", FBT_DEV);
 
 	test_bad_params();
 
-	st = fb_run("insmod " KO " devices=fastbinder,fbtwo", out, sizeof(out));
+	st = fbt_run("insmod " KO " devices=fastbinder,fbtwo", out, sizeof(out));
 	CHECK(st == 0, "insmod devices=fastbinder,fbtwo: %s", out);
 	if (!st) {
 		char *misc = fbp_slurp("/proc/misc");
@@ -304,17 +304,17 @@ int main(void)
 		test_two_devices();
 	}
 
-	st = fb_run("rmmod fastbinder", out, sizeof(out));
+	st = fbt_run("rmmod fastbinder", out, sizeof(out));
 	CHECK(st == 0, "rmmod of the two-device module: %s", out);
-	CHECK(!exists(DEV2) && !exists(FB_DEV), "device nodes left after rmmod");
-	st = fb_run("insmod " KO, out, sizeof(out));
+	CHECK(!exists(DEV2) && !exists(FBT_DEV), "device nodes left after rmmod");
+	st = fbt_run("insmod " KO, out, sizeof(out));
 	CHECK(st == 0, "insmod of the default module: %s", out);
-	CHECK(exists(FB_DEV) && !exists(DEV2), "default module: want %s only", FB_DEV);
+	CHECK(exists(FBT_DEV) && !exists(DEV2), "default module: want %s only", FBT_DEV);
 	{
 		char *s = fbp_slurp("/sys/module/fastbinder/parameters/devices");
 
 		CHECK(s && !strcmp(s, "fastbinder\n"), "parameter devices reads \"%s\"", s);
 		free(s);
 	}
-	return fb_done();
+	return fbt_done();
 }

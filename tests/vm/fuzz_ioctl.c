@@ -11,7 +11,7 @@
  *   VS  the valid server: echoes checked payloads; only C knows its handle
  *       (handed over once through M, with a secret token).
  *   C   the valid client: calls VS with random payloads, checks every reply.
- *   W*  FB_FUZZ_PROCS fuzz processes x FB_FUZZ_THREADS threads: random and
+ *   W*  FBINDER_FUZZ_PROCS fuzz processes x FBINDER_FUZZ_THREADS threads: random and
  *       mutated WRITE_READ streams (valid commands with corrupted fields,
  *       random handles, offsets, sizes, cookies, pointers, truncated
  *       buffers), random other ioctls, random mmap/mprotect/munmap/mremap,
@@ -20,7 +20,7 @@
  *       parent SIGKILLs random workers and respawns them.
  *
  * Only M stays root (it claims handle 0): VS, C and every worker run as
- * uid 65534 (fb_become_nobody()); the root parent reads debugfs.
+ * uid 65534 (fbt_become_nobody()); the root parent reads debugfs.
  *
  * Passes when C never saw a wrong or failed reply and never stalled, no
  * worker reported a malformed read stream, and once everything is gone the
@@ -28,10 +28,10 @@
  *
  * Before it fuzzes, it replays the bugs it found (see regressions()).
  *
- * FB_FUZZ_SECONDS (20), FB_FUZZ_PROCS (4), FB_FUZZ_THREADS (3): the size.
- * FB_FUZZ_SEED=N replays a run's random choices (the seed is printed; the
+ * FBINDER_FUZZ_SECONDS (20), FBINDER_FUZZ_PROCS (4), FBINDER_FUZZ_THREADS (3): the size.
+ * FBINDER_FUZZ_SEED=N replays a run's random choices (the seed is printed; the
  * interleaving of threads is the scheduler's, so a replay is close, not
- * exact).  FB_SCALE scales the stall limit on slow kernels.
+ * exact).  FBINDER_SCALE scales the stall limit on slow kernels.
  */
 #define _GNU_SOURCE
 #include "fbproto.h"
@@ -92,7 +92,7 @@ static struct mstate ms = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_link = 1 };
 
 /* Close every descriptor a received message installed in this process. */
 static void close_msg_fds(const unsigned char *map, size_t map_size,
-			  const struct fb_txn_msg *m)
+			  const struct fbinder_txn_msg *m)
 {
 	const __u64 *offs;
 	__u64 i;
@@ -102,12 +102,12 @@ static void close_msg_fds(const unsigned char *map, size_t map_size,
 		return;
 	offs = (const __u64 *)(map + m->offsets);
 	for (i = 0; i < m->offsets_count; i++) {
-		const struct fb_object *o;
+		const struct fbinder_object *o;
 
 		if (offs[i] > m->data_size || m->data_size - offs[i] < sizeof(*o))
 			continue;
 		o = (const void *)(map + m->data + offs[i]);
-		if (o->type == FB_OBJ_FD)
+		if (o->type == FBINDER_OBJ_FD)
 			close(o->fd);
 	}
 }
@@ -126,9 +126,9 @@ static void m_store(struct fbp *p, __u32 h)
 	ms.handles[slot] = h;
 	fbp_w_reset(&w);
 	if (fbr_rnd(&ms.rng, 2)) {
-		struct fb_death d = { .handle = h, .cookie = ms.next_link++ };
+		struct fbinder_death d = { .handle = h, .cookie = ms.next_link++ };
 
-		fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 	}
 	pthread_mutex_unlock(&ms.lock);
 	if (w.len)
@@ -139,33 +139,33 @@ static void m_store(struct fbp *p, __u32 h)
 
 static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_txn_msg *m = &r->msg;
-	struct fb_object o[2] = { { 0 } };
+	const struct fbinder_txn_msg *m = &r->msg;
+	struct fbinder_object o[2] = { { 0 } };
 	__u64 offs[2] = { 0, sizeof(o[0]) };
 	size_t nobj = 0;
 	__u64 tok = 0;
 	__u64 i;
 
 	(void)arg;
-	if (r->cmd == FB_RET_DEAD) {
+	if (r->cmd == FBINDER_RET_DEAD) {
 		struct fbp_w w;
 
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_DEATH_DONE, &r->cookie, sizeof(r->cookie));
+		fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &r->cookie, sizeof(r->cookie));
 		fbp_wr(p, &w, NULL, false);
 		return 0;
 	}
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (m->data_size >= 8 && m->data_size <= p->map_size && m->data <= p->map_size - 8)
 		memcpy(&tok, p->map + m->data, 8);
 	if (m->code == M_REG_VALID && tok == token && m->offsets_count == 1) {
-		const struct fb_object *vo = fbp_obj(p, m, 0);
+		const struct fbinder_object *vo = fbp_obj(p, m, 0);
 
-		if (vo->type == FB_OBJ_HANDLE && !fbp_acquire(p, vo->handle))
+		if (vo->type == FBINDER_OBJ_HANDLE && !fbp_acquire(p, vo->handle))
 			ms.valid_handle = vo->handle;
 	} else if (m->code == M_GET_VALID && tok == token) {
-		o[0] = (struct fb_object){ .type = FB_OBJ_HANDLE, .handle = ms.valid_handle };
+		o[0] = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = ms.valid_handle };
 		nobj = 1;
 	} else if (m->code == M_REG && m->offsets_count <= 4096) {
 		/* Keep the handles among the first few valid objects. */
@@ -176,12 +176,12 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		    m->offsets_count <= (p->map_size - m->offsets) / 8) {
 			ofs = (const __u64 *)(p->map + m->offsets);
 			for (i = 0; i < m->offsets_count && i < 4; i++) {
-				const struct fb_object *ob;
+				const struct fbinder_object *ob;
 
 				if (ofs[i] > m->data_size || m->data_size - ofs[i] < sizeof(*ob))
 					break;
 				ob = (const void *)(p->map + m->data + ofs[i]);
-				if (ob->type == FB_OBJ_HANDLE)
+				if (ob->type == FBINDER_OBJ_HANDLE)
 					m_store(p, ob->handle);
 			}
 		}
@@ -193,13 +193,13 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 				__u32 h = ms.handles[fbr_rnd(&ms.rng, NHANDLES)];
 
 				if (h)
-					o[nobj++] = (struct fb_object){ .type = FB_OBJ_HANDLE,
+					o[nobj++] = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE,
 									.handle = h };
 			}
 			pthread_mutex_unlock(&ms.lock);
 		}
 	}
-	if (m->flags & FB_TXN_ONEWAY)
+	if (m->flags & FBINDER_TXN_ONEWAY)
 		fbp_free(p, m->data);
 	else
 		fbp_reply(p, m, 0, o, nobj * sizeof(o[0]), offs, nobj);
@@ -247,14 +247,14 @@ struct vhdr {
 static int vs_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	static __thread unsigned char out[PAYLOAD + sizeof(struct vhdr)];
-	const struct fb_txn_msg *m = &r->msg;
+	const struct fbinder_txn_msg *m = &r->msg;
 	struct vhdr h;
 	__u32 code = 0;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
-	if (m->flags & FB_TXN_ONEWAY) {
+	if (m->flags & FBINDER_TXN_ONEWAY) {
 		fbp_free(p, m->data);
 		return 0;
 	}
@@ -292,8 +292,8 @@ static void *vs_looper(void *arg)
 
 static int vs_main(void *arg)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = VS_COOKIE };
-	struct { __u64 token; struct fb_object o; } msg = { token, o };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = VS_COOKIE };
+	struct { __u64 token; struct fbinder_object o; } msg = { token, o };
 	__u64 off = 8;
 	struct fbp p;
 	struct fbp_ret r;
@@ -301,10 +301,10 @@ static int vs_main(void *arg)
 	int ret;
 
 	(void)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, 4 * MB);
 	ret = fbp_call(&p, 0, M_REG_VALID, &msg, sizeof(msg), &off, 1, &r, NULL, NULL);
-	if (ret || r.cmd != FB_RET_REPLY)
+	if (ret || r.cmd != FBINDER_RET_REPLY)
 		die("VS: register with M: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
 	fbp_free(&p, r.msg.data);
 	if (pthread_create(&th, NULL, vs_looper, &p))
@@ -335,14 +335,14 @@ static int c_main(void *arg)
 	int ret, i;
 
 	(void)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbr_rng_seed(&rng, fbr_mix(seed, 2));
 	fbp_open(&p, 1 * MB);
 	for (i = 0; i < 200 && !vh; i++) {
 		ret = fbp_call(&p, 0, M_GET_VALID, &token, sizeof(token), NULL, 0, &r, NULL, NULL);
-		if (ret || r.cmd != FB_RET_REPLY)
+		if (ret || r.cmd != FBINDER_RET_REPLY)
 			die("C: M_GET_VALID: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-		if (r.msg.offsets_count == 1 && fbp_obj(&p, &r.msg, 0)->type == FB_OBJ_HANDLE &&
+		if (r.msg.offsets_count == 1 && fbp_obj(&p, &r.msg, 0)->type == FBINDER_OBJ_HANDLE &&
 		    fbp_obj(&p, &r.msg, 0)->handle) {
 			vh = fbp_obj(&p, &r.msg, 0)->handle;
 			fbp_acquire(&p, vh);
@@ -369,7 +369,7 @@ static int c_main(void *arg)
 			valid_fail("call: %s", strerror(-ret));
 			continue;
 		}
-		if (r.cmd != FB_RET_REPLY) {
+		if (r.cmd != FBINDER_RET_REPLY) {
 			valid_fail("call: %s error %d", fbp_ret_name(r.cmd), r.err.error);
 			continue;
 		}
@@ -557,36 +557,36 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 		for (i = 0; i < size; i++)
 			t->payload[i] = (unsigned char)R(256);
 	for (i = 0; i < n; i++) {
-		struct fb_object o = { 0 };
+		struct fbinder_object o = { 0 };
 		size_t at = (size_t)i * 16;
 
 		if (at + sizeof(o) > size)
 			break;
 		switch (R(7)) {
 		case 0: case 4: case 5:
-			o.type = FB_OBJ_LOCAL;
+			o.type = FBINDER_OBJ_LOCAL;
 			o.cookie = pick_cookie(t);
 			if (CHANCE(10))	/* never a raise: the fuzzers must not starve C */
-				o.flags = FB_OBJF_MIN_PRIO | (CHANCE(50) ? R(20) : R(0x400));
+				o.flags = FBINDER_OBJF_MIN_PRIO | (CHANCE(50) ? R(20) : R(0x400));
 			if (CHANCE(50))	/* descriptors may reach it */
-				o.flags |= FB_OBJF_ACCEPTS_FDS;
+				o.flags |= FBINDER_OBJF_ACCEPTS_FDS;
 			break;
 		case 1:
-			o.type = FB_OBJ_HANDLE;
+			o.type = FBINDER_OBJ_HANDLE;
 			o.handle = pick_handle(t, c);
 			break;
 		case 2:
-			o.type = FB_OBJ_FD;
+			o.type = FBINDER_OBJ_FD;
 			o.fd = pick_fd(t, c);
 			o.flags = R(3);
 			break;
 		case 3:
-			o.type = FB_OBJ_HANDLE;
+			o.type = FBINDER_OBJ_HANDLE;
 			o.handle = atomic_load(&wp.handles[c - wp.ctx][R(NHANDLES)]);
 			break;
 		default:
 			if (t->clean) {
-				o.type = FB_OBJ_LOCAL;
+				o.type = FBINDER_OBJ_LOCAL;
 				o.cookie = pick_cookie(t);
 				break;
 			}
@@ -595,8 +595,8 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 			o.cookie = fbr_rnd64(&t->rng);
 			break;
 		}
-		if (o.flags & FB_OBJF_PRIO_RT)
-			o.flags &= ~FB_OBJF_MIN_PRIO;	/* RT minimums: see above */
+		if (o.flags & FBINDER_OBJF_PRIO_RT)
+			o.flags &= ~FBINDER_OBJF_MIN_PRIO;	/* RT minimums: see above */
 		memcpy(t->payload + at, &o, sizeof(o));
 		t->poffs[i] = at;
 	}
@@ -633,15 +633,15 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 
 		switch (t->clean && R(2) ? R(5) : R(16)) {
 		case 0: case 1: case 2: case 3: case 4: {
-			struct fb_txn tx = { 0 };
+			struct fbinder_txn_data tx = { 0 };
 			__u32 nobj;
 			size_t sz = gen_payload(t, c, &nobj);
 
-			cmd = R(5) ? FB_CMD_SEND : FB_CMD_REPLY;
+			cmd = R(5) ? FBINDER_CMD_SEND : FBINDER_CMD_REPLY;
 			tx.handle = pick_handle(t, c);
 			tx.code = CHANCE(50) ? R(8) : (__u32)fbr_rnd64(&t->rng);
-			tx.flags = CHANCE(70) ? FB_TXN_ONEWAY :
-				   CHANCE(90) || t->clean ? (CHANCE(50) ? FB_TXN_ACCEPT_FDS : 0) :
+			tx.flags = CHANCE(70) ? FBINDER_TXN_ONEWAY :
+				   CHANCE(90) || t->clean ? (CHANCE(50) ? FBINDER_TXN_ACCEPT_FDS : 0) :
 				   (__u32)fbr_rnd64(&t->rng);
 			tx.data = pick_ptr(t, t->payload, sz);
 			tx.data_size = pick_size(t, sz);
@@ -655,7 +655,7 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 		case 5: case 6: {
 			__u64 off = CHANCE(70) ? atomic_load(&wp.offs[R(NOFFS)]) : fbr_rnd64(&t->rng) & 0xfffff8;
 
-			cmd = FB_CMD_FREE_BUFFER;
+			cmd = FBINDER_CMD_FREE_BUFFER;
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			len = put(t->wbuf, len, cap, &off, 8);
 			break;
@@ -663,17 +663,17 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 		case 7: case 8: {
 			__u32 h = pick_handle(t, c);
 
-			cmd = R(2) ? FB_CMD_ACQUIRE : FB_CMD_RELEASE;
+			cmd = R(2) ? FBINDER_CMD_ACQUIRE : FBINDER_CMD_RELEASE;
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			len = put(t->wbuf, len, cap, &h, 4);
 			break;
 		}
 		case 9: case 10: {
-			struct fb_death d = { .handle = pick_handle(t, c), .cookie = pick_cookie(t) };
+			struct fbinder_death d = { .handle = pick_handle(t, c), .cookie = pick_cookie(t) };
 
 			if (CHANCE(5))
 				d.reserved = 1;
-			cmd = R(2) ? FB_CMD_LINK_DEATH : FB_CMD_UNLINK_DEATH;
+			cmd = R(2) ? FBINDER_CMD_LINK_DEATH : FBINDER_CMD_UNLINK_DEATH;
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			len = put(t->wbuf, len, cap, &d, sizeof(d));
 			break;
@@ -681,14 +681,14 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 		case 11: {
 			__u64 ck = pick_cookie(t);
 
-			cmd = FB_CMD_DEATH_DONE;
+			cmd = FBINDER_CMD_DEATH_DONE;
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			len = put(t->wbuf, len, cap, &ck, 8);
 			break;
 		}
 		case 12: {
-			static const __u32 bare[] = { FB_CMD_REGISTER_LOOPER, FB_CMD_ENTER_LOOPER,
-						      FB_CMD_EXIT_LOOPER, FB_CMD_ABANDON };
+			static const __u32 bare[] = { FBINDER_CMD_REGISTER_LOOPER, FBINDER_CMD_ENTER_LOOPER,
+						      FBINDER_CMD_EXIT_LOOPER, FBINDER_CMD_ABANDON };
 
 			cmd = bare[R(4)];
 			len = put(t->wbuf, len, cap, &cmd, 4);
@@ -707,17 +707,17 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			break;
 		}
 		default: {	/* M's registry: publish own objects, learn others' */
-			struct fb_txn tx = { .handle = 0, .code = R(2) ? M_REG : M_GET };
-			struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = pick_cookie(t) };
+			struct fbinder_txn_data tx = { .handle = 0, .code = R(2) ? M_REG : M_GET };
+			struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = pick_cookie(t) };
 
 			memcpy(t->payload, &o, sizeof(o));
 			t->poffs[0] = 0;
-			tx.flags = CHANCE(50) ? FB_TXN_ONEWAY : 0;
+			tx.flags = CHANCE(50) ? FBINDER_TXN_ONEWAY : 0;
 			tx.data = (uintptr_t)t->payload;
 			tx.data_size = sizeof(o);
 			tx.offsets = (uintptr_t)t->poffs;
 			tx.offsets_count = tx.code == M_REG;
-			cmd = FB_CMD_SEND;
+			cmd = FBINDER_CMD_SEND;
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			len = put(t->wbuf, len, cap, &tx, sizeof(tx));
 			break;
@@ -736,7 +736,7 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 
 /* Close the descriptors and learn the handles a message brought. */
 static __attribute__((noinline)) void scan_objects(const struct wctx *c, const unsigned char *map,
-						   size_t map_size, const struct fb_txn_msg *m)
+						   size_t map_size, const struct fbinder_txn_msg *m)
 {
 	sigjmp_buf jb;
 
@@ -748,14 +748,14 @@ static __attribute__((noinline)) void scan_objects(const struct wctx *c, const u
 		__u64 i;
 
 		for (i = 0; i < m->offsets_count; i++) {
-			const struct fb_object *o;
+			const struct fbinder_object *o;
 
 			if (offs[i] > m->data_size || m->data_size - offs[i] < sizeof(*o))
 				continue;
 			o = (const void *)(map + m->data + offs[i]);
-			if (o->type == FB_OBJ_FD)
+			if (o->type == FBINDER_OBJ_FD)
 				close(o->fd);
-			else if (o->type == FB_OBJ_HANDLE)
+			else if (o->type == FBINDER_OBJ_HANDLE)
 				learn_handle(c, o->handle);
 		}
 	}
@@ -784,13 +784,13 @@ static void handle_returns(struct thr *t, struct wctx *c, int fd, size_t rdone)
 		pos += n;
 		atomic_fetch_add_explicit(&sh->fuzz_msgs, 1, memory_order_relaxed);
 		switch (r.cmd) {
-		case FB_RET_TRANSACTION:
-		case FB_RET_REPLY:
+		case FBINDER_RET_TRANSACTION:
+		case FBINDER_RET_REPLY:
 			learn_off(r.msg.data);
 			scan_objects(c, map, map_size, &r.msg);
-			if (r.cmd == FB_RET_TRANSACTION && !(r.msg.flags & FB_TXN_ONEWAY) &&
+			if (r.cmd == FBINDER_RET_TRANSACTION && !(r.msg.flags & FBINDER_TXN_ONEWAY) &&
 			    CHANCE(85)) {
-				struct fb_txn tx = { .code = R(4) };
+				struct fbinder_txn_data tx = { .code = R(4) };
 				__u32 nobj = 0;
 				size_t sz = CHANCE(70) ? R(64) : gen_payload(t, c, &nobj);
 
@@ -798,26 +798,26 @@ static void handle_returns(struct thr *t, struct wctx *c, int fd, size_t rdone)
 				tx.data_size = sz;
 				tx.offsets = (uintptr_t)t->poffs;
 				tx.offsets_count = nobj;
-				cmd = FB_CMD_REPLY;
+				cmd = FBINDER_CMD_REPLY;
 				wl = put(w, wl, sizeof(w), &cmd, 4);
 				wl = put(w, wl, sizeof(w), &tx, sizeof(tx));
 			}
 			if (CHANCE(90)) {
-				cmd = FB_CMD_FREE_BUFFER;
+				cmd = FBINDER_CMD_FREE_BUFFER;
 				wl = put(w, wl, sizeof(w), &cmd, 4);
 				wl = put(w, wl, sizeof(w), &r.msg.data, 8);
 			}
 			break;
-		case FB_RET_DEAD:
+		case FBINDER_RET_DEAD:
 			if (CHANCE(85)) {
-				cmd = FB_CMD_DEATH_DONE;
+				cmd = FBINDER_CMD_DEATH_DONE;
 				wl = put(w, wl, sizeof(w), &cmd, 4);
 				wl = put(w, wl, sizeof(w), &r.cookie, 8);
 			}
 			break;
-		case FB_RET_SPAWN_LOOPER:
+		case FBINDER_RET_SPAWN_LOOPER:
 			if (CHANCE(30)) {
-				cmd = FB_CMD_REGISTER_LOOPER;
+				cmd = FBINDER_CMD_REGISTER_LOOPER;
 				wl = put(w, wl, sizeof(w), &cmd, 4);
 			}
 			break;
@@ -825,7 +825,7 @@ static void handle_returns(struct thr *t, struct wctx *c, int fd, size_t rdone)
 			break;
 		}
 		if (wl) {
-			fb_write_read(fd, w, wl, NULL, NULL, 0, NULL);
+			fbinder_write_read(fd, w, wl, NULL, NULL, 0, NULL);
 			count_op(t);
 		}
 	}
@@ -835,7 +835,7 @@ static void op_write_read(struct thr *t)
 {
 	struct wctx *c = pick_ctx(t);
 	int fd = atomic_load(&c->fd);
-	struct fb_write_read wr = { 0 };
+	struct fbinder_write_read wr = { 0 };
 	bool good_read = false;
 	size_t wlen;
 	int ret;
@@ -864,7 +864,7 @@ static void op_write_read(struct thr *t)
 		good_read = true;
 		break;
 	}
-	ret = ioctl(fd, FB_IOC_WRITE_READ, CHANCE(3) ? (void *)pick_ptr(t, &wr, 48) : &wr);
+	ret = ioctl(fd, FBINDER_IOC_WRITE_READ, CHANCE(3) ? (void *)pick_ptr(t, &wr, 48) : &wr);
 	count_op(t);
 	atomic_fetch_add_explicit(&sh->wr_errno[ret < 0 && errno < 140 ? errno : 0], 1,
 				  memory_order_relaxed);
@@ -881,7 +881,7 @@ static void op_drain(struct thr *t)
 	size_t rdone = 0;
 	int ret;
 
-	ret = fb_write_read(fd, NULL, 0, NULL, t->rbuf, sizeof(t->rbuf), &rdone);
+	ret = fbinder_write_read(fd, NULL, 0, NULL, t->rbuf, sizeof(t->rbuf), &rdone);
 	count_op(t);
 	if (!ret && rdone <= sizeof(t->rbuf))
 		handle_returns(t, c, fd, rdone);
@@ -898,19 +898,19 @@ static void op_ioctl(struct thr *t)
 	for (i = 0; i < sizeof(arg); i++)
 		arg[i] = (unsigned char)R(CHANCE(50) ? 2 : 256);
 	switch (R(10)) {
-	case 0: req = FB_IOC_VERSION; break;
-	case 1: req = FB_IOC_SET_MAX_THREADS; break;
-	case 2: req = FB_IOC_SET_CONTEXT_MGR; break;
-	case 3: req = FB_IOC_THREAD_EXIT; break;
-	case 4: req = FB_IOC_WAKE_IDLE; break;
-	case 5: req = _IOC(R(4), FB_IOC_MAGIC, R(8), R(64)); break;
+	case 0: req = FBINDER_IOC_VERSION; break;
+	case 1: req = FBINDER_IOC_SET_MAX_THREADS; break;
+	case 2: req = FBINDER_IOC_SET_CONTEXT_MGR; break;
+	case 3: req = FBINDER_IOC_THREAD_EXIT; break;
+	case 4: req = FBINDER_IOC_WAKE_IDLE; break;
+	case 5: req = _IOC(R(4), FBINDER_IOC_MAGIC, R(8), R(64)); break;
 	case 6: req = (__u32)fbr_rnd64(&t->rng); break;
-	case 7: req = FB_IOC_WRITE_READ; break;	/* random struct */
-	default: req = _IOC(R(4), FB_IOC_MAGIC, R(6), sizeof(struct fb_write_read)); break;
+	case 7: req = FBINDER_IOC_WRITE_READ; break;	/* random struct */
+	default: req = _IOC(R(4), FBINDER_IOC_MAGIC, R(6), sizeof(struct fbinder_write_read)); break;
 	}
-	if (req == FB_IOC_WRITE_READ) {
+	if (req == FBINDER_IOC_WRITE_READ) {
 		/* random pointers only into scratch (the kernel may write there) */
-		struct fb_write_read *wr = (void *)arg;
+		struct fbinder_write_read *wr = (void *)arg;
 
 		wr->write_buffer = pick_ptr(t, wp.scratch, 256);
 		wr->read_buffer = (uintptr_t)wp.guard - R(256);
@@ -983,7 +983,7 @@ static void op_mmap(struct thr *t)
 
 static void open_ctx(struct thr *t, struct wctx *c)
 {
-	int fd = open(FB_DEV, O_RDWR | (CHANCE(80) ? O_NONBLOCK : 0) | (CHANCE(50) ? O_CLOEXEC : 0));
+	int fd = open(FBT_DEV, O_RDWR | (CHANCE(80) ? O_NONBLOCK : 0) | (CHANCE(50) ? O_CLOEXEC : 0));
 	void *m = MAP_FAILED;
 	size_t sz = 4096 * (1 + R(CHANCE(50) ? 64 : 512));
 
@@ -1021,11 +1021,11 @@ static void op_fds(struct thr *t)
 		pid_t pid = fork();
 
 		if (pid == 0) {
-			struct fb_write_read wr = { 0 };
+			struct fbinder_write_read wr = { 0 };
 			int fd = atomic_load(&c->fd);
 
-			ioctl(fd, FB_IOC_WRITE_READ, &wr);
-			ioctl(fd, FB_IOC_THREAD_EXIT);
+			ioctl(fd, FBINDER_IOC_WRITE_READ, &wr);
+			ioctl(fd, FBINDER_IOC_THREAD_EXIT);
 			mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
 			if (R(2))
 				close(fd);
@@ -1042,21 +1042,21 @@ static void op_fds(struct thr *t)
 		break;
 	}
 	default: {	/* descriptors in flight, to someone */
-		struct fb_object o[3] = {
-			{ .type = FB_OBJ_FD, .fd = wp.pipefd[R(2)] },
-			{ .type = FB_OBJ_FD, .fd = wp.nullfd, .flags = FB_OBJF_NO_CLOEXEC },
-			{ .type = FB_OBJ_FD, .fd = atomic_load(&c->fd) },	/* EINVAL */
+		struct fbinder_object o[3] = {
+			{ .type = FBINDER_OBJ_FD, .fd = wp.pipefd[R(2)] },
+			{ .type = FBINDER_OBJ_FD, .fd = wp.nullfd, .flags = FBINDER_OBJF_NO_CLOEXEC },
+			{ .type = FBINDER_OBJ_FD, .fd = atomic_load(&c->fd) },	/* EINVAL */
 		};
 		__u64 offs[3] = { 0, 16, 32 };
-		struct fb_txn tx = { .handle = pick_handle(t, c), .flags = FB_TXN_ONEWAY,
+		struct fbinder_txn_data tx = { .handle = pick_handle(t, c), .flags = FBINDER_TXN_ONEWAY,
 				     .data = (uintptr_t)o, .data_size = sizeof(o),
 				     .offsets = (uintptr_t)offs, .offsets_count = CHANCE(70) ? 2 : 3 };
 		unsigned char w[4 + sizeof(tx)];
-		__u32 cmd = FB_CMD_SEND;
+		__u32 cmd = FBINDER_CMD_SEND;
 
 		memcpy(w, &cmd, 4);
 		memcpy(w + 4, &tx, sizeof(tx));
-		fb_write_read(atomic_load(&c->fd), w, sizeof(w), NULL, NULL, 0, NULL);
+		fbinder_write_read(atomic_load(&c->fd), w, sizeof(w), NULL, NULL, 0, NULL);
 		break;
 	}
 	}
@@ -1104,7 +1104,7 @@ static void *w_thread(void *arg)
 			op_fds(t);
 		else if (i > 50 && op < 97) {	/* this thread goes, another comes */
 			if (CHANCE(50))
-				ioctl(atomic_load(&pick_ctx(t)->fd), FB_IOC_THREAD_EXIT);
+				ioctl(atomic_load(&pick_ctx(t)->fd), FBINDER_IOC_THREAD_EXIT);
 			spawn_thread(t->slot);
 			free(t);
 			return NULL;
@@ -1123,7 +1123,7 @@ static int w_main(void *arg)
 	int i;
 
 	wp.idx = (int)(intptr_t)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbr_rng_seed(&boot.rng, fbr_mix(seed, 500 + wp.idx));
 	setrlimit(RLIMIT_NOFILE, &rl);
 	if (nice(3) < 0) {
@@ -1150,7 +1150,7 @@ static int w_main(void *arg)
 		atomic_store(&wp.ctx[i].fd, -1);
 		open_ctx(&boot, &wp.ctx[i]);
 	}
-	wp.nthreads = (int)fbr_env_ull("FB_FUZZ_THREADS", 3);
+	wp.nthreads = (int)fbr_env_ull("FBINDER_FUZZ_THREADS", 3);
 	if (wp.nthreads < 1 || wp.nthreads > MAX_THREADS)
 		wp.nthreads = 3;
 	for (i = 0; i < wp.nthreads; i++)
@@ -1178,7 +1178,7 @@ static int w_main(void *arg)
  *    objects, or no memory for the transaction: failslab) left the call on
  *    the replier's stack: the caller waited for good, and the replier's
  *    next reply answered the stale call.  Now every failed reply ends the
- *    call: the caller gets FB_RET_FAILED with the reply's error.
+ *    call: the caller gets FBINDER_RET_FAILED with the reply's error.
  */
 enum { REG_BADFLAGS = 100, REG_TOOMANY, REG_OK };
 
@@ -1186,23 +1186,23 @@ static int reg_pipe;
 
 static int reg_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	struct fb_txn tx = { 0 };
+	struct fbinder_txn_data tx = { 0 };
 	struct fbp_w w;
 	int res[2];
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (r->msg.code == REG_OK) {
 		fbp_reply(p, &r->msg, 0, "ok", 2, NULL, 0);
 		return 1;
 	}
 	if (r->msg.code == REG_BADFLAGS)
-		tx.flags = FB_TXN_ONEWAY;
+		tx.flags = FBINDER_TXN_ONEWAY;
 	else
 		tx.offsets_count = 4097;
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_REPLY, &tx, sizeof(tx));
+	fbp_w_cmd(&w, FBINDER_CMD_REPLY, &tx, sizeof(tx));
 	res[0] = fbp_wr(p, &w, NULL, false);
 	/* the call is over: a second reply has nothing to answer */
 	fbp_w_reset(&w);
@@ -1234,7 +1234,7 @@ static int reg_call(struct fbp *c, __u32 code, struct fbp_ret *r)
 		return ret;
 	if (poll(&pfd, 1, 5000) != 1) {
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_ABANDON, NULL, 0);
+		fbp_w_cmd(&w, FBINDER_CMD_ABANDON, NULL, 0);
 		fbp_wr(c, &w, NULL, false);
 		return -ETIMEDOUT;
 	}
@@ -1260,8 +1260,8 @@ static void regressions(void)
 	fbp_open(&c, MB);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		ret = reg_call(&c, cases[i].code, &r);
-		CHECK(ret == 0 && r.cmd == FB_RET_FAILED && r.err.error == -cases[i].err,
-		      "regression 1, %s: caller got %s %s error %d, want FB_RET_FAILED -%s",
+		CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -cases[i].err,
+		      "regression 1, %s: caller got %s %s error %d, want FBINDER_RET_FAILED -%s",
 		      cases[i].what, strerror(-ret), fbp_ret_name(r.cmd), r.err.error,
 		      strerror(cases[i].err));
 		if (read(pfd[0], res, sizeof(res)) != sizeof(res))
@@ -1272,12 +1272,12 @@ static void regressions(void)
 		      strerror(cases[i].err));
 	}
 	ret = reg_call(&c, REG_OK, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.data_size == 2,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == 2,
 	      "regression 1: a good call afterwards: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 	fbp_close(&c);
-	CHECK(fb_wait(pid) == 0, "regression server exit");
+	CHECK(fbt_wait(pid) == 0, "regression server exit");
 	close(pfd[0]);
 	printf("# regressions replayed\n");
 }
@@ -1286,13 +1286,13 @@ static void regressions(void)
 
 static pid_t spawn_worker(int idx)
 {
-	return fb_fork(w_main, (void *)(intptr_t)idx);
+	return fbt_fork(w_main, (void *)(intptr_t)idx);
 }
 
 int main(void)
 {
-	unsigned long long secs = fbr_env_ull("FB_FUZZ_SECONDS", 20);
-	int nproc = (int)fbr_env_ull("FB_FUZZ_PROCS", 4);
+	unsigned long long secs = fbr_env_ull("FBINDER_FUZZ_SECONDS", 20);
+	int nproc = (int)fbr_env_ull("FBINDER_FUZZ_PROCS", 4);
 	long long stall_ms = (long long)(15000 * (fbr_scale() < 1 ? 1 / fbr_scale() : 1));
 	unsigned long long total = 0, kills = 0, exits = 0, calls;
 	pid_t mpid, vspid, cpid, w[MAX_PROCS];
@@ -1304,10 +1304,10 @@ int main(void)
 		nproc = 4;
 	regressions();
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts after the regressions");
-	seed = fbr_seed("FB_FUZZ_SEED");
-	printf("# fuzz_ioctl: seed %llu (replay: FB_FUZZ_SEED=%llu), %llu s, %d processes x %llu threads\n",
+	seed = fbr_seed("FBINDER_FUZZ_SEED");
+	printf("# fuzz_ioctl: seed %llu (replay: FBINDER_FUZZ_SEED=%llu), %llu s, %d processes x %llu threads\n",
 	       (unsigned long long)seed, (unsigned long long)seed, secs, nproc,
-	       fbr_env_ull("FB_FUZZ_THREADS", 3));
+	       fbr_env_ull("FBINDER_FUZZ_THREADS", 3));
 	fflush(stdout);
 	fbr_rng_seed(&rng, seed);
 	token = fbr_rnd64(&rng) | 1;
@@ -1318,8 +1318,8 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 
 	mpid = fbp_spawn_manager_ex(8 * MB, MGR_COOKIE, FBP_MGR_FDS, m_main, NULL);
-	vspid = fb_fork(vs_main, NULL);
-	cpid = fb_fork(c_main, NULL);
+	vspid = fbt_fork(vs_main, NULL);
+	cpid = fbt_fork(c_main, NULL);
 	for (i = 0; i < nproc; i++)
 		w[i] = spawn_worker(i);
 
@@ -1382,7 +1382,7 @@ out:
 	for (i = 0; i < nproc; i++)
 		kill(w[i], SIGKILL);
 	for (i = 0; i < nproc; i++)
-		fb_wait(w[i]);
+		fbt_wait(w[i]);
 	atomic_store(&sh->stop_valid, 1);
 	if (cpid) {
 		long long deadline = fbp_now_ms() + stall_ms;
@@ -1392,18 +1392,18 @@ out:
 		if (fbp_now_ms() >= deadline) {
 			CHECK(0, "valid client did not finish its last call");
 			kill(cpid, SIGKILL);
-			fb_wait(cpid);
+			fbt_wait(cpid);
 		} else {
 			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "valid client: status 0x%x", st);
 		}
 	}
 	if (vspid) {
 		kill(vspid, SIGKILL);
-		fb_wait(vspid);
+		fbt_wait(vspid);
 	}
 	if (mpid) {
 		kill(mpid, SIGKILL);
-		fb_wait(mpid);
+		fbt_wait(mpid);
 	}
 
 	for (i = 0; i < nproc; i++)
@@ -1427,7 +1427,7 @@ out:
 	CHECK(!atomic_load(&sh->bad_worker), "a worker saw a malformed read stream");
 	CHECK(fbp_wait_live_zero(10000) == 0, "live counts did not return to zero (seed %llu)",
 	      (unsigned long long)seed);
-	if (fb_failures)
-		printf("# replay: FB_FUZZ_SEED=%llu\n", (unsigned long long)seed);
-	return fb_done();
+	if (fbt_failures)
+		printf("# replay: FBINDER_FUZZ_SEED=%llu\n", (unsigned long long)seed);
+	return fbt_done();
 }

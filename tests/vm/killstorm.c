@@ -13,15 +13,15 @@
  * failure the death caused) within a deadline, so a death never leaves a
  * caller hanging.  After every round, with all processes gone, the live_*
  * counters in debugfs stats must be back to zero.  M stays root (it claims
- * handle 0); S and the clients run as uid 65534 (fb_become_nobody()).
+ * handle 0); S and the clients run as uid 65534 (fbt_become_nobody()).
  *
  * The clients also run the resource attacks of docs/security.md (G6), so
- * that deaths land in the middle of them: bursts of death links, threads that leave without FB_IOC_THREAD_EXIT, write
+ * that deaths land in the middle of them: bursts of death links, threads that leave without FBINDER_IOC_THREAD_EXIT, write
  * streams longer than one ioctl's budget, and the client's own context
  * descriptor in flight on a unix socket (the context must still end with
  * the process).
  *
- * FB_KILLSTORM_ROUNDS (default 12, scaled by FB_SCALE), FB_KILLSTORM_SEED.
+ * FBINDER_KILLSTORM_ROUNDS (default 12, scaled by FBINDER_SCALE), FBINDER_KILLSTORM_SEED.
  */
 #define _GNU_SOURCE
 #include "fbproto.h"
@@ -66,15 +66,15 @@ static void bad(const char *what, long a, long b)
 }
 
 /* Close the fds a message carried; return the first one (or -1) unclosed if keep. */
-static int msg_fds(struct fbp *p, const struct fb_txn_msg *m, bool keep_first)
+static int msg_fds(struct fbp *p, const struct fbinder_txn_msg *m, bool keep_first)
 {
 	int first = -1;
 	__u64 i;
 
 	for (i = 0; i < m->offsets_count; i++) {
-		const struct fb_object *o = fbp_obj(p, m, i);
+		const struct fbinder_object *o = fbp_obj(p, m, i);
 
-		if (o->type != FB_OBJ_FD)
+		if (o->type != FBINDER_OBJ_FD)
 			continue;
 		if (keep_first && first < 0)
 			first = o->fd;
@@ -89,7 +89,7 @@ static void death_done(struct fbp *p, __u64 cookie)
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
 	fbp_wr(p, &w, NULL, false);
 	atomic_fetch_add(&sh->deaths, 1);
 }
@@ -99,7 +99,7 @@ static void enter_looper(struct fbp *t)
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	fbp_wr(t, &w, NULL, false);
 }
 
@@ -111,28 +111,28 @@ static struct fbr_rng m_rng;
 
 static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_txn_msg *m = &r->msg;
-	struct fb_object o = { .type = FB_OBJ_HANDLE };
+	const struct fbinder_txn_msg *m = &r->msg;
+	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE };
 	__u64 off = 0;
 	size_t n = 0;
 
 	(void)arg;
-	if (r->cmd == FB_RET_DEAD) {
+	if (r->cmd == FBINDER_RET_DEAD) {
 		death_done(p, r->cookie);
 		return 0;
 	}
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	pthread_mutex_lock(&m_lock);
 	if ((m->code == M_REG || m->code == M_REG_S) && m->offsets_count == 1 &&
-	    fbp_obj(p, m, 0)->type == FB_OBJ_HANDLE) {
+	    fbp_obj(p, m, 0)->type == FBINDER_OBJ_HANDLE) {
 		__u32 h = fbp_obj(p, m, 0)->handle;
-		struct fb_death d = { .handle = h, .cookie = h };
+		struct fbinder_death d = { .handle = h, .cookie = h };
 		struct fbp_w w;
 
 		fbp_acquire(p, h);
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 		fbp_wr(p, &w, NULL, false);
 		if (m->code == M_REG_S)
 			m_s = h;
@@ -145,7 +145,7 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		n = o.handle != 0;
 	}
 	pthread_mutex_unlock(&m_lock);
-	if (m->flags & FB_TXN_ONEWAY)
+	if (m->flags & FBINDER_TXN_ONEWAY)
 		fbp_free(p, m->data);
 	else
 		fbp_reply(p, m, 0, &o, n * sizeof(o), &off, n);
@@ -169,20 +169,20 @@ static int s_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_txn_msg *m = &r->msg;
+	const struct fbinder_txn_msg *m = &r->msg;
 	unsigned char buf[512];
 	struct fbp_ret rr;
 	size_t n = 0;
 	int ret;
 
 	(void)arg;
-	if (r->cmd == FB_RET_DEAD) {
+	if (r->cmd == FBINDER_RET_DEAD) {
 		death_done(p, r->cookie);
 		return 0;
 	}
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
-	if (m->flags & FB_TXN_ONEWAY) {
+	if (m->flags & FBINDER_TXN_ONEWAY) {
 		msg_fds(p, m, false);
 		fbp_free(p, m->data);
 		return 0;
@@ -198,7 +198,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		__u32 v = 0;
 
 		ret = h ? fbp_call(p, h, C_BACK, "back", 4, NULL, 0, &rr, s_nested, NULL) : -EINVAL;
-		if (!ret && rr.cmd == FB_RET_REPLY) {
+		if (!ret && rr.cmd == FBINDER_RET_REPLY) {
 			if (rr.msg.data_size == 4)
 				memcpy(&v, fbp_data(p, &rr.msg), 4);
 			fbp_free(p, rr.msg.data);
@@ -207,7 +207,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		break;
 	}
 	case C_FD: {
-		struct fb_object o = { .type = FB_OBJ_FD };
+		struct fbinder_object o = { .type = FBINDER_OBJ_FD };
 		__u64 off = 0;
 		int fd = msg_fds(p, m, true);
 
@@ -241,7 +241,7 @@ static void *s_looper(void *arg)
 static int s_main(void *arg)
 {
 	/* S takes descriptors (C_FD, the oneway flood) */
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .flags = FB_OBJF_ACCEPTS_FDS,
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .flags = FBINDER_OBJF_ACCEPTS_FDS,
 			       .cookie = S_COOKIE };
 	__u64 off = 0;
 	struct fbp p;
@@ -249,10 +249,10 @@ static int s_main(void *arg)
 	pthread_t th;
 
 	(void)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	if (fbp_call(&p, 0, M_REG_S, &o, sizeof(o), &off, 1, &r, NULL, NULL) ||
-	    r.cmd != FB_RET_REPLY)
+	    r.cmd != FBINDER_RET_REPLY)
 		_exit(3);
 	fbp_free(&p, r.msg.data);
 	if (pthread_create(&th, NULL, s_looper, &p))
@@ -267,18 +267,18 @@ static int c_idx;
 
 static int c_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_txn_msg *m = &r->msg;
+	const struct fbinder_txn_msg *m = &r->msg;
 	__u32 v = 0xb0b0 + c_idx;
 
 	(void)arg;
-	if (r->cmd == FB_RET_DEAD) {
+	if (r->cmd == FBINDER_RET_DEAD) {
 		death_done(p, r->cookie);
 		return 0;
 	}
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	msg_fds(p, m, false);
-	if (m->flags & FB_TXN_ONEWAY)
+	if (m->flags & FBINDER_TXN_ONEWAY)
 		fbp_free(p, m->data);
 	else
 		fbp_reply(p, m, m->code == C_BACK ? 0 : 5, &v, 4, NULL, 0);
@@ -311,14 +311,14 @@ static void c_result(int ret, struct fbp_ret *r, const char *what)
 		atomic_fetch_add(&sh->failed_calls, 1);
 		return;
 	}
-	if (r->cmd == FB_RET_FAILED) {
+	if (r->cmd == FBINDER_RET_FAILED) {
 		if (r->err.error != -EOWNERDEAD && r->err.error != -ENOSPC &&
 		    r->err.error != -EDQUOT)
 			bad(what, r->err.error, 1);
 		atomic_fetch_add(&sh->failed_calls, 1);
 		return;
 	}
-	if (r->cmd != FB_RET_REPLY) {
+	if (r->cmd != FBINDER_RET_REPLY) {
 		bad(what, (long)r->cmd, 2);
 		return;
 	}
@@ -339,19 +339,19 @@ static void c_result(int ret, struct fbp_ret *r, const char *what)
  */
 static bool c_link_burst(struct fbp *p, __u32 h, unsigned long long *next)
 {
-	__u32 cmd = FB_CMD_LINK_DEATH;
+	__u32 cmd = FBINDER_CMD_LINK_DEATH;
 	struct fbp_w w;
 	int pass, n, ret = 0;
 
 	for (pass = 0; pass < 2 && !ret; pass++) {
 		fbp_w_reset(&w);
 		for (n = 0; n < LINK_BURST; n++) {
-			struct fb_death d = { .handle = h, .cookie = *next + n };
+			struct fbinder_death d = { .handle = h, .cookie = *next + n };
 
 			fbp_w_cmd(&w, cmd, &d, sizeof(d));
 		}
 		ret = fbp_wr(p, &w, NULL, false);
-		cmd = FB_CMD_UNLINK_DEATH;
+		cmd = FBINDER_CMD_UNLINK_DEATH;
 	}
 	*next += LINK_BURST;
 	/* h's owner may be dead (EOWNERDEAD) or its ref gone (ENOENT) */
@@ -387,19 +387,19 @@ static void c_thread_churn(int fd)
 static void c_long_stream(int fd, __u32 h)
 {
 	static __u32 cmds[STREAM_PAIRS * 4];	/* the main thread's only */
-	struct fb_write_read wr = { 0 };
+	struct fbinder_write_read wr = { 0 };
 	int k;
 
 	for (k = 0; k < STREAM_PAIRS; k++) {
-		cmds[4 * k] = FB_CMD_ACQUIRE;
+		cmds[4 * k] = FBINDER_CMD_ACQUIRE;
 		cmds[4 * k + 1] = h;
-		cmds[4 * k + 2] = FB_CMD_RELEASE;
+		cmds[4 * k + 2] = FBINDER_CMD_RELEASE;
 		cmds[4 * k + 3] = h;
 	}
 	wr.write_buffer = (uintptr_t)cmds;
 	wr.write_size = sizeof(cmds);
 	while (wr.write_consumed < wr.write_size) {
-		if (ioctl(fd, FB_IOC_WRITE_READ, &wr) == 0)
+		if (ioctl(fd, FBINDER_IOC_WRITE_READ, &wr) == 0)
 			continue;
 		if (errno != EINTR) {
 			if (errno != ENOENT)	/* h's node may be gone */
@@ -437,7 +437,7 @@ static void c_fd_in_flight(int fd)
 
 static int c_main(void *arg)
 {
-	struct fb_object me = { .type = FB_OBJ_LOCAL, .cookie = 0xc100 + (intptr_t)arg };
+	struct fbinder_object me = { .type = FBINDER_OBJ_LOCAL, .cookie = 0xc100 + (intptr_t)arg };
 	unsigned char buf[512];
 	struct fbr_rng rng;
 	struct fbp p;
@@ -450,17 +450,17 @@ static int c_main(void *arg)
 	int ret, i;
 
 	c_idx = (int)(intptr_t)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbr_rng_seed(&rng, fbr_mix(seed, round_no * 100 + 10 + c_idx));
 	fbp_open(&p, MB);
 	if (pthread_create(&th, NULL, c_looper, &p))
 		die("pthread_create");
 	if (fbp_call(&p, 0, M_REG, &me, sizeof(me), &off, 1, &r, NULL, NULL) == 0 &&
-	    r.cmd == FB_RET_REPLY)
+	    r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&p, r.msg.data);
 	for (i = 0; i < 100 && !hs && !atomic_load(&sh->stop); i++) {
 		ret = fbp_call(&p, 0, M_GET_S, NULL, 0, NULL, 0, &r, NULL, NULL);
-		if (ret || r.cmd != FB_RET_REPLY)
+		if (ret || r.cmd != FBINDER_RET_REPLY)
 			break;	/* M is gone */
 		if (r.msg.offsets_count == 1) {
 			hs = fbp_obj(&p, &r.msg, 0)->handle;
@@ -471,11 +471,11 @@ static int c_main(void *arg)
 			usleep(5000);
 	}
 	if (hs) {
-		struct fb_death d = { .handle = hs, .cookie = 0xdead0000 };
+		struct fbinder_death d = { .handle = hs, .cookie = 0xdead0000 };
 		struct fbp_w w;
 
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 		fbp_wr(&p, &w, NULL, false);
 	}
 	while (!atomic_load(&sh->stop)) {
@@ -507,7 +507,7 @@ static int c_main(void *arg)
 			fbp_fill(buf, n, s);
 			ret = fbp_call(&p, target, C_ECHO, buf, n, NULL, 0, &r, NULL, NULL);
 			c_result(ret, &r, "echo");
-			if (!ret && r.cmd == FB_RET_REPLY) {
+			if (!ret && r.cmd == FBINDER_RET_REPLY) {
 				if (r.msg.data_size != n || fbp_verify(fbp_data(&p, &r.msg), n, s) >= 0)
 					bad("echo payload", (long)r.msg.data_size, (long)n);
 				fbp_free(&p, r.msg.data);
@@ -518,11 +518,11 @@ static int c_main(void *arg)
 			ret = fbp_call(&p, target, C_NEST, &me, sizeof(me), &off, 1, &r,
 				       c_nested, NULL);
 			c_result(ret, &r, "nested");
-			if (!ret && r.cmd == FB_RET_REPLY)
+			if (!ret && r.cmd == FBINDER_RET_REPLY)
 				fbp_free(&p, r.msg.data);
 			break;
 		case 4: {
-			struct fb_object o[2] = { { .type = FB_OBJ_FD }, { .type = FB_OBJ_FD } };
+			struct fbinder_object o[2] = { { .type = FBINDER_OBJ_FD }, { .type = FBINDER_OBJ_FD } };
 			__u64 offs[2] = { 0, sizeof(o[0]) };
 			int pf[2];
 
@@ -530,12 +530,12 @@ static int c_main(void *arg)
 				break;
 			o[0].fd = pf[0];
 			o[1].fd = pf[1];
-			ret = fbp_call_flags(&p, target, C_FD, FB_TXN_ACCEPT_FDS, o, sizeof(o),
+			ret = fbp_call_flags(&p, target, C_FD, FBINDER_TXN_ACCEPT_FDS, o, sizeof(o),
 					     offs, 2, &r, NULL, NULL);
 			close(pf[0]);
 			close(pf[1]);
 			c_result(ret, &r, "fd");
-			if (!ret && r.cmd == FB_RET_REPLY) {
+			if (!ret && r.cmd == FBINDER_RET_REPLY) {
 				msg_fds(&p, &r.msg, false);
 				atomic_fetch_add(&sh->fds, 1);
 				fbp_free(&p, r.msg.data);
@@ -544,12 +544,12 @@ static int c_main(void *arg)
 		}
 		case 5: {	/* a oneway flood, 32 per syscall, fds on some */
 			struct fbp_w w;
-			struct fb_object o = { .type = FB_OBJ_FD, .fd = 1 };
+			struct fbinder_object o = { .type = FBINDER_OBJ_FD, .fd = 1 };
 			int k, n = 32;
 
 			fbp_w_reset(&w);
 			for (k = 0; k < n; k++)
-				fbp_w_send(&w, target, C_FLOOD, FB_TXN_ONEWAY, &o, sizeof(o),
+				fbp_w_send(&w, target, C_FLOOD, FBINDER_TXN_ONEWAY, &o, sizeof(o),
 					   &off, k % 4 == 0);
 			if (!fbp_wr(&p, &w, NULL, false))
 				atomic_fetch_add(&sh->oneways, n);
@@ -558,26 +558,26 @@ static int c_main(void *arg)
 		case 6:
 			ret = fbp_call(&p, target, C_SLOW, NULL, 0, NULL, 0, &r, NULL, NULL);
 			c_result(ret, &r, "slow");
-			if (!ret && r.cmd == FB_RET_REPLY)
+			if (!ret && r.cmd == FBINDER_RET_REPLY)
 				fbp_free(&p, r.msg.data);
 			break;
 		case 7: case 8: case 9: {	/* a peer: call it, link to its death */
 			__u32 h = 0;
 
 			ret = fbp_call(&p, 0, M_GET_ANY, NULL, 0, NULL, 0, &r, NULL, NULL);
-			if (ret || r.cmd != FB_RET_REPLY) {
+			if (ret || r.cmd != FBINDER_RET_REPLY) {
 				usleep(2000);
 				break;
 			}
 			if (r.msg.offsets_count == 1)
 				h = fbp_obj(&p, &r.msg, 0)->handle;
 			if (h) {	/* keep it past the free, maybe for good */
-				struct fb_death d = { .handle = h, .cookie = 0xd0000000ULL + h };
+				struct fbinder_death d = { .handle = h, .cookie = 0xd0000000ULL + h };
 				struct fbp_w w;
 
 				fbp_acquire(&p, h);
 				fbp_w_reset(&w);
-				fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+				fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 				fbp_wr(&p, &w, NULL, false);
 			}
 			fbp_free(&p, r.msg.data);
@@ -585,7 +585,7 @@ static int c_main(void *arg)
 				break;
 			ret = fbp_call(&p, h, C_PEER, "peer", 4, NULL, 0, &r, NULL, NULL);
 			c_result(ret, &r, "peer");
-			if (!ret && r.cmd == FB_RET_REPLY)
+			if (!ret && r.cmd == FBINDER_RET_REPLY)
 				fbp_free(&p, r.msg.data);
 			if (fbr_rnd(&rng, 2))
 				fbp_release(&p, h);
@@ -608,9 +608,9 @@ static void run_round(struct fbr_rng *rng)
 
 	atomic_store(&sh->stop, 0);
 	pid[0] = fbp_spawn_manager(MB, MGR_COOKIE, m_main, NULL);
-	pid[1] = fb_fork(s_main, NULL);
+	pid[1] = fbt_fork(s_main, NULL);
 	for (i = 0; i < NCLIENTS; i++)
-		pid[2 + i] = fb_fork(c_main, (void *)(intptr_t)i);
+		pid[2 + i] = fbt_fork(c_main, (void *)(intptr_t)i);
 
 	/* Let the traffic build up, then kill at random moments. */
 	usleep(100000 + 1000 * fbr_rnd(rng, 400));
@@ -636,7 +636,7 @@ static void run_round(struct fbr_rng *rng)
 			CHECK(0, "round %d: client %d hangs after the kills (seed %llu)",
 			      round_no, i - 2, (unsigned long long)seed);
 			kill(pid[i], SIGKILL);
-			fb_wait(pid[i]);
+			fbt_wait(pid[i]);
 		} else {
 			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 			      "round %d: client %d status 0x%x", round_no, i - 2, st);
@@ -647,7 +647,7 @@ static void run_round(struct fbr_rng *rng)
 		if (!pid[i])
 			continue;
 		kill(pid[i], SIGKILL);
-		fb_wait(pid[i]);
+		fbt_wait(pid[i]);
 	}
 	CHECK(fbp_wait_live_zero(5000) == 0, "round %d: live counts not zero (seed %llu)",
 	      round_no, (unsigned long long)seed);
@@ -658,12 +658,12 @@ static void run_round(struct fbr_rng *rng)
 
 int main(void)
 {
-	unsigned long rounds = fbr_env_ull("FB_KILLSTORM_ROUNDS", fbr_scaled(12, 3));
+	unsigned long rounds = fbr_env_ull("FBINDER_KILLSTORM_ROUNDS", fbr_scaled(12, 3));
 	struct fbr_rng rng;
 	long long start = fbp_now_ms();
 
-	seed = fbr_seed("FB_KILLSTORM_SEED");
-	printf("# killstorm: %lu rounds, seed %llu (replay: FB_KILLSTORM_SEED=%llu)\n", rounds,
+	seed = fbr_seed("FBINDER_KILLSTORM_SEED");
+	printf("# killstorm: %lu rounds, seed %llu (replay: FBINDER_KILLSTORM_SEED=%llu)\n", rounds,
 	       (unsigned long long)seed, (unsigned long long)seed);
 	fbr_rng_seed(&rng, seed);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -684,5 +684,5 @@ int main(void)
 	       (unsigned long long)sh->inflight);
 	CHECK(!atomic_load(&sh->bad), "%s (seed %llu)", sh->msg, (unsigned long long)seed);
 	CHECK(sh->calls > 0, "no call was answered");
-	return fb_done();
+	return fbt_done();
 }

@@ -13,7 +13,7 @@
  * allocations failing in turn (bl__realloc_hook): -ENOMEM and nothing
  * leaked (valgrind_user runs this test under memcheck); and a
  * service whose write buffer holds less than one request's answer
- * (bl__wbuf_limit), whose every FB_CMD_REPLY and FB_CMD_FREE_BUFFER must
+ * (bl__wbuf_limit), whose every FBINDER_CMD_REPLY and FBINDER_CMD_FREE_BUFFER must
  * still go out.
  */
 #define _GNU_SOURCE
@@ -48,8 +48,8 @@ enum {
 #define SVC "test.lib_call"
 #define SVC_SMALL "test.lib_call.small_wbuf"
 /*
- * The small service's write buffer: an FB_CMD_FREE_BUFFER (12 bytes) and
- * an FB_CMD_REPLY (44) do not fit together, nor do five frees of the
+ * The small service's write buffer: an FBINDER_CMD_FREE_BUFFER (12 bytes) and
+ * an FBINDER_CMD_REPLY (44) do not fit together, nor do five frees of the
  * oneway messages one read delivers; its receive buffer is small enough
  * that leaked slots fill it within a few rounds.
  */
@@ -480,7 +480,7 @@ static void test_small_wbuf(struct bl_context *ctx)
 	uint32_t h;
 	int ret = 0;
 
-	svc = fb_fork(svc_main, SVC_SMALL);
+	svc = fbt_fork(svc_main, SVC_SMALL);
 	CHECK(bl_sm_get(ctx, SVC_SMALL, 5000, &h) == 0, "small service");
 	for (int i = 0; i < 16; i++) {
 		bl_parcel_init(&p[i]);
@@ -711,7 +711,7 @@ static void test_min_priority(void)
 	uint32_t h;
 	int ret;
 
-	svc = fb_fork(prio_svc_main, NULL);
+	svc = fbt_fork(prio_svc_main, NULL);
 	ret = bl_sm_get(ctx, PRIO_SVC, 5000, &h);
 	CHECK(ret == 0, "prio service: %d", ret);
 	if (!ret) {
@@ -919,7 +919,7 @@ static int oom_main(void *arg)
 	ret = bl_sm_get(e.ctx, SVC, 5000, &e.h);
 	CHECK(ret == 0, "oom: the service: %d", ret);
 	if (ret)
-		return fb_done();
+		return fbt_done();
 	CHECK(bl_object_new(e.ctx, cb_handler, NULL, NULL, &e.obj) == 0,
 	      "oom: object");
 	bl__realloc_hook = oom_realloc;
@@ -953,7 +953,7 @@ static int oom_main(void *arg)
 	bl_object_unref(e.obj);
 	bl_handle_release(e.ctx, e.h);
 	bl_context_close(e.ctx);
-	return fb_done();
+	return fbt_done();
 }
 
 /* Everything but the manager, as uid 65534. */
@@ -969,17 +969,17 @@ static int client(void *arg)
 	(void)arg;
 	sem_init(&destroyed, 0, 0);
 	sem_init(&died, 0, 0);
-	svc = fb_fork(svc_main, NULL);
+	svc = fbt_fork(svc_main, NULL);
 	/*
 	 * Forked before this process opens its context: a child inherits
 	 * the parent's heap without the pointers the parent keeps in
 	 * registers and other threads' stacks, which memcheck reports as
 	 * lost when the child exits.
 	 */
-	CHECK(fb_wait(fb_fork(oom_main, NULL)) == 0,
+	CHECK(fbt_wait(fbt_fork(oom_main, NULL)) == 0,
 	      "out of memory, every public call");
 	ctx = blt_open();
-	CHECK(bl_context_abi_version(ctx) == FB_ABI_VERSION, "abi version");
+	CHECK(bl_context_abi_version(ctx) == FBINDER_ABI_VERSION, "abi version");
 	ret = bl_sm_get(ctx, SVC, 5000, &h);
 	if (ret)
 		die("service did not register: %s", strerror(-ret));
@@ -1014,17 +1014,17 @@ static int client(void *arg)
 	bl_handle_release(ctx, h);
 
 	bl_context_close(ctx);
-	return fb_done();
+	return fbt_done();
 }
 
 int main(void)
 {
 	/* a root manager, as a system runs one (claiming handle 0 takes it) */
 	pid_t mgr = blt_manager_start();
-	int st = fb_run_as_nobody(client, NULL);
+	int st = fbt_run_as_nobody(client, NULL);
 
 	test_min_priority();
 	blt_kill(mgr);
 	CHECK(st == 0, "the calls, as uid 65534: status %d", st);
-	return fb_done();
+	return fbt_done();
 }

@@ -4,7 +4,7 @@
  *  - a 4-thread pool (bl_pool_start(4, 4)) serves 4 concurrent clients at
  *    once: all 4 handlers run together, in well under the serial time;
  *  - a pool started with 1 thread and a maximum of 4 grows on the driver's
- *    FB_RET_SPAWN_LOOPER requests until 4 calls run together;
+ *    FBINDER_RET_SPAWN_LOOPER requests until 4 calls run together;
  *  - bl_context_stop() from the main thread ends every pool thread
  *    (bl_pool_size() 0) and bl_context_close() is clean;
  *  - a pool of 1 thread and a maximum of 4, grown to 4, stopped and
@@ -119,7 +119,7 @@ static int svc_main(void *arg)
 	CHECK(bl_pool_size(ctx) == 0, "pool empty after stop: %u",
 	      bl_pool_size(ctx));
 	bl_context_close(ctx);
-	return fb_done();
+	return fbt_done();
 }
 
 /* Shared with the client processes: a start line and their results. */
@@ -176,13 +176,13 @@ static int64_t clients_round(const char *name)
 	target = name;
 	memset(sh, 0, sizeof(*sh));
 	for (int i = 0; i < CLIENTS; i++)
-		cl[i] = fb_fork(client_main, (void *)(intptr_t)i);
+		cl[i] = fbt_fork(client_main, (void *)(intptr_t)i);
 	while (atomic_load(&sh->ready) < CLIENTS)
 		usleep(1000);
 	t0 = blt_now_ms();
 	atomic_store(&sh->go, 1);
 	for (int i = 0; i < CLIENTS; i++)
-		fb_wait_ok(cl[i]);
+		fbt_wait_ok(cl[i]);
 	dt = blt_now_ms() - t0;
 	for (int i = 0; i < CLIENTS; i++)
 		CHECK(sh->results[i] == 0, "%s: client %d got %d", name, i,
@@ -217,7 +217,7 @@ static void run_service(const char *name, unsigned int threads,
 	int64_t dt;
 	uint32_t h;
 
-	svc = fb_fork(svc_main, &cfg);
+	svc = fbt_fork(svc_main, &cfg);
 	dt = clients_round(name);
 	CHECK(bl_sm_get(ctx, name, 5000, &h) == 0, "%s: lookup", name);
 	check_round(ctx, h, &cfg, want_conc, dt, "");
@@ -237,7 +237,7 @@ static void run_service(const char *name, unsigned int threads,
 		check_round(ctx, h, &cfg, want_conc, dt, " after a restart");
 	}
 	CHECK(bl_send_oneway(ctx, h, M_QUIT, NULL) == 0, "%s: quit", name);
-	CHECK(fb_wait(svc) == 0, "%s: service stopped cleanly", name);
+	CHECK(fbt_wait(svc) == 0, "%s: service stopped cleanly", name);
 	bl_handle_release(ctx, h);
 	bl_context_close(ctx);
 }
@@ -250,7 +250,7 @@ static int run_services(void *arg)
 	run_service("pool.grows", 1, 4, CLIENTS, false);
 	run_service("pool.restart", 1, 4, CLIENTS, true);
 	run_service("pool.loop_once", 0, 0, 1, false);
-	return fb_done();
+	return fbt_done();
 }
 
 int main(void)
@@ -264,8 +264,8 @@ int main(void)
 		die("mmap");
 	/* a root manager, as a system runs one (claiming handle 0 takes it) */
 	mgr = blt_manager_start();
-	st = fb_run_as_nobody(run_services, NULL);
+	st = fbt_run_as_nobody(run_services, NULL);
 	blt_kill(mgr);
 	CHECK(st == 0, "the services, as uid 65534: status %d", st);
-	return fb_done();
+	return fbt_done();
 }

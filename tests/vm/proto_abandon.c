@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_abandon: FB_CMD_ABANDON and FB_IOC_WAKE_IDLE, the two driver
+ * proto_abandon: FBINDER_CMD_ABANDON and FBINDER_IOC_WAKE_IDLE, the two driver
  * commands a library needs for call timeouts and for stopping its pool.
  *  - ABANDON with no call awaited: EINVAL.
  *  - ABANDON while the callee still holds the call: 0; the callee's late
@@ -36,7 +36,7 @@ static int server(struct fbp *p, void *arg)
 	for (;;) {
 		if (fbp_next(p, &r))
 			return 1;
-		if (r.cmd != FB_RET_TRANSACTION)
+		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		code = r.msg.code;
 		if (code == C_HOLD && read(go_pipe[0], &c, 1) != 1)
@@ -54,7 +54,7 @@ static int abandon(struct fbp *p)
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ABANDON, NULL, 0);
+	fbp_w_cmd(&w, FBINDER_CMD_ABANDON, NULL, 0);
 	return fbp_wr(p, &w, NULL, false);
 }
 
@@ -63,7 +63,7 @@ static int send_only(struct fbp *p, __u32 code)
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_send(&w, FB_CONTEXT_MGR_HANDLE, code, 0, NULL, 0, NULL, 0);
+	fbp_w_send(&w, FBINDER_CONTEXT_MGR_HANDLE, code, 0, NULL, 0, NULL, 0);
 	return fbp_wr(p, &w, NULL, false);
 }
 
@@ -95,9 +95,9 @@ static void *caller(void *arg)
 	struct waiter *w = arg;
 	struct fbp_ret r;
 
-	w->ret = fbp_call(&w->t, FB_CONTEXT_MGR_HANDLE, C_HOLD, NULL, 0, NULL,
+	w->ret = fbp_call(&w->t, FBINDER_CONTEXT_MGR_HANDLE, C_HOLD, NULL, 0, NULL,
 			  0, &r, NULL, NULL);
-	if (!w->ret && r.cmd == FB_RET_REPLY)
+	if (!w->ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&w->t, r.msg.data);
 	w->done = 1;
 	return NULL;
@@ -138,20 +138,20 @@ int main(void)
 	CHECK(abandon(&p) == -EINVAL, "nothing left to abandon");
 	CHECK(write(go_pipe[1], &go, 1) == 1, "release the server");
 	/* the next call gets its own reply, the stale one was dropped */
-	CHECK(fbp_call(&p, FB_CONTEXT_MGR_HANDLE, C_NOW, NULL, 0, NULL, 0, &r,
+	CHECK(fbp_call(&p, FBINDER_CONTEXT_MGR_HANDLE, C_NOW, NULL, 0, NULL, 0, &r,
 		       NULL, NULL) == 0, "call after abandon");
-	CHECK(r.cmd == FB_RET_REPLY && r.msg.code == C_NOW,
+	CHECK(r.cmd == FBINDER_RET_REPLY && r.msg.code == C_NOW,
 	      "own reply: %s code %u", fbp_ret_name(r.cmd), r.msg.code);
-	if (r.cmd == FB_RET_REPLY)
+	if (r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&p, r.msg.data);
 
 	/* the reply is already there: EBUSY, and it can still be read */
 	CHECK(send_only(&p, C_NOW) == 0, "send");
 	CHECK(readable(p.fd, 5000), "reply queued");
 	CHECK(abandon(&p) == -EBUSY, "abandon with the reply queued");
-	CHECK(fbp_next(&p, &r) == 0 && r.cmd == FB_RET_REPLY &&
+	CHECK(fbp_next(&p, &r) == 0 && r.cmd == FBINDER_RET_REPLY &&
 	      r.msg.code == C_NOW, "reply read after EBUSY");
-	if (r.cmd == FB_RET_REPLY)
+	if (r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&p, r.msg.data);
 
 	/* WAKE_IDLE: the idle reader returns, the caller keeps waiting */
@@ -161,7 +161,7 @@ int main(void)
 	pthread_create(&t2, NULL, caller, &call);
 	usleep(200 * 1000);	/* both asleep in the driver by now */
 	CHECK(!idle.done && !call.done, "both threads wait");
-	CHECK(ioctl(p.fd, FB_IOC_WAKE_IDLE) == 0, "WAKE_IDLE");
+	CHECK(ioctl(p.fd, FBINDER_IOC_WAKE_IDLE) == 0, "WAKE_IDLE");
 	wait_done(&idle, 5000);
 	CHECK(idle.done && idle.ret == -EAGAIN, "idle reader woken: %d",
 	      idle.ret);
@@ -174,12 +174,12 @@ int main(void)
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 
-	CHECK(fbp_call(&p, FB_CONTEXT_MGR_HANDLE, C_QUIT, NULL, 0, NULL, 0, &r,
+	CHECK(fbp_call(&p, FBINDER_CONTEXT_MGR_HANDLE, C_QUIT, NULL, 0, NULL, 0, &r,
 		       NULL, NULL) == 0, "quit");
-	if (r.cmd == FB_RET_REPLY)
+	if (r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&p, r.msg.data);
-	fb_wait_ok(mgr);
+	fbt_wait_ok(mgr);
 	fbp_close(&p);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counters back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -26,7 +26,7 @@ static int manager_body(struct fbp *p, void *arg)
 
 static int link_cmd(struct fbp *p, __u32 cmd, __u32 handle, __u64 cookie)
 {
-	struct fb_death d = { .handle = handle, .cookie = cookie };
+	struct fbinder_death d = { .handle = handle, .cookie = cookie };
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
@@ -39,7 +39,7 @@ static int done_cmd(struct fbp *p, __u64 cookie)
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
 	return fbp_wr(p, &w, NULL, false);
 }
 
@@ -51,14 +51,14 @@ static void holder(int i, int ready_fd)
 	char c = 'r';
 
 	fbp_open(&p, 1 << 20);
-	CHECK(link_cmd(&p, FB_CMD_LINK_DEATH, 0, cookie) == 0, "link");
-	CHECK(link_cmd(&p, FB_CMD_LINK_DEATH, 0, cookie) == -EEXIST,
+	CHECK(link_cmd(&p, FBINDER_CMD_LINK_DEATH, 0, cookie) == 0, "link");
+	CHECK(link_cmd(&p, FBINDER_CMD_LINK_DEATH, 0, cookie) == -EEXIST,
 	      "second link of one cookie is EEXIST");
-	CHECK(link_cmd(&p, FB_CMD_LINK_DEATH, 0, cancelled) == 0, "link 2");
-	CHECK(link_cmd(&p, FB_CMD_UNLINK_DEATH, 0, cancelled) == 0, "unlink");
-	CHECK(link_cmd(&p, FB_CMD_UNLINK_DEATH, 0, cancelled) == -ENOENT,
+	CHECK(link_cmd(&p, FBINDER_CMD_LINK_DEATH, 0, cancelled) == 0, "link 2");
+	CHECK(link_cmd(&p, FBINDER_CMD_UNLINK_DEATH, 0, cancelled) == 0, "unlink");
+	CHECK(link_cmd(&p, FBINDER_CMD_UNLINK_DEATH, 0, cancelled) == -ENOENT,
 	      "unlink of an unknown cookie is ENOENT");
-	CHECK(link_cmd(&p, FB_CMD_LINK_DEATH, 77, cookie + 1) == -ENOENT,
+	CHECK(link_cmd(&p, FBINDER_CMD_LINK_DEATH, 77, cookie + 1) == -ENOENT,
 	      "link on a handle never given is ENOENT");
 	CHECK(done_cmd(&p, cookie) == -EINVAL,
 	      "acknowledging a death not delivered is EINVAL");
@@ -66,7 +66,7 @@ static void holder(int i, int ready_fd)
 		die("write");
 
 	CHECK(fbp_next(&p, &r) == 0, "read the death");
-	CHECK(r.cmd == FB_RET_DEAD, "got %s, not FB_RET_DEAD",
+	CHECK(r.cmd == FBINDER_RET_DEAD, "got %s, not FBINDER_RET_DEAD",
 	      fbp_ret_name(r.cmd));
 	CHECK(r.cookie == cookie, "cookie %llx, expected %llx",
 	      (unsigned long long)r.cookie, (unsigned long long)cookie);
@@ -87,7 +87,7 @@ int main(void)
 	char c;
 
 	mgr = fbp_spawn_manager_ex(1 << 20, 0x5eed, FBP_MGR_NOBODY, manager_body, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	if (pipe(pipefd))
 		die("pipe");
 	for (i = 0; i < HOLDERS; i++) {
@@ -101,7 +101,7 @@ int main(void)
 	kill(mgr, SIGKILL);
 	waitpid(mgr, NULL, 0);
 	for (i = 0; i < HOLDERS; i++)
-		CHECK(fb_wait(kids[i]) == 0, "holder %d", i);
+		CHECK(fbt_wait(kids[i]) == 0, "holder %d", i);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -3,7 +3,7 @@
  * proto_death_more: the corner cases of death notifications, each with the
  * outcome docs/abi.md gives it.
  *
- *  - link after death, on a handle other than 0: linked, and FB_RET_DEAD
+ *  - link after death, on a handle other than 0: linked, and FBINDER_RET_DEAD
  *    with the cookie is there at once (a non-blocking read); calls through
  *    the handle fail with EOWNERDEAD; handle 0 with no manager is ENOENT.
  *  - linking twice: a cookie already linked is EEXIST (same handle or
@@ -11,7 +11,7 @@
  *    handle is EINVAL and leaves the link; DEATH_DONE of an unknown cookie
  *    is ENOENT, of a live link or of a notice queued but not read EINVAL.
  *  - unlink after the death was queued: EOWNERDEAD, the notice is
- *    withdrawn, the cookie is free again; unlink after FB_RET_DEAD was read:
+ *    withdrawn, the cookie is free again; unlink after FBINDER_RET_DEAD was read:
  *    EOWNERDEAD, and DEATH_DONE then finds nothing (ENOENT); releasing the
  *    handle's last reference withdraws its queued notices silently.
  *  - a read whose copy-out faults (EFAULT) loses no notice.
@@ -39,17 +39,17 @@
 
 #define MB		(1024 * 1024)
 #define MGR_COOKIE	0xdea7f00dULL
-#define C_GIVE		1	/* reply with FB_OBJ_LOCAL of the cookie in data */
+#define C_GIVE		1	/* reply with FBINDER_OBJ_LOCAL of the cookie in data */
 
 /* ---- the owner: the context manager, handing out objects ---- */
 
 static int owner_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL };
 	__u64 off = 0;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (r->msg.code == C_GIVE && r->msg.data_size == sizeof(__u64)) {
 		memcpy(&o.cookie, fbp_data(p, &r->msg), sizeof(o.cookie));
@@ -73,23 +73,23 @@ static pid_t owner_start(void)
 static void owner_kill(pid_t pid)
 {
 	kill(pid, SIGKILL);
-	CHECK(fb_wait(pid) == 128 + SIGKILL, "owner killed by SIGKILL");
+	CHECK(fbt_wait(pid) == 128 + SIGKILL, "owner killed by SIGKILL");
 }
 
 /* A handle of ours (with a reference of our own) on the owner's object cookie. */
 static __u32 get_handle(struct fbp *p, __u64 cookie)
 {
-	const struct fb_object *o;
+	const struct fbinder_object *o;
 	struct fbp_ret reply;
 	__u32 h;
 
 	if (fbp_call(p, 0, C_GIVE, &cookie, sizeof(cookie), NULL, 0, &reply,
 		     NULL, NULL))
 		die("C_GIVE call");
-	if (reply.cmd != FB_RET_REPLY || reply.msg.offsets_count != 1)
+	if (reply.cmd != FBINDER_RET_REPLY || reply.msg.offsets_count != 1)
 		die("C_GIVE: no object in the reply (%s)", fbp_ret_name(reply.cmd));
 	o = fbp_obj(p, &reply.msg, 0);
-	if (o->type != FB_OBJ_HANDLE || o->handle == 0)
+	if (o->type != FBINDER_OBJ_HANDLE || o->handle == 0)
 		die("C_GIVE: object type %u handle %u", o->type, o->handle);
 	h = o->handle;
 	if (fbp_acquire(p, h))
@@ -101,7 +101,7 @@ static __u32 get_handle(struct fbp *p, __u64 cookie)
 
 static int death_cmd(struct fbp *p, __u32 cmd, __u32 handle, __u64 cookie)
 {
-	struct fb_death d = { .handle = handle, .cookie = cookie };
+	struct fbinder_death d = { .handle = handle, .cookie = cookie };
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
@@ -109,15 +109,15 @@ static int death_cmd(struct fbp *p, __u32 cmd, __u32 handle, __u64 cookie)
 	return fbp_wr(p, &w, NULL, false);
 }
 
-#define do_link(p, h, c)	death_cmd(p, FB_CMD_LINK_DEATH, h, c)
-#define do_unlink(p, h, c)	death_cmd(p, FB_CMD_UNLINK_DEATH, h, c)
+#define do_link(p, h, c)	death_cmd(p, FBINDER_CMD_LINK_DEATH, h, c)
+#define do_unlink(p, h, c)	death_cmd(p, FBINDER_CMD_UNLINK_DEATH, h, c)
 
 static int do_done(struct fbp *p, __u64 cookie)
 {
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
 	return fbp_wr(p, &w, NULL, false);
 }
 
@@ -132,7 +132,7 @@ static void wait_pending(struct fbp *p, const char *what)
 	CHECK(n == 1 && (pfd.revents & POLLIN), "%s: work pending", what);
 }
 
-/* The next return must be FB_RET_DEAD with cookie; nonblock: it must be there now. */
+/* The next return must be FBINDER_RET_DEAD with cookie; nonblock: it must be there now. */
 static void expect_dead(struct fbp *p, __u64 cookie, bool nonblock, const char *what)
 {
 	struct fbp_ret r;
@@ -141,8 +141,8 @@ static void expect_dead(struct fbp *p, __u64 cookie, bool nonblock, const char *
 	CHECK(ret == 0, "%s: read: %s", what, strerror(-ret));
 	if (ret)
 		return;
-	CHECK(r.cmd == FB_RET_DEAD && r.cookie == cookie,
-	      "%s: got %s cookie 0x%llx, expected FB_RET_DEAD 0x%llx", what,
+	CHECK(r.cmd == FBINDER_RET_DEAD && r.cookie == cookie,
+	      "%s: got %s cookie 0x%llx, expected FBINDER_RET_DEAD 0x%llx", what,
 	      fbp_ret_name(r.cmd), (unsigned long long)r.cookie,
 	      (unsigned long long)cookie);
 }
@@ -237,9 +237,9 @@ static void link_twice(void)
 		struct fbp_ret r;
 
 		ret = fbp_try_next(&p, &r);
-		CHECK(ret == 0 && r.cmd == FB_RET_DEAD, "notice %d: %s %s", i,
+		CHECK(ret == 0 && r.cmd == FBINDER_RET_DEAD, "notice %d: %s %s", i,
 		      strerror(-ret), ret ? "-" : fbp_ret_name(r.cmd));
-		if (ret == 0 && r.cmd == FB_RET_DEAD) {
+		if (ret == 0 && r.cmd == FBINDER_RET_DEAD) {
 			seen[i] = r.cookie;
 			CHECK(r.cookie >= 0xb1 && r.cookie <= 0xb3,
 			      "notice for a linked cookie, got 0x%llx",
@@ -290,7 +290,7 @@ static void unlink_after_death(void)
 
 	for (i = 0; i < 2; i++) {
 		ret = fbp_try_next(&p, &r);
-		CHECK(ret == 0 && r.cmd == FB_RET_DEAD, "notice %d: %s", i,
+		CHECK(ret == 0 && r.cmd == FBINDER_RET_DEAD, "notice %d: %s", i,
 		      strerror(-ret));
 		if (!ret)
 			got[i] = r.cookie;
@@ -302,7 +302,7 @@ static void unlink_after_death(void)
 	expect_nothing(&p, "withdrawn notices stay withdrawn");
 
 	ret = do_unlink(&p, h, 0xc2);
-	CHECK(ret == -EOWNERDEAD, "unlink after FB_RET_DEAD was read: %s, expected EOWNERDEAD",
+	CHECK(ret == -EOWNERDEAD, "unlink after FBINDER_RET_DEAD was read: %s, expected EOWNERDEAD",
 	      strerror(-ret));
 	ret = do_done(&p, 0xc2);
 	CHECK(ret == -ENOENT, "DEATH_DONE after that unlink: %s, expected ENOENT",
@@ -320,7 +320,7 @@ static void unlink_after_death(void)
 
 static void fault_keeps_notice(void)
 {
-	struct fb_write_read wr;
+	struct fbinder_write_read wr;
 	struct fbp p;
 	pid_t owner;
 	void *bad;
@@ -341,7 +341,7 @@ static void fault_keeps_notice(void)
 	memset(&wr, 0, sizeof(wr));
 	wr.read_buffer = (uintptr_t)bad;
 	wr.read_size = 4096;
-	ret = ioctl(p.fd, FB_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
+	ret = ioctl(p.fd, FBINDER_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
 	CHECK(ret == -EFAULT, "read into an unwritable buffer: %s, expected EFAULT",
 	      strerror(-ret));
 	munmap(bad, 4096);
@@ -418,7 +418,7 @@ static void done_races_read(void)
 			atomic_store(&race_cur, (long long)cookie);
 			ret = fbp_next(&race_ctx, &r);
 		}
-		if (ret || r.cmd != FB_RET_DEAD || r.cookie != cookie) {
+		if (ret || r.cmd != FBINDER_RET_DEAD || r.cookie != cookie) {
 			bad++;
 			break;
 		}
@@ -448,14 +448,14 @@ struct holder_args {
 static int holder_dead_owner(void *arg)
 {
 	struct holder_args *a = arg;
-	unsigned char rbuf[sizeof(__u32) + sizeof(struct fb_txn_msg)];
+	unsigned char rbuf[sizeof(__u32) + sizeof(struct fbinder_txn_msg)];
 	size_t rdone = 0;
 	struct fbp p;
 	__u32 h;
 	int ret;
 	char c = 'r';
 
-	fb_failures = 0;	/* this child's own checks only */
+	fbt_failures = 0;	/* this child's own checks only */
 	fbp_open(&p, MB);
 	h = get_handle(&p, 0x5001);
 	CHECK(do_link(&p, h, 0xe1) == 0, "holder: link e1");
@@ -465,7 +465,7 @@ static int holder_dead_owner(void *arg)
 		die("write");
 	wait_pending(&p, "holder: deaths queued");
 	/* a read stream with room for exactly one return */
-	ret = fb_write_read(p.fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
+	ret = fbinder_write_read(p.fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
 	CHECK(ret == 0 && rdone == sizeof(__u32) + sizeof(__u64),
 	      "holder: read one notice (%s, %zu bytes)", strerror(-ret), rdone);
 	exit(fbp_child_status());	/* one delivered, two queued: none acked */
@@ -478,7 +478,7 @@ static int holder_live_owner(void *arg)
 	__u32 h;
 	char c = 'r';
 
-	fb_failures = 0;	/* this child's own checks only */
+	fbt_failures = 0;	/* this child's own checks only */
 	fbp_open(&p, MB);
 	h = get_handle(&p, 0x6001);
 	CHECK(do_link(&p, h, 0xf1) == 0, "holder: link f1");
@@ -503,19 +503,19 @@ static void holder_exits(void)
 	a.ready = ready[1];
 
 	owner = owner_start();
-	kid = fb_fork(holder_dead_owner, &a);
+	kid = fbt_fork(holder_dead_owner, &a);
 	if (read(ready[0], &c, 1) != 1)
 		die("read");
 	owner_kill(owner);
-	CHECK(fb_wait(kid) == 0, "holder with pending notices exited cleanly");
+	CHECK(fbt_wait(kid) == 0, "holder with pending notices exited cleanly");
 	CHECK(fbp_wait_live_zero(5000) == 0,
 	      "live counts zero after the holder exited with notices pending");
 
 	owner = owner_start();
-	kid = fb_fork(holder_live_owner, &a);
+	kid = fbt_fork(holder_live_owner, &a);
 	if (read(ready[0], &c, 1) != 1)
 		die("read");
-	CHECK(fb_wait(kid) == 0, "holder with live links exited cleanly");
+	CHECK(fbt_wait(kid) == 0, "holder with live links exited cleanly");
 	owner_kill(owner);	/* its node's death must find no stale link */
 	CHECK(fbp_wait_live_zero(5000) == 0,
 	      "live counts zero after the holder left, then the owner died");
@@ -536,5 +536,5 @@ int main(void)
 	done_races_read();
 	holder_exits();
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -123,7 +123,7 @@ static int s_main(struct fbp *p, void *arg)
 	alarm(30);
 	/* Serve until the parent's quit call. */
 	while (fbp_next(p, &r) == 0) {
-		if (r.cmd != FB_RET_TRANSACTION)
+		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		fbp_reply(p, &r.msg, 0, NULL, 0, NULL, 0);
 		if (r.msg.code == 1)
@@ -147,7 +147,7 @@ int main(void)
 	s = fbp_slurp(FBP_DEBUGFS "/stats");
 	CHECK(s != NULL, "read %s/stats: %s", FBP_DEBUGFS, strerror(errno));
 	if (!s)
-		return fb_done();
+		return fbt_done();
 	{
 		char *copy = strdup(s), *line, *save = NULL;
 		int lines = 0, bad = 0;
@@ -205,12 +205,12 @@ int main(void)
 	}
 
 	ret = fbp_call(&c, 0, 1, NULL, 0, NULL, 0, &r, NULL, NULL);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
-	CHECK(fb_wait(spid) == 0, "manager failed");
+	CHECK(fbt_wait(spid) == 0, "manager failed");
 	check_formats();
 	fbp_close(&c);
 	CHECK(fbp_stat("live_contexts", &v) == 0 && v == base,
 	      "live_contexts %lld after closing, want %lld", v, base);
-	return fb_done();
+	return fbt_done();
 }

@@ -44,7 +44,7 @@ struct sstate {
 	__u64 held[64];
 	__s32 bigreply_rc;
 	unsigned char *big;
-	int releases;		/* FB_RET_RELEASE of CS2 */
+	int releases;		/* FBINDER_RET_RELEASE of CS2 */
 };
 
 static void s_hold(struct sstate *st, struct fbp *p, __u64 off)
@@ -58,22 +58,22 @@ static void s_hold(struct sstate *st, struct fbp *p, __u64 off)
 static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	struct sstate *st = arg;
-	const struct fb_txn_msg *m = &r->msg;
-	struct fb_object obj;
+	const struct fbinder_txn_msg *m = &r->msg;
+	struct fbinder_object obj;
 	__u64 off = 0, n;
 	__u32 v, i;
 	int ret;
 
-	if (r->cmd == FB_RET_RELEASE) {
+	if (r->cmd == FBINDER_RET_RELEASE) {
 		/* A dropped the only handle of CS2, given once. */
 		CHECK(r->rel.cookie == CS2 && r->rel.exports == 1,
-		      "S: FB_RET_RELEASE cookie 0x%llx exports %llu, want 0x%llx exports 1",
+		      "S: FBINDER_RET_RELEASE cookie 0x%llx exports %llu, want 0x%llx exports 1",
 		      (unsigned long long)r->rel.cookie, (unsigned long long)r->rel.exports,
 		      (unsigned long long)CS2);
 		st->releases++;
 		return 0;
 	}
-	if (r->cmd != FB_RET_TRANSACTION) {
+	if (r->cmd != FBINDER_RET_TRANSACTION) {
 		CHECK(0, "S got %s", fbp_ret_name(r->cmd));
 		return 0;
 	}
@@ -86,7 +86,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		CHECK(ret == 0, "S: echo reply: %s", strerror(-ret));
 		return 0;
 	case C_GIVE_SELF:
-		obj = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = CS2 };
+		obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = CS2 };
 		ret = fbp_reply(p, m, 0, &obj, sizeof(obj), &off, 1);
 		CHECK(ret == 0, "S: reply with CS2: %s", strerror(-ret));
 		return 0;
@@ -101,7 +101,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	}
 	case C_HOLD_ONEWAY:
-		CHECK(m->flags & FB_TXN_ONEWAY, "S: C_HOLD_ONEWAY not oneway");
+		CHECK(m->flags & FBINDER_TXN_ONEWAY, "S: C_HOLD_ONEWAY not oneway");
 		s_hold(st, p, m->data);
 		return 0;
 	case C_SET_HOLD:
@@ -133,7 +133,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	CHECK(0, "S: a message with code %u arrived (flags 0x%x, %llu bytes, %llu objects)",
 	      m->code, m->flags, (unsigned long long)m->data_size,
 	      (unsigned long long)m->offsets_count);
-	if (m->flags & FB_TXN_ONEWAY)
+	if (m->flags & FBINDER_TXN_ONEWAY)
 		fbp_free(p, m->data);
 	else
 		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
@@ -179,9 +179,9 @@ static void usable(const char *after)
 
 	fbp_fill(buf, sizeof(buf), ++seed);
 	ret = fbp_call(&c, 0, C_ECHO, buf, sizeof(buf), NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "call after %s: %s %s (error %d)", after,
-	      strerror(-ret), fbp_ret_name(r.cmd), r.cmd == FB_RET_FAILED ? r.err.error : 0);
-	if (ret || r.cmd != FB_RET_REPLY)
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "call after %s: %s %s (error %d)", after,
+	      strerror(-ret), fbp_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
+	if (ret || r.cmd != FBINDER_RET_REPLY)
 		return;
 	CHECK(r.msg.data_size == sizeof(buf) &&
 	      fbp_verify(fbp_data(&c, &r.msg), sizeof(buf), seed) < 0,
@@ -193,7 +193,7 @@ static void usable(const char *after)
 /* One raw command; returns -errno, *consumed the write_consumed. */
 static int raw(const void *w, size_t len, size_t *consumed)
 {
-	return fb_write_read(c.fd, (void *)w, len, consumed, NULL, 0, NULL);
+	return fbinder_write_read(c.fd, (void *)w, len, consumed, NULL, 0, NULL);
 }
 
 /* Sync send of A's data with objects at offs, which must fail. */
@@ -207,11 +207,11 @@ static int bad_send(__u32 flags, const void *data, size_t size, const __u64 *off
 	fbp_w_send(&w, 0, C_MUSTNOT, flags, data, size, offs, n);
 	ret = fbp_wr(&c, &w, &done, false);
 	CHECK(ret == 0 || done == 0, "failed send: write_consumed %zu, want 0", done);
-	if (ret == 0 && !(flags & FB_TXN_ONEWAY)) {
+	if (ret == 0 && !(flags & FBINDER_TXN_ONEWAY)) {
 		/* It went through: collect the reply so the thread is not stuck. */
 		struct fbp_ret r;
 
-		if (fbp_next(&c, &r) == 0 && r.cmd == FB_RET_REPLY)
+		if (fbp_next(&c, &r) == 0 && r.cmd == FBINDER_RET_REPLY)
 			fbp_free(&c, r.msg.data);
 	}
 	return ret;
@@ -222,7 +222,7 @@ static __u64 echo_keep(void)
 	struct fbp_ret r;
 	int ret = fbp_call(&c, 0, C_ECHO, "keep", 4, NULL, 0, &r, NULL, NULL);
 
-	if (ret || r.cmd != FB_RET_REPLY) {
+	if (ret || r.cmd != FBINDER_RET_REPLY) {
 		errno = -ret;
 		die("echo call");
 	}
@@ -256,12 +256,12 @@ static void test_reply_and_free(void)
 
 static void test_offsets(void)
 {
-	struct fb_object objs[4];
+	struct fbinder_object objs[4];
 	__u64 offs[2];
 	int i;
 
 	for (i = 0; i < 4; i++)
-		objs[i] = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = 0x100 + i };
+		objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = 0x100 + i };
 
 	offs[0] = 64;
 	EXPECT(bad_send(0, objs, 64, offs, 1), EINVAL, "object at offset 64 of 64 bytes");
@@ -280,32 +280,32 @@ static void test_offsets(void)
 	offs[0] = offs[1] = 16;
 	EXPECT(bad_send(0, objs, 64, offs, 2), EINVAL, "the same offset twice");
 	offs[0] = 4;
-	EXPECT(bad_send(FB_TXN_ONEWAY, objs, 64, offs, 1), EINVAL, "oneway, misaligned object");
+	EXPECT(bad_send(FBINDER_TXN_ONEWAY, objs, 64, offs, 1), EINVAL, "oneway, misaligned object");
 	usable("bad offsets (EINVAL)");
 }
 
 static void test_object_types(void)
 {
-	struct fb_object o;
+	struct fbinder_object o;
 	__u64 off = 0;
 
-	o = (struct fb_object){ .type = 7, .cookie = 1 };
+	o = (struct fbinder_object){ .type = 7, .cookie = 1 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "object of unknown type 7");
-	o = (struct fb_object){ .type = 0, .cookie = 1 };
+	o = (struct fbinder_object){ .type = 0, .cookie = 1 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "object of type 0");
-	o = (struct fb_object){ .type = FB_OBJ_LOCAL, .flags = 0x8000, .cookie = 1 };
+	o = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .flags = 0x8000, .cookie = 1 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "LOCAL with unknown flag 0x8000");
-	o = (struct fb_object){ .type = FB_OBJ_LOCAL, .flags = FB_OBJF_MIN_PRIO | 25, .cookie = 1 };
+	o = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .flags = FBINDER_OBJF_MIN_PRIO | 25, .cookie = 1 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "LOCAL with min nice 25");
 	/* RT priority 0: the priority bits left at zero */
-	o = (struct fb_object){ .type = FB_OBJ_LOCAL,
-				.flags = FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT, .cookie = 1 };
+	o = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL,
+				.flags = FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT, .cookie = 1 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "LOCAL with RT priority 0");
-	o = (struct fb_object){ .type = FB_OBJ_HANDLE, .flags = 1, .handle = 0 };
+	o = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .flags = 1, .handle = 0 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "HANDLE with flags 1");
-	o = (struct fb_object){ .type = FB_OBJ_FD, .fd = c.fd };
+	o = (struct fbinder_object){ .type = FBINDER_OBJ_FD, .fd = c.fd };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EINVAL, "FD of a fastbinder descriptor");
-	o = (struct fb_object){ .type = FB_OBJ_FD, .fd = 999 };
+	o = (struct fbinder_object){ .type = FBINDER_OBJ_FD, .fd = 999 };
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), EBADF, "FD not open");
 	EXPECT(bad_send(0x80, "x", 1, NULL, 0), EINVAL, "send with unknown flag 0x80");
 	usable("bad objects (EINVAL/EBADF)");
@@ -313,7 +313,7 @@ static void test_object_types(void)
 
 static void test_handles(void)
 {
-	struct fb_object o = { .type = FB_OBJ_HANDLE, .handle = 12345 };
+	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE, .handle = 12345 };
 	struct fbp_ret r;
 	struct fbp_w w;
 	__u64 off = 0;
@@ -337,20 +337,20 @@ static void test_handles(void)
 
 	/* A handle of S's object, held only by the reply buffer. */
 	ret = fbp_call(&c, 0, C_GIVE_SELF, NULL, 0, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.offsets_count == 1, "GIVE_SELF");
-	if (ret || r.cmd != FB_RET_REPLY || r.msg.offsets_count != 1)
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.offsets_count == 1, "GIVE_SELF");
+	if (ret || r.cmd != FBINDER_RET_REPLY || r.msg.offsets_count != 1)
 		return;
 	hs = fbp_obj(&c, &r.msg, 0)->handle;
-	CHECK(fbp_obj(&c, &r.msg, 0)->type == FB_OBJ_HANDLE && hs != 0,
+	CHECK(fbp_obj(&c, &r.msg, 0)->type == FBINDER_OBJ_HANDLE && hs != 0,
 	      "S's object arrived as type %u handle %u", fbp_obj(&c, &r.msg, 0)->type, hs);
 	EXPECT(fbp_release(&c, hs), EINVAL, "release of a reference only a buffer holds");
 	EXPECT(fbp_acquire(&c, hs), 0, "acquire of a handle from a reply");
 	EXPECT(fbp_free(&c, r.msg.data), 0, "free of the reply");
 	ret = fbp_call(&c, hs, C_ECHO, "abc", 3, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.code == 2,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.code == 2,
 	      "call through acquired handle %u: %s %s code %u, want reply code 2 (cookie CS2)",
 	      hs, strerror(-ret), fbp_ret_name(r.cmd), r.msg.code);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 	EXPECT(fbp_release(&c, hs), 0, "release of the acquired reference");
 	EXPECT(fbp_release(&c, hs), ENOENT, "release of a released handle");
@@ -361,8 +361,8 @@ static void test_handles(void)
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), ENOENT, "object HANDLE of a released handle");
 	/* ACQUIRE then RELEASE of the same gone handle in one stream: stops at the first. */
 	fbp_w_reset(&w);
-	fbp_w_u32(&w, FB_CMD_ACQUIRE, hs);
-	fbp_w_u32(&w, FB_CMD_RELEASE, hs);
+	fbp_w_u32(&w, FBINDER_CMD_ACQUIRE, hs);
+	fbp_w_u32(&w, FBINDER_CMD_RELEASE, hs);
 	{
 		size_t done = 99;
 
@@ -374,15 +374,15 @@ static void test_handles(void)
 
 static void test_sizes(void)
 {
-	static struct fb_object objs[4097];
+	static struct fbinder_object objs[4097];
 	static __u64 offs[4097];
 	int i;
 
 	EXPECT(bad_send(0, big, S_MAP + 8, NULL, 0), EMSGSIZE, "call bigger than S's mapping");
-	EXPECT(bad_send(FB_TXN_ONEWAY, big, S_MAP / 2 + 8, NULL, 0), EMSGSIZE,
+	EXPECT(bad_send(FBINDER_TXN_ONEWAY, big, S_MAP / 2 + 8, NULL, 0), EMSGSIZE,
 	       "oneway bigger than half S's mapping");
 	for (i = 0; i < 4097; i++) {
-		objs[i] = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = 0x1000 + i };
+		objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = 0x1000 + i };
 		offs[i] = i * sizeof(objs[0]);
 	}
 	EXPECT(bad_send(0, objs, sizeof(objs), offs, 4097), EMSGSIZE, "4097 objects");
@@ -397,18 +397,18 @@ static void test_reply_too_big(void)
 	int ret;
 
 	ret = fbp_call(&c, 0, C_BIGREPLY, &n, sizeof(n), NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_FAILED && r.err.error == -EMSGSIZE,
-	      "call whose reply is bigger than the caller's mapping: %s %s error %d, want FB_RET_FAILED -EMSGSIZE",
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EMSGSIZE,
+	      "call whose reply is bigger than the caller's mapping: %s %s error %d, want FBINDER_RET_FAILED -EMSGSIZE",
 	      strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 	ret = fbp_call(&c, 0, C_RESULT, NULL, 0, NULL, 0, &r, NULL, NULL);
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		memcpy(&rc, fbp_data(&c, &r.msg), sizeof(rc));
 		fbp_free(&c, r.msg.data);
 	}
-	CHECK(rc == -EMSGSIZE, "S's oversize FB_CMD_REPLY: %s, want EMSGSIZE", strerror(-rc));
-	usable("reply too big (FB_RET_FAILED -EMSGSIZE)");
+	CHECK(rc == -EMSGSIZE, "S's oversize FBINDER_CMD_REPLY: %s, want EMSGSIZE", strerror(-rc));
+	usable("reply too big (FBINDER_RET_FAILED -EMSGSIZE)");
 }
 
 static __u64 set_hold(__u32 on)
@@ -417,8 +417,8 @@ static __u64 set_hold(__u32 on)
 	__u64 n = ~0ULL;
 	int ret = fbp_call(&c, 0, C_SET_HOLD, &on, sizeof(on), NULL, 0, &r, NULL, NULL);
 
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "SET_HOLD %u: %s", on, strerror(-ret));
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "SET_HOLD %u: %s", on, strerror(-ret));
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		memcpy(&n, fbp_data(&c, &r.msg), sizeof(n));
 		fbp_free(&c, r.msg.data);
 	}
@@ -428,7 +428,7 @@ static __u64 set_hold(__u32 on)
 /*
  * Fill S's buffer with unfreed calls, then with unfreed oneways: ENOSPC, queue
  * intact.  We are S's only sending user, so ENOSPC comes at our fair share of
- * the buffer, about half of it (docs/abi.md, FB_CMD_SEND), and of its oneway half.
+ * the buffer, about half of it (docs/abi.md, FBINDER_CMD_SEND), and of its oneway half.
  */
 static void test_full_buffer(void)
 {
@@ -440,8 +440,8 @@ static void test_full_buffer(void)
 		ret = fbp_call(&c, 0, C_HOLD_SYNC, big, 40000, NULL, 0, &r, NULL, NULL);
 		if (ret)
 			break;
-		CHECK(r.cmd == FB_RET_REPLY, "hold call %d: %s", i, fbp_ret_name(r.cmd));
-		if (r.cmd == FB_RET_REPLY)
+		CHECK(r.cmd == FBINDER_RET_REPLY, "hold call %d: %s", i, fbp_ret_name(r.cmd));
+		if (r.cmd == FBINDER_RET_REPLY)
 			fbp_free(&c, r.msg.data);
 		ok++;
 	}
@@ -479,10 +479,10 @@ static void test_full_buffer(void)
 
 static void test_stream_errors(void)
 {
-	__u32 bogus[] = { _IO('c', 99), _IOW('c', FB_CMD_FREE_BUFFER & 0xff, __u32),
-			  _IOW('x', 0, struct fb_txn), 0 };
+	__u32 bogus[] = { _IO('c', 99), _IOW('c', FBINDER_CMD_FREE_BUFFER & 0xff, __u32),
+			  _IOW('x', 0, struct fbinder_txn_data), 0 };
 	unsigned char rbuf[128];
-	struct fb_write_read wr;
+	struct fbinder_write_read wr;
 	struct fbp_w w;
 	size_t done;
 	__u64 r1, r2;
@@ -511,10 +511,10 @@ static void test_stream_errors(void)
 	fbp_w_cmd(&w, _IO('c', 99), NULL, 0);
 	fbp_w_free(&w, r2);
 	memset(rbuf, 0x5a, sizeof(rbuf));
-	wr = (struct fb_write_read){ .write_buffer = (uintptr_t)w.buf, .write_size = w.len,
+	wr = (struct fbinder_write_read){ .write_buffer = (uintptr_t)w.buf, .write_size = w.len,
 				     .read_buffer = (uintptr_t)rbuf, .read_size = sizeof(rbuf),
 				     .read_consumed = 0 };
-	ret = ioctl(c.fd, FB_IOC_WRITE_READ, &wr);
+	ret = ioctl(c.fd, FBINDER_IOC_WRITE_READ, &wr);
 	CHECK(ret < 0 && errno == EINVAL, "stream with an unknown 2nd command: %s, want EINVAL",
 	      ret < 0 ? strerror(errno) : "success");
 	CHECK(wr.write_consumed == 4 + 8, "write_consumed %llu, want 12 (at the failing command)",
@@ -528,7 +528,7 @@ static void test_stream_errors(void)
 	r2 = echo_keep();
 	fbp_w_reset(&w);
 	fbp_w_free(&w, r1);
-	fbp_w_send(&w, 4242, C_MUSTNOT, FB_TXN_ONEWAY, NULL, 0, NULL, 0);
+	fbp_w_send(&w, 4242, C_MUSTNOT, FBINDER_TXN_ONEWAY, NULL, 0, NULL, 0);
 	fbp_w_free(&w, r2);
 	done = 99;
 	EXPECT(raw(w.buf, w.len, &done), ENOENT, "stream with a send to a bad handle");
@@ -541,7 +541,7 @@ static void test_stream_errors(void)
 	r1 = echo_keep();
 	fbp_w_reset(&w);
 	fbp_w_free(&w, r1);
-	fbp_w_send(&w, 0, C_MUSTNOT, FB_TXN_ONEWAY, NULL, 0, NULL, 0);
+	fbp_w_send(&w, 0, C_MUSTNOT, FBINDER_TXN_ONEWAY, NULL, 0, NULL, 0);
 	done = 99;
 	EXPECT(raw(w.buf, w.len - 20, &done), EINVAL, "send truncated by 20 bytes");
 	CHECK(done == 12, "write_consumed %zu, want 12 (the free before it done)", done);
@@ -558,19 +558,19 @@ static void test_stream_errors(void)
 
 static void test_efault(void)
 {
-	struct fb_version v;
+	struct fbinder_version v;
 	struct fbp_w w;
 	__u32 max;
 	void *none;
 	int ret;
 
 	EXPECT(raw((void *)(uintptr_t)BADPTR, 44, NULL), EFAULT, "write_buffer at address 8");
-	ret = ioctl(c.fd, FB_IOC_WRITE_READ, (void *)(uintptr_t)BADPTR);
+	ret = ioctl(c.fd, FBINDER_IOC_WRITE_READ, (void *)(uintptr_t)BADPTR);
 	CHECK(ret < 0 && errno == EFAULT, "WRITE_READ argument at address 8: %s, want EFAULT",
 	      ret < 0 ? strerror(errno) : "success");
 	EXPECT(bad_send(0, (void *)(uintptr_t)BADPTR, 16, NULL, 0), EFAULT, "data at address 8");
 	{
-		struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = 5 };
+		struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 5 };
 
 		EXPECT(bad_send(0, &o, sizeof(o), (void *)(uintptr_t)BADPTR, 1), EFAULT,
 		       "offsets at address 8");
@@ -578,7 +578,7 @@ static void test_efault(void)
 	none = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (none == MAP_FAILED || mprotect((char *)none + 4096, 4096, PROT_NONE))
 		die("mmap");
-	EXPECT(bad_send(FB_TXN_ONEWAY, (char *)none + 4096, 100, NULL, 0), EFAULT,
+	EXPECT(bad_send(FBINDER_TXN_ONEWAY, (char *)none + 4096, 100, NULL, 0), EFAULT,
 	       "data in a PROT_NONE page");
 	/* A stream whose second command lies in the PROT_NONE page: the first takes effect. */
 	{
@@ -594,23 +594,23 @@ static void test_efault(void)
 		EXPECT(fbp_free(&c, r1), EINVAL, "free of r1, freed by the stream before the fault");
 	}
 	munmap(none, 8192);
-	ret = ioctl(c.fd, FB_IOC_VERSION, (void *)(uintptr_t)BADPTR);
+	ret = ioctl(c.fd, FBINDER_IOC_VERSION, (void *)(uintptr_t)BADPTR);
 	CHECK(ret < 0 && errno == EFAULT, "VERSION to address 8: %s, want EFAULT",
 	      ret < 0 ? strerror(errno) : "success");
-	ret = ioctl(c.fd, FB_IOC_SET_MAX_THREADS, (void *)(uintptr_t)BADPTR);
+	ret = ioctl(c.fd, FBINDER_IOC_SET_MAX_THREADS, (void *)(uintptr_t)BADPTR);
 	CHECK(ret < 0 && errno == EFAULT, "SET_MAX_THREADS from address 8: %s, want EFAULT",
 	      ret < 0 ? strerror(errno) : "success");
 	max = 1025;
-	ret = ioctl(c.fd, FB_IOC_SET_MAX_THREADS, &max);
+	ret = ioctl(c.fd, FBINDER_IOC_SET_MAX_THREADS, &max);
 	CHECK(ret < 0 && errno == EINVAL, "SET_MAX_THREADS 1025: %s, want EINVAL",
 	      ret < 0 ? strerror(errno) : "success");
 	max = 1024;
-	ret = ioctl(c.fd, FB_IOC_SET_MAX_THREADS, &max);
+	ret = ioctl(c.fd, FBINDER_IOC_SET_MAX_THREADS, &max);
 	CHECK(ret == 0, "SET_MAX_THREADS 1024: %s", strerror(errno));
 	max = 0;
-	ret = ioctl(c.fd, FB_IOC_SET_MAX_THREADS, &max);
+	ret = ioctl(c.fd, FBINDER_IOC_SET_MAX_THREADS, &max);
 	CHECK(ret == 0, "SET_MAX_THREADS 0: %s", strerror(errno));
-	CHECK(ioctl(c.fd, FB_IOC_VERSION, &v) == 0, "VERSION after EFAULTs");
+	CHECK(ioctl(c.fd, FBINDER_IOC_VERSION, &v) == 0, "VERSION after EFAULTs");
 	usable("bad user pointers (EFAULT)");
 }
 
@@ -624,16 +624,16 @@ static void test_nonblock_and_ioctls(void)
 	ret = fbp_try_next(&c, &r);
 	CHECK(ret == -EAGAIN, "O_NONBLOCK read with nothing queued: %s %s, want EAGAIN",
 	      strerror(-ret), fbp_ret_name(r.cmd));
-	fd = open(FB_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	fd = open(FBT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		die("open O_NONBLOCK");
-	ret = fb_write_read(fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
+	ret = fbinder_write_read(fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
 	CHECK(ret == -EAGAIN && rdone == 0, "read on a fresh O_NONBLOCK context: %s, %zu bytes, want EAGAIN",
 	      strerror(-ret), rdone);
-	ret = ioctl(fd, _IO(FB_IOC_MAGIC, 0x40));
+	ret = ioctl(fd, _IO(FBINDER_IOC_MAGIC, 0x40));
 	CHECK(ret < 0 && errno == ENOTTY, "unknown ioctl nr 0x40: %s, want ENOTTY",
 	      ret < 0 ? strerror(errno) : "success");
-	ret = ioctl(fd, _IOWR(FB_IOC_MAGIC, 1, __u32), rbuf);
+	ret = ioctl(fd, _IOWR(FBINDER_IOC_MAGIC, 1, __u32), rbuf);
 	CHECK(ret < 0 && errno == ENOTTY, "WRITE_READ's number with a wrong size: %s, want ENOTTY",
 	      ret < 0 ? strerror(errno) : "success");
 	ret = ioctl(fd, _IO('T', 1));
@@ -659,14 +659,14 @@ static void test_waiting_thread(void)
 	fbp_w_reset(&w);
 	fbp_w_send(&w, 0, C_MUSTNOT, 0, "second", 6, NULL, 0);
 	EXPECT(fbp_wr(&c, &w, NULL, false), EPROTO, "second call while waiting for a reply");
-	ret = ioctl(c.fd, FB_IOC_THREAD_EXIT);
+	ret = ioctl(c.fd, FBINDER_IOC_THREAD_EXIT);
 	CHECK(ret < 0 && errno == EBUSY, "THREAD_EXIT while waiting for a reply: %s, want EBUSY",
 	      ret < 0 ? strerror(errno) : "success");
 	ret = fbp_next(&c, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.data_size == 5 &&
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == 5 &&
 	      !memcmp(fbp_data(&c, &r.msg), "first", 5),
 	      "reply to the first call: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 	usable("second call while waiting (EPROTO)");
 }
@@ -683,15 +683,15 @@ static void test_efault_read(void)
 	fbp_w_send(&w, 0, C_ECHO, 0, "lost?", 5, NULL, 0);
 	ret = fbp_wr(&c, &w, NULL, false);
 	CHECK(ret == 0, "call without read: %s", strerror(-ret));
-	ret = fb_write_read(c.fd, NULL, 0, NULL, (void *)(uintptr_t)BADPTR, 256, &rdone);
+	ret = fbinder_write_read(c.fd, NULL, 0, NULL, (void *)(uintptr_t)BADPTR, 256, &rdone);
 	CHECK(ret == -EFAULT, "read into address 8: %s, want EFAULT", strerror(-ret));
 	alarm(5);	/* the reply is lost if this read blocks forever */
 	ret = fbp_next(&c, &r);
 	alarm(40);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.data_size == 5,
-	      "the reply after an EFAULT read: %s %s, want FB_RET_REPLY (not lost)",
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == 5,
+	      "the reply after an EFAULT read: %s %s, want FBINDER_RET_REPLY (not lost)",
 	      strerror(-ret), fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 	usable("read into a bad buffer (EFAULT)");
 }
@@ -708,7 +708,7 @@ int main(void)
 	CHECK(ret == -ENOENT, "handle 0 with no manager: %s, want ENOENT", strerror(-ret));
 
 	spid = fbp_spawn_manager_ex(S_MAP, MGR_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, s_main, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	usable("start");
 	test_reply_and_free();
 	test_offsets();
@@ -728,9 +728,9 @@ int main(void)
 	CHECK(ret == -EAGAIN, "stray return at the end: %s %s (cookie 0x%llx)", strerror(-ret),
 	      fbp_ret_name(r.cmd), (unsigned long long)r.rel.cookie);
 	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
-	CHECK(fb_wait(spid) == 0, "S reported failures (see its lines above)");
+	CHECK(fbt_wait(spid) == 0, "S reported failures (see its lines above)");
 	fbp_close(&c);
-	return fb_done();
+	return fbt_done();
 }

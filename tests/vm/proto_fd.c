@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * File descriptors in messages: a pipe's write end sent to another process
- * (a manager that accepts descriptors, FB_OBJF_ACCEPTS_FDS) arrives as a
+ * (a manager that accepts descriptors, FBINDER_OBJF_ACCEPTS_FDS) arrives as a
  * new close-on-exec descriptor the receiver writes through, the sender
  * reads the bytes; a bad descriptor fails the send with EBADF; the
  * receiver's descriptor count returns to where it was.
@@ -39,14 +39,14 @@ static int count_fds(void)
 
 static int fd_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_object *obj;
+	const struct fbinder_object *obj;
 	struct fd_report rep = { 0 };
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	obj = fbp_obj(p, &r->msg, 0);
-	if (obj->type == FB_OBJ_FD && obj->fd >= 0) {
+	if (obj->type == FBINDER_OBJ_FD && obj->fd >= 0) {
 		rep.fds_with = count_fds();
 		rep.cloexec = !!(fcntl(obj->fd, F_GETFD) & FD_CLOEXEC);
 		rep.written = write(obj->fd, "through fastbinder", 18);
@@ -64,7 +64,7 @@ static int manager_body(struct fbp *p, void *arg)
 
 int main(void)
 {
-	struct fb_object obj = { .type = FB_OBJ_FD };
+	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
 	__u64 off = 0;
 	struct fd_report rep;
 	struct fbp_ret reply;
@@ -75,7 +75,7 @@ int main(void)
 
 	mgr = fbp_spawn_manager_ex(1 << 20, 0xfd, FBP_MGR_NOBODY | FBP_MGR_FDS, manager_body,
 				   NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, 1 << 20);
 	if (pipe(pipefd))
 		die("pipe");
@@ -83,7 +83,7 @@ int main(void)
 	obj.fd = pipefd[1];
 	CHECK(fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
 		       NULL) == 0, "call with a descriptor");
-	CHECK(reply.cmd == FB_RET_REPLY, "reply");
+	CHECK(reply.cmd == FBINDER_RET_REPLY, "reply");
 	memcpy(&rep, fbp_data(&p, &reply.msg), sizeof(rep));
 	CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
 	CHECK(rep.written == 18, "receiver wrote %d bytes", rep.written);
@@ -104,7 +104,7 @@ int main(void)
 
 	fbp_close(&p);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * proto_fd_more: descriptors in messages when things go wrong.  Every
- * receiver here accepts descriptors (claimed with FB_OBJF_ACCEPTS_FDS).
+ * receiver here accepts descriptors (claimed with FBINDER_OBJF_ACCEPTS_FDS).
  *
  *  - a receiver whose descriptor table is full (RLIMIT_NOFILE, filled; one
  *    slot left for a message with two descriptors) does not get the call:
  *    its read finds nothing (EAGAIN, and nothing pending afterwards), no
  *    descriptor is installed, its table is exactly as before, and the
- *    caller's call fails with FB_RET_FAILED -EMFILE; once the receiver
+ *    caller's call fails with FBINDER_RET_FAILED -EMFILE; once the receiver
  *    closed some descriptors the next call is delivered, both descriptors
  *    work, and the caller gets its reply.
  *  - a receiver killed with two oneway messages carrying a pipe's write end
@@ -16,7 +16,7 @@
  *    no reference to the file survives; the sender's /proc/self/fd count is
  *    back to its start.
  *  - a receiver that dies while a call carrying a descriptor is queued to
- *    it: the caller gets FB_RET_FAILED EOWNERDEAD, then EOF.
+ *    it: the caller gets FBINDER_RET_FAILED EOWNERDEAD, then EOF.
  *  - a receiver killed after it read such a message, before freeing the
  *    buffer: /proc/<pid>/fd of the receiver grew by the descriptor while
  *    it lived, and the sender sees EOF once it is gone.
@@ -139,20 +139,20 @@ static int full_body(struct fbp *p, void *arg)
 	if (write(ready, &c, 1) != 1)
 		die("room");
 	ret = fbp_next(p, &r);
-	rep.got_call = ret == 0 && r.cmd == FB_RET_TRANSACTION &&
+	rep.got_call = ret == 0 && r.cmd == FBINDER_RET_TRANSACTION &&
 		       r.msg.offsets_count == 2;
 	if (rep.got_call) {
 		for (i = 0; i < 2; i++) {
-			const struct fb_object *o = fbp_obj(p, &r.msg, i);
+			const struct fbinder_object *o = fbp_obj(p, &r.msg, i);
 
-			rep.fd_valid[i] = o->type == FB_OBJ_FD && o->fd >= 0 &&
+			rep.fd_valid[i] = o->type == FBINDER_OBJ_FD && o->fd >= 0 &&
 					  fcntl(o->fd, F_GETFD) >= 0;
 		}
 		rep.written = write(fbp_obj(p, &r.msg, 0)->fd, "full", 4);
 		close(fbp_obj(p, &r.msg, 0)->fd);
 		close(fbp_obj(p, &r.msg, 1)->fd);
 	}
-	if (ret == 0 && r.cmd == FB_RET_TRANSACTION)
+	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION)
 		fbp_reply(p, &r.msg, 0, &rep, sizeof(rep), NULL, 0);
 	while (nf)
 		close(fillers[--nf]);
@@ -162,7 +162,7 @@ static int full_body(struct fbp *p, void *arg)
 
 static void full_table(void)
 {
-	struct fb_object objs[2] = { { .type = FB_OBJ_FD }, { .type = FB_OBJ_FD } };
+	struct fbinder_object objs[2] = { { .type = FBINDER_OBJ_FD }, { .type = FBINDER_OBJ_FD } };
 	__u64 offs[2] = { 0, sizeof(objs[0]) };
 	struct full_report rep;
 	struct fbp_ret reply;
@@ -176,25 +176,25 @@ static void full_table(void)
 		die("pipe");
 	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, full_body,
 				 (void *)(intptr_t)ready[1]);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	if (read(ready[0], &c, 1) != 1)
 		die("receiver not ready");
 	fbp_open(&p, MB);
 	objs[0].fd = pfd[1];
 	objs[1].fd = pfd[0];
 	ret = fbp_call(&p, 0, 1, objs, sizeof(objs), offs, 2, &reply, NULL, NULL);
-	CHECK(ret == 0 && reply.cmd == FB_RET_FAILED && reply.err.error == -EMFILE,
-	      "a call the receiver's table cannot take: %s %s %d, want FB_RET_FAILED -EMFILE",
+	CHECK(ret == 0 && reply.cmd == FBINDER_RET_FAILED && reply.err.error == -EMFILE,
+	      "a call the receiver's table cannot take: %s %s %d, want FBINDER_RET_FAILED -EMFILE",
 	      strerror(-ret), fbp_ret_name(reply.cmd), reply.err.error);
-	if (ret == 0 && reply.cmd == FB_RET_REPLY)
+	if (ret == 0 && reply.cmd == FBINDER_RET_REPLY)
 		fbp_free(&p, reply.msg.data);
 	if (read(ready[0], &c, 1) != 1)
 		die("receiver made no room");
 	ret = fbp_call(&p, 0, 1, objs, sizeof(objs), offs, 2, &reply, NULL, NULL);
-	CHECK(ret == 0 && reply.cmd == FB_RET_REPLY,
+	CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY,
 	      "the next call is answered once the receiver has room: %s %s",
 	      strerror(-ret), fbp_ret_name(reply.cmd));
-	if (ret == 0 && reply.cmd == FB_RET_REPLY && reply.msg.data_size == sizeof(rep)) {
+	if (ret == 0 && reply.cmd == FBINDER_RET_REPLY && reply.msg.data_size == sizeof(rep)) {
 		memcpy(&rep, fbp_data(&p, &reply.msg), sizeof(rep));
 		CHECK(rep.first_err == -EAGAIN,
 		      "read with a full table: %s, want EAGAIN (the call is not delivered)",
@@ -211,13 +211,13 @@ static void full_table(void)
 		CHECK(rep.written == 4, "receiver wrote through the first one: %d",
 		      rep.written);
 	}
-	if (ret == 0 && reply.cmd == FB_RET_REPLY)
+	if (ret == 0 && reply.cmd == FBINDER_RET_REPLY)
 		CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
 	CHECK(read(pfd[0], buf, sizeof(buf)) == 4 && !memcmp(buf, "full", 4),
 	      "sender reads what the receiver wrote: '%s'", buf);
 	printf("# a call the receiver cannot take fails back with EMFILE\n");
 	fbp_close(&p);
-	CHECK(fb_wait(r) == 0, "receiver exit");
+	CHECK(fbt_wait(r) == 0, "receiver exit");
 	close(pfd[0]);
 	close(pfd[1]);
 	close(ready[0]);
@@ -238,7 +238,7 @@ static int idle_body(struct fbp *p, void *arg)
 
 static void killed_with_oneways_queued(void)
 {
-	struct fb_object obj = { .type = FB_OBJ_FD };
+	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
 	__u64 off = 0;
 	int start, pfd[2], ret;
 	struct fbp p;
@@ -246,7 +246,7 @@ static void killed_with_oneways_queued(void)
 
 	printf("# receiver killed with oneway messages carrying a descriptor queued\n");
 	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, idle_body, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	start = count_fds(getpid());
 	if (pipe(pfd))
@@ -259,7 +259,7 @@ static void killed_with_oneways_queued(void)
 	close(pfd[1]);
 	CHECK(count_fds(r) >= 0, "receiver alive");
 	kill(r, SIGKILL);
-	CHECK(fb_wait(r) == 128 + SIGKILL, "receiver killed");
+	CHECK(fbt_wait(r) == 128 + SIGKILL, "receiver killed");
 	CHECK(sees_eof(pfd[0], 5000),
 	      "EOF on the read end: the queued messages' references are gone");
 	close(pfd[0]);
@@ -279,7 +279,7 @@ static int suicide_body(struct fbp *p, void *arg)
 
 static void dies_with_call_queued(void)
 {
-	struct fb_object obj = { .type = FB_OBJ_FD };
+	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
 	struct fbp_ret reply;
 	__u64 off = 0;
 	int start, pfd[2], ret;
@@ -288,17 +288,17 @@ static void dies_with_call_queued(void)
 
 	printf("# receiver dies with a call carrying a descriptor queued\n");
 	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, suicide_body, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	start = count_fds(getpid());
 	if (pipe(pfd))
 		die("pipe");
 	obj.fd = pfd[1];
 	ret = fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL, NULL);
-	CHECK(ret == 0 && reply.cmd == FB_RET_FAILED && reply.err.error == -EOWNERDEAD,
-	      "caller: %s, %s %d, expected FB_RET_FAILED -EOWNERDEAD", strerror(-ret),
+	CHECK(ret == 0 && reply.cmd == FBINDER_RET_FAILED && reply.err.error == -EOWNERDEAD,
+	      "caller: %s, %s %d, expected FBINDER_RET_FAILED -EOWNERDEAD", strerror(-ret),
 	      fbp_ret_name(reply.cmd), reply.err.error);
-	CHECK(fb_wait(r) == 128 + SIGKILL, "receiver killed itself");
+	CHECK(fbt_wait(r) == 128 + SIGKILL, "receiver killed itself");
 	close(pfd[1]);
 	CHECK(sees_eof(pfd[0], 5000), "EOF on the read end after the receiver died");
 	close(pfd[0]);
@@ -314,7 +314,7 @@ static int hold_body(struct fbp *p, void *arg)
 
 	alarm(50);
 	counts[0] = count_fds(getpid());
-	if (fbp_next(p, &r) || r.cmd != FB_RET_TRANSACTION)
+	if (fbp_next(p, &r) || r.cmd != FBINDER_RET_TRANSACTION)
 		die("hold: no message");
 	counts[1] = count_fds(getpid());
 	if (write(ready, counts, sizeof(counts)) != sizeof(counts))
@@ -326,7 +326,7 @@ static int hold_body(struct fbp *p, void *arg)
 
 static void killed_after_delivery(void)
 {
-	struct fb_object obj = { .type = FB_OBJ_FD };
+	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
 	int counts[2], pfd[2], ready[2], ret;
 	__u64 off = 0;
 	struct fbp p;
@@ -337,7 +337,7 @@ static void killed_after_delivery(void)
 		die("pipe");
 	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, hold_body,
 				 (void *)(intptr_t)ready[1]);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&p, MB);
 	if (pipe(pfd))
 		die("pipe");
@@ -350,7 +350,7 @@ static void killed_after_delivery(void)
 	CHECK(counts[1] == counts[0] + 1, "receiver's descriptors %d -> %d after delivery",
 	      counts[0], counts[1]);
 	kill(r, SIGKILL);
-	CHECK(fb_wait(r) == 128 + SIGKILL, "receiver killed");
+	CHECK(fbt_wait(r) == 128 + SIGKILL, "receiver killed");
 	CHECK(sees_eof(pfd[0], 5000), "EOF on the read end after the receiver died");
 	close(pfd[0]);
 	close(ready[0]);
@@ -370,7 +370,7 @@ static int part(void *arg)
 
 static void run_part(void (*fn)(void))
 {
-	int st = fb_wait(fb_fork(part, (void *)fn));
+	int st = fbt_wait(fbt_fork(part, (void *)fn));
 
 	CHECK(st == 0, "part exited with %d", st);
 }
@@ -382,5 +382,5 @@ int main(void)
 	run_part(dies_with_call_queued);
 	run_part(killed_after_delivery);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -81,16 +81,16 @@ int main(void)
 	fbp_open(&b, MB);
 	if (fbp_set_mgr(a.fd, 0x1d1e))
 		die("claim");
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	check_idle(&a, "idle manager");
 	fbp_fill(big, 200000, 77);
 	ret = fbp_oneway(&b, 0, 1, big, 200000, NULL, 0);
 	CHECK(ret == 0, "oneway of 200000 bytes: %s", strerror(-ret));
 	ret = fbp_try_next(&a, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.data_size == 200000,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.data_size == 200000,
 	      "receive: %s %s size %llu", strerror(-ret), fbp_ret_name(r.cmd),
 	      (unsigned long long)r.msg.data_size);
-	if (ret == 0 && r.cmd == FB_RET_TRANSACTION) {
+	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION) {
 		CHECK(fbp_verify(fbp_data(&a, &r.msg), r.msg.data_size, 77) < 0,
 		      "200000-byte payload corrupted");
 		CHECK(fbp_free(&a, r.msg.data) == 0, "free");
@@ -100,5 +100,5 @@ int main(void)
 	fbp_close(&b);
 	fbp_close(&a);
 	free(big);
-	return fb_done();
+	return fbt_done();
 }

@@ -2,7 +2,7 @@
 /*
  * proto_kill: a server killed with -9 while four client threads wait on it
  * (two calls being handled, two queued) and oneways are queued: each caller
- * gets FB_RET_FAILED -EOWNERDEAD, later sends through the handle fail with
+ * gets FBINDER_RET_FAILED -EOWNERDEAD, later sends through the handle fail with
  * EOWNERDEAD, the manager slot is free again, and once every context is
  * closed the live_* counts in debugfs stats are back to zero.
  */
@@ -25,17 +25,17 @@ static int hang_fd;
 
 static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = CS };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = CS };
 	__u64 off = 0;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (r->msg.code == C_GIVE) {
 		fbp_reply(p, &r->msg, 0, &o, sizeof(o), &off, 1);
 		return 0;
 	}
-	if (r->msg.code == C_HANG && !(r->msg.flags & FB_TXN_ONEWAY)) {
+	if (r->msg.code == C_HANG && !(r->msg.flags & FBINDER_TXN_ONEWAY)) {
 		char c = 'h';
 
 		if (write(hang_fd, &c, 1) != 1)
@@ -53,7 +53,7 @@ static void *s_looper(void *arg)
 
 	fbp_attach(&t, arg);
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	if (fbp_wr(&t, &w, NULL, false))
 		die("S: ENTER_LOOPER");
 	fbp_serve(&t, s_handle, NULL);
@@ -118,7 +118,7 @@ int main(void)
 	fbp_open(&c, MB);
 
 	ret = fbp_call(&c, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
-	if (ret || r.cmd != FB_RET_REPLY || r.msg.offsets_count != 1)
+	if (ret || r.cmd != FBINDER_RET_REPLY || r.msg.offsets_count != 1)
 		die("GIVE: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
 	hs = fbp_obj(&c, &r.msg, 0)->handle;
 	CHECK(fbp_acquire(&c, hs) == 0, "acquire %u", hs);
@@ -140,15 +140,15 @@ int main(void)
 	      "live_transactions with 4 calls in flight: %lld", v);
 
 	kill(spid, SIGKILL);
-	CHECK(fb_wait(spid) == 128 + SIGKILL, "S was not killed by SIGKILL");
+	CHECK(fbt_wait(spid) == 128 + SIGKILL, "S was not killed by SIGKILL");
 
 	for (i = 0; i < NCALLERS; i++) {
 		pthread_join(cl[i].th, NULL);
-		CHECK(cl[i].ret == 0 && cl[i].r.cmd == FB_RET_FAILED &&
+		CHECK(cl[i].ret == 0 && cl[i].r.cmd == FBINDER_RET_FAILED &&
 		      cl[i].r.err.error == -EOWNERDEAD,
-		      "caller %d: %s %s error %d, want FB_RET_FAILED -EOWNERDEAD", i,
+		      "caller %d: %s %s error %d, want FBINDER_RET_FAILED -EOWNERDEAD", i,
 		      strerror(-cl[i].ret), fbp_ret_name(cl[i].r.cmd), cl[i].r.err.error);
-		CHECK(cl[i].r.cmd != FB_RET_FAILED || cl[i].r.err.txn_id != 0, "caller %d: txn_id 0", i);
+		CHECK(cl[i].r.cmd != FBINDER_RET_FAILED || cl[i].r.err.txn_id != 0, "caller %d: txn_id 0", i);
 		for (j = 0; j < i; j++)
 			CHECK(cl[i].r.err.txn_id != cl[j].r.err.txn_id,
 			      "callers %d and %d failed with the same txn_id", j, i);
@@ -173,7 +173,7 @@ int main(void)
 	ret = fbp_oneway(&c, 0, 9, "new", 3, NULL, 0);
 	CHECK(ret == 0, "oneway to the new manager: %s", strerror(-ret));
 	ret = fbp_try_next(&m2, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.cookie == 0x2222,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.cookie == 0x2222,
 	      "new manager: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
 	/* Leave its buffer unfreed: closing must free it. */
 
@@ -185,5 +185,5 @@ int main(void)
 	close(pfd[0]);
 
 	CHECK(fbp_wait_live_zero(3000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -112,11 +112,11 @@ static __u32 flood(struct fbp *p, __u32 handle, __u32 first, __u32 last, int *er
 		fbp_w_reset(&w);
 		for (j = i; j < last && n < 300; j++, n++) {
 			fill(&msgs[j], j);
-			fbp_w_send(&w, handle, C_FLOOD, FB_TXN_ONEWAY, &msgs[j], sizeof(msgs[j]),
+			fbp_w_send(&w, handle, C_FLOOD, FBINDER_TXN_ONEWAY, &msgs[j], sizeof(msgs[j]),
 				   NULL, 0);
 		}
 		ret = fbp_wr(p, &w, &done, false);
-		i += done / (4 + sizeof(struct fb_txn));
+		i += done / (4 + sizeof(struct fbinder_txn_data));
 		if (ret) {
 			*err = ret;
 			break;
@@ -156,18 +156,18 @@ static __u32 drain(struct fbp *p, __u32 first, __u32 want, __u64 cookie,
 		do {
 			const struct seqmsg *m;
 
-			if (ret.cmd != FB_RET_TRANSACTION || ret.msg.code != C_FLOOD) {
+			if (ret.cmd != FBINDER_RET_TRANSACTION || ret.msg.code != C_FLOOD) {
 				if (*nother < 8)
 					other[(*nother)++] = ret;
 				else
 					CHECK(0, "drain: unexpected %s", fbp_ret_name(ret.cmd));
-				if (ret.cmd == FB_RET_TRANSACTION)
+				if (ret.cmd == FBINDER_RET_TRANSACTION)
 					fbp_w_free(&frees, ret.msg.data);
 				continue;
 			}
 			m = fbp_data(p, &ret.msg);
 			if (!bad && (ret.msg.data_size != sizeof(*m) || m->seq != expect ||
-				     ret.msg.cookie != cookie || !(ret.msg.flags & FB_TXN_ONEWAY) ||
+				     ret.msg.cookie != cookie || !(ret.msg.flags & FBINDER_TXN_ONEWAY) ||
 				     fbp_verify(m->pat, sizeof(m->pat), m->seq) >= 0)) {
 				CHECK(0, "drain: message %u of %u: seq %u size %llu cookie 0x%llx, want seq %u intact",
 				      got, want, m->seq, (unsigned long long)ret.msg.data_size,
@@ -240,7 +240,7 @@ static void state_queued(unsigned int n, int *with, int *other)
 static void test_queue_limit(void)
 {
 	struct fbp_ret ret, other[8];
-	struct fb_object obj;
+	struct fbinder_object obj;
 	struct fbp_w w;
 	__u64 off = 0;
 	__u32 h2 = 0, sent, got;
@@ -259,15 +259,15 @@ static void test_queue_limit(void)
 	rc = fbp_wr(&s, &w, NULL, false);
 	CHECK(rc == 0, "S's call for R's second object: %s", strerror(-rc));
 	rc = fbp_next(&r, &ret);
-	if (rc || ret.cmd != FB_RET_TRANSACTION)
+	if (rc || ret.cmd != FBINDER_RET_TRANSACTION)
 		die("R: no call");
-	obj = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = R_COOKIE2 };
+	obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = R_COOKIE2 };
 	rc = fbp_reply(&r, &ret.msg, 0, &obj, sizeof(obj), &off, 1);
 	CHECK(rc == 0, "R's reply with its second object: %s", strerror(-rc));
 	rc = fbp_next(&s, &ret);
-	CHECK(rc == 0 && ret.cmd == FB_RET_REPLY && ret.msg.offsets_count == 1,
+	CHECK(rc == 0 && ret.cmd == FBINDER_RET_REPLY && ret.msg.offsets_count == 1,
 	      "S: reply with R's object: %s %s", strerror(-rc), fbp_ret_name(ret.cmd));
-	if (!rc && ret.cmd == FB_RET_REPLY) {
+	if (!rc && ret.cmd == FBINDER_RET_REPLY) {
 		h2 = fbp_obj(&s, &ret.msg, 0)->handle;
 		CHECK(fbp_acquire(&s, h2) == 0, "S: acquire h2");
 		fbp_free(&s, ret.msg.data);
@@ -315,13 +315,13 @@ static void test_queue_limit(void)
 		__u32 hs = 0;
 
 		/* R gets a handle to S's object S_COOKIE. */
-		obj = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = S_COOKIE };
+		obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = S_COOKIE };
 		rc = fbp_oneway(&s, 0, C_OBJ, &obj, sizeof(obj), &off, 1);
 		CHECK(rc == 0, "S sends its object: %s", strerror(-rc));
 		rc = fbp_next(&r, &ret);
-		CHECK(rc == 0 && ret.cmd == FB_RET_TRANSACTION && ret.msg.code == C_OBJ,
+		CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.code == C_OBJ,
 		      "R: %s %s", strerror(-rc), fbp_ret_name(ret.cmd));
-		if (!rc && ret.cmd == FB_RET_TRANSACTION) {
+		if (!rc && ret.cmd == FBINDER_RET_TRANSACTION) {
 			hs = fbp_obj(&r, &ret.msg, 0)->handle;
 			CHECK(fbp_acquire(&r, hs) == 0, "R: acquire S's handle");
 			fbp_free(&r, ret.msg.data);
@@ -332,21 +332,21 @@ static void test_queue_limit(void)
 		rc = fbp_wr(&s, &w, NULL, false);
 		CHECK(rc == 0, "S's call: %s", strerror(-rc));
 		rc = fbp_next(&r, &ret);
-		CHECK(rc == 0 && ret.cmd == FB_RET_TRANSACTION && ret.msg.code == C_CALL,
+		CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.code == C_CALL,
 		      "R: the call: %s %s", strerror(-rc), fbp_ret_name(ret.cmd));
 		sent = flood(&r, hs, 0, SHARE + 1, &err);
 		CHECK(sent == SHARE && err == -EDQUOT, "R queued %u of %u oneways to S, then %s",
 		      sent, SHARE, strerror(-err));
-		if (!rc && ret.cmd == FB_RET_TRANSACTION) {
+		if (!rc && ret.cmd == FBINDER_RET_TRANSACTION) {
 			rc = fbp_reply(&r, &ret.msg, 0, "late", 4, NULL, 0);
 			CHECK(rc == 0, "R's reply into S's queue holding R's share: %s",
 			      strerror(-rc));
 		}
 		rc = fbp_next(&s, &ret);
-		CHECK(rc == 0 && ret.cmd == FB_RET_REPLY && ret.msg.data_size == 4,
+		CHECK(rc == 0 && ret.cmd == FBINDER_RET_REPLY && ret.msg.data_size == 4,
 		      "S, waiting for the reply: %s %s error %d, want the reply",
 		      strerror(-rc), fbp_ret_name(ret.cmd), ret.err.error);
-		if (!rc && ret.cmd == FB_RET_REPLY)
+		if (!rc && ret.cmd == FBINDER_RET_REPLY)
 			fbp_free(&s, ret.msg.data);
 		nother = 0;
 		got = drain(&s, 0, SHARE, S_COOKIE, other, &nother);
@@ -363,12 +363,12 @@ static void test_queue_limit(void)
 
 static int send_objs(struct fbp *p, const __u64 *cookies, unsigned int n)
 {
-	struct fb_object objs[4];
+	struct fbinder_object objs[4];
 	__u64 offs[4];
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		objs[i] = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = cookies[i] };
+		objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = cookies[i] };
 		offs[i] = i * sizeof(objs[0]);
 	}
 	return fbp_oneway(p, 0, C_OBJ, objs, n * sizeof(objs[0]), offs, n);
@@ -380,21 +380,21 @@ static int send_objs(struct fbp *p, const __u64 *cookies, unsigned int n)
  */
 static __u32 take_handle(void)
 {
-	const struct fb_object *o;
+	const struct fbinder_object *o;
 	struct fbp_ret ret;
 	__u32 h = 0;
 	int rc;
 
 	rc = fbp_next(&r, &ret);
-	if (rc || ret.cmd != FB_RET_TRANSACTION || ret.msg.offsets_count != 1) {
+	if (rc || ret.cmd != FBINDER_RET_TRANSACTION || ret.msg.offsets_count != 1) {
 		CHECK(0, "R: %s %s with %llu objects, want one object", strerror(-rc),
 		      fbp_ret_name(ret.cmd), (unsigned long long)ret.msg.offsets_count);
 		return 0;
 	}
 	o = fbp_obj(&r, &ret.msg, 0);
-	CHECK(o->type == FB_OBJ_HANDLE && o->handle > 0, "R: object type %u handle %u", o->type,
+	CHECK(o->type == FBINDER_OBJ_HANDLE && o->handle > 0, "R: object type %u handle %u", o->type,
 	      o->handle);
-	if (o->type == FB_OBJ_HANDLE) {
+	if (o->type == FBINDER_OBJ_HANDLE) {
 		h = o->handle;
 		CHECK(fbp_acquire(&r, h) == 0, "R: acquire %u", h);
 	}
@@ -444,8 +444,8 @@ static void test_handle_limit(void)
 	/* R drops object 8's handle: S hears of it, and there is room for one. */
 	CHECK(fbp_release(&r, h[TEST_HANDLES]) == 0, "R: release object 8's handle");
 	rc = fbp_next(&s, &ret);
-	CHECK(rc == 0 && ret.cmd == FB_RET_RELEASE && ret.rel.cookie == TEST_HANDLES &&
-	      ret.rel.exports == 1, "S: %s cookie %llu, want FB_RET_RELEASE of %d",
+	CHECK(rc == 0 && ret.cmd == FBINDER_RET_RELEASE && ret.rel.cookie == TEST_HANDLES &&
+	      ret.rel.exports == 1, "S: %s cookie %llu, want FBINDER_RET_RELEASE of %d",
 	      fbp_ret_name(ret.cmd), (unsigned long long)ret.rel.cookie, TEST_HANDLES);
 
 	/* Two new objects, room for one: refused whole, nothing left behind. */
@@ -477,7 +477,7 @@ static void test_handle_limit(void)
 		if (rc == -EAGAIN)
 			break;
 		notices++;
-		CHECK(rc == 0 && ret.cmd == FB_RET_RELEASE &&
+		CHECK(rc == 0 && ret.cmd == FBINDER_RET_RELEASE &&
 		      ret.rel.cookie != TEST_HANDLES + 1 && ret.rel.cookie != 0x200 &&
 		      ret.rel.exports == (ret.rel.cookie == 3 ? 2u : 1u),
 		      "S: %s cookie 0x%llx exports %llu: a refused object was exported",
@@ -495,7 +495,7 @@ static void test_handle_limit(void)
 
 static void test_sizes(void)
 {
-	static struct fb_object objs[MAX_OBJECTS + 1];
+	static struct fbinder_object objs[MAX_OBJECTS + 1];
 	static __u64 offs[MAX_OBJECTS + 1];
 	static unsigned char big[MB + 16];
 	const size_t map = MB;
@@ -509,7 +509,7 @@ static void test_sizes(void)
 	if (fbp_set_mgr(r.fd, R_COOKIE))
 		die("R: SET_CONTEXT_MGR");
 	for (i = 0; i <= MAX_OBJECTS; i++) {
-		objs[i] = (struct fb_object){ .type = FB_OBJ_HANDLE, .handle = 0 };
+		objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = 0 };
 		offs[i] = i * sizeof(objs[0]);
 	}
 	rc = fbp_oneway(&s, 0, C_OBJ, objs, (MAX_OBJECTS + 1) * sizeof(objs[0]), offs,
@@ -518,14 +518,14 @@ static void test_sizes(void)
 	rc = fbp_oneway(&s, 0, C_OBJ, objs, MAX_OBJECTS * sizeof(objs[0]), offs, MAX_OBJECTS);
 	CHECK(rc == 0, "%d objects: %s", MAX_OBJECTS, strerror(-rc));
 	rc = fbp_next(&r, &ret);
-	CHECK(rc == 0 && ret.cmd == FB_RET_TRANSACTION && ret.msg.offsets_count == MAX_OBJECTS,
+	CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.offsets_count == MAX_OBJECTS,
 	      "R: %s with %llu objects, want %d", fbp_ret_name(ret.cmd),
 	      (unsigned long long)ret.msg.offsets_count, MAX_OBJECTS);
-	if (!rc && ret.cmd == FB_RET_TRANSACTION) {
+	if (!rc && ret.cmd == FBINDER_RET_TRANSACTION) {
 		for (i = ok = 0; i < ret.msg.offsets_count; i++) {
-			const struct fb_object *o = fbp_obj(&r, &ret.msg, i);
+			const struct fbinder_object *o = fbp_obj(&r, &ret.msg, i);
 
-			ok += o->type == FB_OBJ_LOCAL && o->cookie == R_COOKIE;
+			ok += o->type == FBINDER_OBJ_LOCAL && o->cookie == R_COOKIE;
 		}
 		CHECK(ok == MAX_OBJECTS, "%u of %d objects arrived as R's own object", ok,
 		      MAX_OBJECTS);
@@ -541,15 +541,15 @@ static void test_sizes(void)
 	rc = fbp_oneway(&s, 0, C_BIG, big, map / 2, NULL, 0);
 	CHECK(rc == 0, "oneway of exactly half the mapping: %s", strerror(-rc));
 	rc = fbp_next(&r, &ret);
-	CHECK(rc == 0 && ret.cmd == FB_RET_TRANSACTION && ret.msg.data_size == map / 2 &&
+	CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.data_size == map / 2 &&
 	      fbp_verify(fbp_data(&r, &ret.msg), map / 2, 77) < 0,
 	      "R: half-mapping oneway: %s %s %llu bytes", strerror(-rc), fbp_ret_name(ret.cmd),
 	      (unsigned long long)ret.msg.data_size);
-	if (!rc && ret.cmd == FB_RET_TRANSACTION)
+	if (!rc && ret.cmd == FBINDER_RET_TRANSACTION)
 		fbp_free(&r, ret.msg.data);
 
 	/* Call: data plus offsets up to the whole mapping; 8 bytes more are EMSGSIZE. */
-	objs[0] = (struct fb_object){ .type = FB_OBJ_HANDLE, .handle = 0 };
+	objs[0] = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = 0 };
 	memcpy(big, &objs[0], sizeof(objs[0]));
 	offs[0] = 0;
 	offs[1] = 8 * 1024;
@@ -569,17 +569,17 @@ static void test_sizes(void)
 	CHECK(rc == 0, "call of mapping - 8 data + 1 offset (the whole mapping): %s",
 	      strerror(-rc));
 	rc = fbp_next(&r, &ret);
-	CHECK(rc == 0 && ret.cmd == FB_RET_TRANSACTION && ret.msg.data_size == map - 8 &&
+	CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.data_size == map - 8 &&
 	      ret.msg.offsets_count == 1,
 	      "R: whole-mapping call: %s %s", strerror(-rc), fbp_ret_name(ret.cmd));
-	if (!rc && ret.cmd == FB_RET_TRANSACTION) {
+	if (!rc && ret.cmd == FBINDER_RET_TRANSACTION) {
 		rc = fbp_reply(&r, &ret.msg, 0, NULL, 0, NULL, 0);
 		CHECK(rc == 0, "R: reply: %s", strerror(-rc));
 	}
 	rc = fbp_next(&s, &ret);
-	CHECK(rc == 0 && ret.cmd == FB_RET_REPLY, "S: reply to the whole-mapping call: %s %s",
+	CHECK(rc == 0 && ret.cmd == FBINDER_RET_REPLY, "S: reply to the whole-mapping call: %s %s",
 	      strerror(-rc), fbp_ret_name(ret.cmd));
-	if (!rc && ret.cmd == FB_RET_REPLY)
+	if (!rc && ret.cmd == FBINDER_RET_REPLY)
 		fbp_free(&s, ret.msg.data);
 	fbp_close(&s);
 	fbp_close(&r);
@@ -606,5 +606,5 @@ int main(void)
 
 	CHECK(read_param() == strtol(saved_max, NULL, 10), "max_handles not restored");
 	CHECK(fbp_wait_live_zero(3000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * proto_looper: the thread pool.  With SET_MAX_THREADS 2 and its one looper
- * busy, the server process receives FB_RET_SPAWN_LOOPER; the thread it
+ * busy, the server process receives FBINDER_RET_SPAWN_LOOPER; the thread it
  * starts registers and takes the next call; with both busy it is asked once
- * more, and never beyond the maximum.  FB_IOC_THREAD_EXIT of a thread that
+ * more, and never beyond the maximum.  FBINDER_IOC_THREAD_EXIT of a thread that
  * handles a call fails that call to its caller with EOWNERDEAD.  Looper
  * commands out of order are EINVAL.
  */
@@ -68,12 +68,12 @@ static __u32 s_block(void)
 
 static int s_handle(struct fbp *t, const struct fbp_ret *r)
 {
-	const struct fb_txn_msg *m = &r->msg;
+	const struct fbinder_txn_msg *m = &r->msg;
 	struct fbp_w w;
 	__u32 v;
 	int ret;
 
-	if (r->cmd != FB_RET_TRANSACTION) {
+	if (r->cmd != FBINDER_RET_TRANSACTION) {
 		CHECK(0, "S got %s", fbp_ret_name(r->cmd));
 		return 0;
 	}
@@ -90,11 +90,11 @@ static int s_handle(struct fbp *t, const struct fbp_ret *r)
 		return 0;
 	case C_EXIT_THREAD:
 		CHECK(fbp_free(t, m->data) == 0, "S: free");
-		ret = ioctl(t->fd, FB_IOC_THREAD_EXIT);
+		ret = ioctl(t->fd, FBINDER_IOC_THREAD_EXIT);
 		CHECK(ret == 0, "S: THREAD_EXIT while handling a call: %s", strerror(errno));
 		/* Forgotten: this thread is new to the driver, and joins the pool again. */
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+		fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 		ret = fbp_wr(t, &w, NULL, false);
 		CHECK(ret == 0, "S: ENTER_LOOPER after THREAD_EXIT: %s", strerror(-ret));
 		return 0;
@@ -118,7 +118,7 @@ static void *s_looper(void *arg)
 	int i, n, ret;
 
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, arg ? FB_CMD_REGISTER_LOOPER : FB_CMD_ENTER_LOOPER, NULL, 0);
+	fbp_w_cmd(&w, arg ? FBINDER_CMD_REGISTER_LOOPER : FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	ret = fbp_wr(t, &w, NULL, false);
 	CHECK(ret == 0, "S: %s: %s", arg ? "REGISTER_LOOPER" : "ENTER_LOOPER", strerror(-ret));
 	for (;;) {
@@ -131,10 +131,10 @@ static void *s_looper(void *arg)
 		for (n = 0; t->qlen && n < 64; n++)
 			fbp_next(t, &batch[n]);
 		for (i = 0; i < n; i++)
-			if (batch[i].cmd == FB_RET_SPAWN_LOOPER)
+			if (batch[i].cmd == FBINDER_RET_SPAWN_LOOPER)
 				s_spawn();
 		for (i = 0; i < n; i++)
-			if (batch[i].cmd != FB_RET_SPAWN_LOOPER && s_handle(t, &batch[i])) {
+			if (batch[i].cmd != FBINDER_RET_SPAWN_LOOPER && s_handle(t, &batch[i])) {
 				/* C_QUIT, on whichever thread: the process ends here. */
 				fflush(NULL);
 				_exit(fbp_child_status());
@@ -149,7 +149,7 @@ static int s_main(struct fbp *p, void *arg)
 	(void)arg;
 	alarm(40);
 	sctx = p;
-	CHECK(ioctl(p->fd, FB_IOC_SET_MAX_THREADS, &max) == 0, "S: SET_MAX_THREADS 2: %s",
+	CHECK(ioctl(p->fd, FBINDER_IOC_SET_MAX_THREADS, &max) == 0, "S: SET_MAX_THREADS 2: %s",
 	      strerror(errno));
 	s_looper(NULL);	/* exits the process on C_QUIT */
 	return 1;
@@ -171,7 +171,7 @@ static void *blocker(void *arg)
 	struct fbp *t = fbp_thread(b->ctx, false);
 
 	b->ret = fbp_call(t, 0, C_BLOCK, NULL, 0, NULL, 0, &b->r, NULL, NULL);
-	if (!b->ret && b->r.cmd == FB_RET_REPLY) {
+	if (!b->ret && b->r.cmd == FBINDER_RET_REPLY) {
 		memcpy(&b->reached, fbp_data(t, &b->r.msg), sizeof(b->reached));
 		fbp_free(t, b->r.msg.data);
 	}
@@ -191,7 +191,7 @@ static void round_of_blocks(struct fbp *c, int round)
 	}
 	for (i = 0; i < NBUSY; i++) {
 		pthread_join(b[i].th, NULL);
-		CHECK(b[i].ret == 0 && b[i].r.cmd == FB_RET_REPLY && b[i].reached,
+		CHECK(b[i].ret == 0 && b[i].r.cmd == FBINDER_RET_REPLY && b[i].reached,
 		      "round %d call %d: %s %s, %s", round, i, strerror(-b[i].ret),
 		      fbp_ret_name(b[i].r.cmd),
 		      b[i].reached ? "all held at once" : "S never had 3 threads busy at once");
@@ -204,9 +204,9 @@ static __u32 call_u32(struct fbp *c, __u32 code)
 	__u32 v = ~0u;
 	int ret = fbp_call(c, 0, code, NULL, 0, NULL, 0, &r, NULL, NULL);
 
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "call %u: %s %s", code, strerror(-ret),
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "call %u: %s %s", code, strerror(-ret),
 	      fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		if (r.msg.data_size >= 4)
 			memcpy(&v, fbp_data(c, &r.msg), 4);
 		fbp_free(c, r.msg.data);
@@ -229,17 +229,17 @@ static void test_looper_commands(void)
 	int ret;
 
 	fbp_open(&c, MB);
-	ret = looper_cmd(&c, FB_CMD_EXIT_LOOPER);
+	ret = looper_cmd(&c, FBINDER_CMD_EXIT_LOOPER);
 	CHECK(ret == -EINVAL, "EXIT_LOOPER before entering: %s, want EINVAL", strerror(-ret));
-	ret = looper_cmd(&c, FB_CMD_ENTER_LOOPER);
+	ret = looper_cmd(&c, FBINDER_CMD_ENTER_LOOPER);
 	CHECK(ret == 0, "ENTER_LOOPER: %s", strerror(-ret));
-	ret = looper_cmd(&c, FB_CMD_ENTER_LOOPER);
+	ret = looper_cmd(&c, FBINDER_CMD_ENTER_LOOPER);
 	CHECK(ret == -EINVAL, "ENTER_LOOPER twice: %s, want EINVAL", strerror(-ret));
-	ret = looper_cmd(&c, FB_CMD_EXIT_LOOPER);
+	ret = looper_cmd(&c, FBINDER_CMD_EXIT_LOOPER);
 	CHECK(ret == 0, "EXIT_LOOPER: %s", strerror(-ret));
-	ret = looper_cmd(&c, FB_CMD_EXIT_LOOPER);
+	ret = looper_cmd(&c, FBINDER_CMD_EXIT_LOOPER);
 	CHECK(ret == -EINVAL, "EXIT_LOOPER twice: %s, want EINVAL", strerror(-ret));
-	ret = ioctl(c.fd, FB_IOC_THREAD_EXIT);
+	ret = ioctl(c.fd, FBINDER_IOC_THREAD_EXIT);
 	CHECK(ret == 0, "THREAD_EXIT of an idle thread: %s", strerror(errno));
 	fbp_close(&c);
 	printf("# looper commands out of order: EINVAL\n");
@@ -255,7 +255,7 @@ int main(void)
 
 	alarm(40);
 	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	test_looper_commands();
 	fbp_open(&c, MB);
 
@@ -268,21 +268,21 @@ int main(void)
 	printf("# spawn requests: %u\n", n);
 
 	ret = fbp_call(&c, 0, C_EXIT_THREAD, NULL, 0, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_FAILED && r.err.error == -EOWNERDEAD,
-	      "call whose handler did THREAD_EXIT: %s %s error %d, want FB_RET_FAILED -EOWNERDEAD",
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EOWNERDEAD,
+	      "call whose handler did THREAD_EXIT: %s %s error %d, want FBINDER_RET_FAILED -EOWNERDEAD",
 	      strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 	ret = fbp_call(&c, 0, C_PING, NULL, 0, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "call after THREAD_EXIT: %s %s",
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "call after THREAD_EXIT: %s %s",
 	      strerror(-ret), fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 
 	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
-	CHECK(fb_wait(spid) == 0, "S reported failures");
+	CHECK(fbt_wait(spid) == 0, "S reported failures");
 	fbp_close(&c);
-	return fb_done();
+	return fbt_done();
 }

@@ -14,9 +14,9 @@
 
 static int claim_raw(int fd, __u64 cookie, __u32 flags, __u32 reserved)
 {
-	struct fb_context_mgr m = { .cookie = cookie, .flags = flags, .reserved = reserved };
+	struct fbinder_context_mgr m = { .cookie = cookie, .flags = flags, .reserved = reserved };
 
-	return ioctl(fd, FB_IOC_SET_CONTEXT_MGR, &m) < 0 ? -errno : 0;
+	return ioctl(fd, FBINDER_IOC_SET_CONTEXT_MGR, &m) < 0 ? -errno : 0;
 }
 
 static int claim_in_child(void *arg)
@@ -53,7 +53,7 @@ static void test_no_manager(void)
 	CHECK(ret == -EINVAL, "SET_CONTEXT_MGR flags=1: %s, want EINVAL", strerror(-ret));
 	ret = claim_raw(c.fd, 0x1234, 0, 1);
 	CHECK(ret == -EINVAL, "SET_CONTEXT_MGR reserved=1: %s, want EINVAL", strerror(-ret));
-	ret = ioctl(c.fd, FB_IOC_SET_CONTEXT_MGR, (void *)8);
+	ret = ioctl(c.fd, FBINDER_IOC_SET_CONTEXT_MGR, (void *)8);
 	CHECK(ret < 0 && errno == EFAULT, "SET_CONTEXT_MGR with a bad pointer: %s, want EFAULT",
 	      ret < 0 ? strerror(errno) : "success");
 	/* The refused claims left no manager behind. */
@@ -79,7 +79,7 @@ static void test_claim_busy(void)
 	ret = fbp_set_mgr(m.fd, 0xfeed);
 	CHECK(ret == -EBUSY, "second claim from the manager itself: %s, want EBUSY",
 	      strerror(-ret));
-	st = fb_wait(fb_fork(claim_in_child, NULL));
+	st = fbt_wait(fbt_fork(claim_in_child, NULL));
 	CHECK(st == 0, "claim from another process was not EBUSY (child status %d)", st);
 
 	/* The manager's own handle 0 is its own context: EINVAL. */
@@ -98,12 +98,12 @@ static void test_claim_busy(void)
 		ret = fbp_oneway(&o, 0, 42, &v, sizeof(v), NULL, 0);
 		CHECK(ret == 0, "oneway to the manager: %s", strerror(-ret));
 		ret = fbp_try_next(&m, &r);
-		CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.cookie == 0xfeed &&
+		CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.cookie == 0xfeed &&
 		      r.msg.code == 42,
 		      "manager read: %s %s cookie 0x%llx code %u, want TRANSACTION cookie 0xfeed code 42",
 		      strerror(-ret), fbp_ret_name(r.cmd),
 		      (unsigned long long)r.msg.cookie, r.msg.code);
-		if (ret == 0 && r.cmd == FB_RET_TRANSACTION)
+		if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION)
 			CHECK(fbp_free(&m, r.msg.data) == 0, "free");
 	}
 	fbp_close(&o);
@@ -120,12 +120,12 @@ static void test_claim_busy(void)
 /*
  * A context without a mapping can send, but nothing can be delivered to
  * it: a call to its node is ESRCH, and a reply to its call is ESRCH for
- * the replier and FB_RET_FAILED -ESRCH for the caller.
+ * the replier and FBINDER_RET_FAILED -ESRCH for the caller.
  */
 static void test_no_mapping(void)
 {
 	struct fbp m, u;
-	struct fb_object obj = { .type = FB_OBJ_LOCAL, .cookie = 0x5eed };
+	struct fbinder_object obj = { .type = FBINDER_OBJ_LOCAL, .cookie = 0x5eed };
 	__u64 off = 0;
 	struct fbp_ret r, e;
 	struct fbp_w w;
@@ -140,14 +140,14 @@ static void test_no_mapping(void)
 	ret = fbp_oneway(&u, 0, 7, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == 0, "oneway from an unmapped context: %s", strerror(-ret));
 	ret = fbp_try_next(&m, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.offsets_count == 1,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.offsets_count == 1,
 	      "manager did not get the oneway with one object: %s %s",
 	      strerror(-ret), fbp_ret_name(r.cmd));
-	if (ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.offsets_count == 1) {
-		const struct fb_object *o = fbp_obj(&m, &r.msg, 0);
+	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.offsets_count == 1) {
+		const struct fbinder_object *o = fbp_obj(&m, &r.msg, 0);
 
-		CHECK(o->type == FB_OBJ_HANDLE && o->handle != 0,
-		      "object arrived as type %u handle %u, want FB_OBJ_HANDLE != 0",
+		CHECK(o->type == FBINDER_OBJ_HANDLE && o->handle != 0,
+		      "object arrived as type %u handle %u, want FBINDER_OBJ_HANDLE != 0",
 		      o->type, o->handle);
 		h = o->handle;
 		CHECK(fbp_acquire(&m, h) == 0, "acquire %u", h);
@@ -169,16 +169,16 @@ static void test_no_mapping(void)
 	ret = fbp_wr(&u, &w, NULL, false);
 	CHECK(ret == 0, "call from an unmapped context: %s", strerror(-ret));
 	ret = fbp_try_next(&m, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.code == 8,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.code == 8,
 	      "manager did not get the call: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-	if (ret == 0 && r.cmd == FB_RET_TRANSACTION) {
+	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION) {
 		ret = fbp_reply(&m, &r.msg, 0, "x", 1, NULL, 0);
 		CHECK(ret == -ESRCH, "reply to an unmapped caller: %s, want ESRCH",
 		      strerror(-ret));
 		ret = fbp_try_next(&u, &e);
-		CHECK(ret == 0 && e.cmd == FB_RET_FAILED && e.err.error == -ESRCH &&
+		CHECK(ret == 0 && e.cmd == FBINDER_RET_FAILED && e.err.error == -ESRCH &&
 		      e.err.txn_id == r.msg.txn_id,
-		      "caller got %s %s error %d txn %llu, want FB_RET_FAILED -ESRCH txn %llu",
+		      "caller got %s %s error %d txn %llu, want FBINDER_RET_FAILED -ESRCH txn %llu",
 		      strerror(-ret), fbp_ret_name(e.cmd), e.err.error,
 		      (unsigned long long)e.err.txn_id, (unsigned long long)r.msg.txn_id);
 	}
@@ -192,5 +192,5 @@ int main(void)
 	test_no_manager();
 	test_claim_busy();
 	test_no_mapping();
-	return fb_done();
+	return fbt_done();
 }

@@ -4,7 +4,7 @@
  * max_map_size, and only its owner process may use the context.
  * mprotect() to writable is EACCES; a write to the mapping is SIGSEGV,
  * a read of a page no message occupies SIGBUS.  Those run as uid 65534
- * (fb_become_nobody(), in a child of the root test).
+ * (fbt_become_nobody(), in a child of the root test).
  *
  * Then the shrinker against munmap and exit (docs/security.md, G1): root
  * empties the driver's page cache again and again (drop_caches) while
@@ -59,7 +59,7 @@ static void test_readonly_map(void)
 	int i, fd;
 
 	for (i = 0; i < 2; i++) {
-		fd = fb_open();
+		fd = fbt_open();
 		m = try_map(fd, MB, PROT_READ, flags[i]);
 		CHECK(m != MAP_FAILED, "PROT_READ %s map of 1 MiB: %s",
 		      i ? "MAP_SHARED" : "MAP_PRIVATE", strerror(errno));
@@ -68,7 +68,7 @@ static void test_readonly_map(void)
 		close(fd);
 	}
 
-	fd = fb_open();
+	fd = fbt_open();
 	m = try_map(fd, max, PROT_READ, MAP_PRIVATE);
 	CHECK(m != MAP_FAILED, "map of exactly max_map_size (%zu): %s", max,
 	      strerror(errno));
@@ -81,7 +81,7 @@ static void test_readonly_map(void)
 /* Writable mappings are refused with EPERM, and the refusal uses up nothing. */
 static void test_writable_map_refused(void)
 {
-	int fd = fb_open();
+	int fd = fbt_open();
 	void *m;
 
 	m = try_map(fd, MB, PROT_READ | PROT_WRITE, MAP_SHARED);
@@ -103,7 +103,7 @@ static void test_writable_map_refused(void)
 /* mprotect() cannot make the mapping writable (or executable-writable). */
 static void test_mprotect_refused(void)
 {
-	int fd = fb_open();
+	int fd = fbt_open();
 	void *m = try_map(fd, MB, PROT_READ, MAP_SHARED);
 	int ret;
 
@@ -124,7 +124,7 @@ static void test_mprotect_refused(void)
 /* A context maps its buffer once: a second mmap is EBUSY, even of another size. */
 static void test_second_map_busy(void)
 {
-	int fd = fb_open();
+	int fd = fbt_open();
 	void *m1 = try_map(fd, MB, PROT_READ, MAP_PRIVATE), *m2;
 
 	CHECK(m1 != MAP_FAILED, "first map: %s", strerror(errno));
@@ -142,7 +142,7 @@ static void test_second_map_busy(void)
 static void test_oversize_map(void)
 {
 	size_t max = max_map_size();
-	int fd = fb_open();
+	int fd = fbt_open();
 	void *m;
 
 	m = try_map(fd, max + 4096, PROT_READ, MAP_PRIVATE);
@@ -176,10 +176,10 @@ static int write_to_mapping(void *arg)
 	ret = fbp_set_mgr(a.fd, 0xa11ce);
 	if (ret)
 		return 10;
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	if (fbp_oneway(&b, 0, 1, hello, sizeof(hello), NULL, 0))
 		return 11;
-	if (fbp_next(&a, &r) || r.cmd != FB_RET_TRANSACTION)
+	if (fbp_next(&a, &r) || r.cmd != FBINDER_RET_TRANSACTION)
 		return 12;
 	p = (volatile char *)fbp_data(&a, &r.msg);
 	if (memcmp((const char *)p, hello, sizeof(hello)))
@@ -191,7 +191,7 @@ static int write_to_mapping(void *arg)
 static int write_to_idle_mapping(void *arg)
 {
 	void *m;
-	int fd = fb_open();
+	int fd = fbt_open();
 
 	(void)arg;
 	m = try_map(fd, MB, PROT_READ, MAP_SHARED);
@@ -205,7 +205,7 @@ static int write_to_idle_mapping(void *arg)
 static int read_idle_mapping(void *arg)
 {
 	volatile const char *m;
-	int fd = fb_open();
+	int fd = fbt_open();
 
 	(void)arg;
 	m = try_map(fd, MB, PROT_READ, MAP_SHARED);
@@ -216,7 +216,7 @@ static int read_idle_mapping(void *arg)
 
 static void test_read_sigbus(void)
 {
-	int st = fb_wait(fb_fork(read_idle_mapping, NULL));
+	int st = fbt_wait(fbt_fork(read_idle_mapping, NULL));
 
 	CHECK(st == 128 + SIGBUS,
 	      "read of an unfilled page: child status %d, want killed by SIGBUS (%d)", st,
@@ -230,7 +230,7 @@ static void test_read_sigbus(void)
  */
 static void test_write_segv(int populated)
 {
-	int st = fb_wait(fb_fork(write_to_idle_mapping, NULL));
+	int st = fbt_wait(fbt_fork(write_to_idle_mapping, NULL));
 
 	CHECK(st == 128 + SIGSEGV,
 	      "write to an idle mapping: child status %d, want killed by SIGSEGV (%d)",
@@ -245,22 +245,22 @@ static void test_write_segv(int populated)
 static int other_process(void *arg)
 {
 	int fd = *(int *)arg, ret, bad = 0;
-	struct fb_version v;
+	struct fbinder_version v;
 	__u32 max = 1;
 
-	ret = ioctl(fd, FB_IOC_VERSION, &v);
+	ret = ioctl(fd, FBINDER_IOC_VERSION, &v);
 	if (!(ret < 0 && errno == EPERM)) {
-		printf("not ok: FB_IOC_VERSION from another process: %d (%s), want EPERM\n",
+		printf("not ok: FBINDER_IOC_VERSION from another process: %d (%s), want EPERM\n",
 		       ret, ret < 0 ? strerror(errno) : "success");
 		bad = 1;
 	}
-	ret = fb_write_read(fd, NULL, 0, NULL, NULL, 0, NULL);
+	ret = fbinder_write_read(fd, NULL, 0, NULL, NULL, 0, NULL);
 	if (ret != -EPERM) {
 		printf("not ok: WRITE_READ from another process: %s, want EPERM\n",
 		       strerror(-ret));
 		bad = 1;
 	}
-	ret = ioctl(fd, FB_IOC_SET_MAX_THREADS, &max);
+	ret = ioctl(fd, FBINDER_IOC_SET_MAX_THREADS, &max);
 	if (!(ret < 0 && errno == EPERM)) {
 		printf("not ok: SET_MAX_THREADS from another process: %d (%s), want EPERM\n",
 		       ret, ret < 0 ? strerror(errno) : "success");
@@ -274,15 +274,15 @@ static int other_process(void *arg)
 static void test_other_process_eperm(void)
 {
 	struct fbp p;
-	struct fb_version v;
+	struct fbinder_version v;
 	int st;
 
 	fbp_open(&p, MB);
-	st = fb_wait(fb_fork(other_process, &p.fd));
+	st = fbt_wait(fbt_fork(other_process, &p.fd));
 	CHECK(st == 0, "forked child could use its parent's context (status %d)", st);
 	/* The owner still can. */
-	CHECK(ioctl(p.fd, FB_IOC_VERSION, &v) == 0 && v.abi_version == FB_ABI_VERSION,
-	      "owner's FB_IOC_VERSION after the child's attempts: %s", strerror(errno));
+	CHECK(ioctl(p.fd, FBINDER_IOC_VERSION, &v) == 0 && v.abi_version == FBINDER_ABI_VERSION,
+	      "owner's FBINDER_IOC_VERSION after the child's attempts: %s", strerror(errno));
 	fbp_close(&p);
 	printf("# ioctls from another process refused with EPERM\n");
 }
@@ -290,11 +290,11 @@ static void test_other_process_eperm(void)
 static int mapping_tests(void *arg)
 {
 	/* the only step that needs root: it claims handle 0, then drops */
-	int populated = fb_wait(fb_fork(write_to_mapping, NULL));
+	int populated = fbt_wait(fbt_fork(write_to_mapping, NULL));
 
 	(void)arg;
 	if (geteuid() == 0)
-		fb_become_nobody();
+		fbt_become_nobody();
 	test_readonly_map();
 	test_writable_map_refused();
 	test_mprotect_refused();
@@ -303,7 +303,7 @@ static int mapping_tests(void *arg)
 	test_write_segv(populated);
 	test_read_sigbus();
 	test_other_process_eperm();
-	return fb_done();
+	return fbt_done();
 }
 
 /* ---- the shrinker against munmap and exit ---- */
@@ -326,7 +326,7 @@ static int fill_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	struct fill_req req;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION || (r->msg.flags & FB_TXN_ONEWAY))
+	if (r->cmd != FBINDER_RET_TRANSACTION || (r->msg.flags & FBINDER_TXN_ONEWAY))
 		return 0;
 	memset(&req, 0, sizeof(req));
 	if (r->msg.data_size == sizeof(req))
@@ -370,7 +370,7 @@ static int shrink_worker(void *arg)
 	long bad;
 	int ret;
 
-	fb_become_nobody();
+	fbt_become_nobody();
 	for (i = 0; i < 4; i++) {
 		fbp_open(&p, MB);
 		for (k = 0; k < 6; k++) {
@@ -378,9 +378,9 @@ static int shrink_worker(void *arg)
 			req.seed = round << 16 | i << 8 | k;
 			ret = fbp_call(&p, 0, C_FILL, &req, sizeof(req), NULL, 0,
 				       &reply, NULL, NULL);
-			CHECK(ret == 0 && reply.cmd == FB_RET_REPLY, "fill: %s %s",
+			CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "fill: %s %s",
 			      strerror(-ret), fbp_ret_name(reply.cmd));
-			if (ret || reply.cmd != FB_RET_REPLY)
+			if (ret || reply.cmd != FBINDER_RET_REPLY)
 				break;
 			CHECK(reply.msg.data_size == req.size, "fill size %llu, expected %u",
 			      (unsigned long long)reply.msg.data_size, req.size);
@@ -427,10 +427,10 @@ static int reclaimed_worker(void *arg)
 	char c = 'f';
 	int sig;
 
-	fb_become_nobody();
+	fbt_become_nobody();
 	fbp_open(&p, MB);
 	if (fbp_call(&p, 0, C_FILL, &req, sizeof(req), NULL, 0, &reply, NULL, NULL) ||
-	    reply.cmd != FB_RET_REPLY || reply.msg.data != 0)
+	    reply.cmd != FBINDER_RET_REPLY || reply.msg.data != 0)
 		die("fill");
 	CHECK(fbp_verify(fbp_data(&p, &reply.msg), req.size, req.seed) < 0, "fill content");
 	CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
@@ -460,19 +460,19 @@ static void test_shrink_unmaps(void)
 		die("pipe");
 	sync[0] = to_root[1];
 	sync[1] = from_root[0];
-	w = fb_fork(reclaimed_worker, sync);
+	w = fbt_fork(reclaimed_worker, sync);
 	if (read(to_root[0], &c, 1) != 1)
 		die("worker did not fill");
 	drop_caches();
 	if (write(from_root[1], &c, 1) != 1)
 		die("tell worker");
-	CHECK(fb_wait(w) == 0, "the shrinker did not unmap a cached page");
+	CHECK(fbt_wait(w) == 0, "the shrinker did not unmap a cached page");
 	close(to_root[0]);
 	close(to_root[1]);
 	close(from_root[0]);
 	close(from_root[1]);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	printf("# a cached page the shrinker took is unmapped (SIGBUS)\n");
 }
 
@@ -483,19 +483,19 @@ static void test_shrink_race(void)
 	long long end;
 
 	mgr = fbp_spawn_manager(MB, 0xf111, fill_manager, NULL);
-	drop = fb_fork(dropper, NULL);
+	drop = fbt_fork(dropper, NULL);
 	end = fbp_now_ms() + SHRINK_MS;
 	while (fbp_now_ms() < end) {
 		for (i = 0; i < SHRINK_WORKERS; i++)
-			w[i] = fb_fork(shrink_worker, (void *)(uintptr_t)round++);
+			w[i] = fbt_fork(shrink_worker, (void *)(uintptr_t)round++);
 		for (i = 0; i < SHRINK_WORKERS; i++)
-			CHECK(fb_wait(w[i]) == 0, "shrink worker failed");
+			CHECK(fbt_wait(w[i]) == 0, "shrink worker failed");
 		runs++;
 	}
 	kill(drop, SIGKILL);
-	fb_wait(drop);
+	fbt_wait(drop);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 	printf("# %u rounds of %d workers unmapped and exited while drop_caches ran the shrinker\n",
 	       runs, SHRINK_WORKERS);
 }
@@ -506,10 +506,10 @@ int main(void)
 		printf("# not root: the shrinker race needs drop_caches, skipped\n");
 		return mapping_tests(NULL);
 	}
-	CHECK(fb_wait(fb_fork(mapping_tests, NULL)) == 0,
-	      "the mapping checks (as uid %d) failed", FB_NOBODY_UID);
+	CHECK(fbt_wait(fbt_fork(mapping_tests, NULL)) == 0,
+	      "the mapping checks (as uid %d) failed", FBT_NOBODY_UID);
 	test_shrink_unmaps();
 	test_shrink_race();
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -21,7 +21,7 @@
 enum { C_NEST = 1, C_NOTE, C_STATUS, C_QUIT };
 
 struct nest_req {
-	struct fb_object obj;	/* A's object on the first call, else plain bytes */
+	struct fbinder_object obj;	/* A's object on the first call, else plain bytes */
 	__u32 depth;
 	__u32 pad;
 };
@@ -59,9 +59,9 @@ static bool nest_call(struct fbp *p, struct side *sd, __u32 depth)
 		sd->leaked += p->qlen - before;
 		CHECK(0, "S: %u non-chain returns reached its waiting thread", p->qlen - before);
 	}
-	CHECK(ret == 0 && rep.cmd == FB_RET_REPLY, "%s: nested call at depth %u: %s %s",
+	CHECK(ret == 0 && rep.cmd == FBINDER_RET_REPLY, "%s: nested call at depth %u: %s %s",
 	      sd->is_s ? "S" : "A", depth, strerror(-ret), fbp_ret_name(rep.cmd));
-	if (ret || rep.cmd != FB_RET_REPLY)
+	if (ret || rep.cmd != FBINDER_RET_REPLY)
 		return false;
 	if (rep.msg.data_size == sizeof(*rp)) {
 		rp = fbp_data(p, &rep.msg);
@@ -80,18 +80,18 @@ static bool nest_call(struct fbp *p, struct side *sd, __u32 depth)
 static int handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	struct side *sd = arg;
-	const struct fb_txn_msg *m = &r->msg;
+	const struct fbinder_txn_msg *m = &r->msg;
 	struct nest_rep out = { .txn_id = m->txn_id, .ok = 1 };
 	struct nest_req req;
 	int ret;
 
-	if (r->cmd != FB_RET_TRANSACTION) {
+	if (r->cmd != FBINDER_RET_TRANSACTION) {
 		CHECK(0, "%s got %s", sd->is_s ? "S" : "A", fbp_ret_name(r->cmd));
 		return 0;
 	}
 	switch (m->code) {
 	case C_NOTE:
-		CHECK(m->flags & FB_TXN_ONEWAY, "C_NOTE not oneway");
+		CHECK(m->flags & FBINDER_TXN_ONEWAY, "C_NOTE not oneway");
 		sd->notes++;
 		fbp_free(p, m->data);
 		return 0;
@@ -115,9 +115,9 @@ static int handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	CHECK(m->data_size == sizeof(req), "C_NEST of %llu bytes", (unsigned long long)m->data_size);
 	memcpy(&req, fbp_data(p, m), sizeof(req));
 	if (sd->is_s && m->offsets_count == 1) {
-		const struct fb_object *o = fbp_obj(p, m, 0);
+		const struct fbinder_object *o = fbp_obj(p, m, 0);
 
-		CHECK(o->type == FB_OBJ_HANDLE, "S: A's object arrived as type %u", o->type);
+		CHECK(o->type == FBINDER_OBJ_HANDLE, "S: A's object arrived as type %u", o->type);
 		if (!sd->peer) {
 			sd->peer = o->handle;
 			CHECK(fbp_acquire(p, sd->peer) == 0, "S: acquire");
@@ -163,13 +163,13 @@ static void run_chain(struct fbp *c, struct side *sd, __u32 depth, bool first)
 	const struct nest_rep *rp;
 	int ret, i, j;
 
-	req.obj = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = CA };
+	req.obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = CA };
 	sd->nids = 0;
 	ret = fbp_call(c, 0, C_NEST, &req, sizeof(req), first ? &off : NULL, first ? 1 : 0,
 		       &rep, handler, sd);
-	CHECK(ret == 0 && rep.cmd == FB_RET_REPLY, "chain of depth %u: %s %s (error %d)", depth,
-	      strerror(-ret), fbp_ret_name(rep.cmd), rep.cmd == FB_RET_FAILED ? rep.err.error : 0);
-	if (ret || rep.cmd != FB_RET_REPLY)
+	CHECK(ret == 0 && rep.cmd == FBINDER_RET_REPLY, "chain of depth %u: %s %s (error %d)", depth,
+	      strerror(-ret), fbp_ret_name(rep.cmd), rep.cmd == FBINDER_RET_FAILED ? rep.err.error : 0);
+	if (ret || rep.cmd != FBINDER_RET_REPLY)
 		return;
 	rp = fbp_data(c, &rep.msg);
 	CHECK(rep.msg.data_size == sizeof(*rp) && rp->ok && rp->depth == depth &&
@@ -198,7 +198,7 @@ int main(void)
 
 	alarm(30);
 	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&c, MB);
 
 	run_chain(&c, &sd, 1, true);	/* A -> S -> A */
@@ -206,8 +206,8 @@ int main(void)
 
 	/* S got A's oneway only after its chain ended, and nothing leaked. */
 	ret = fbp_call(&c, 0, C_STATUS, NULL, 0, NULL, 0, &rep, NULL, NULL);
-	CHECK(ret == 0 && rep.cmd == FB_RET_REPLY, "status: %s", strerror(-ret));
-	if (!ret && rep.cmd == FB_RET_REPLY) {
+	CHECK(ret == 0 && rep.cmd == FBINDER_RET_REPLY, "status: %s", strerror(-ret));
+	if (!ret && rep.cmd == FBINDER_RET_REPLY) {
 		const struct nest_rep *rp = fbp_data(&c, &rep.msg);
 
 		CHECK(rp->depth == 1, "S received %u of A's oneway notes, want 1", rp->depth);
@@ -215,9 +215,9 @@ int main(void)
 		fbp_free(&c, rep.msg.data);
 	}
 	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &rep, NULL, NULL);
-	if (!ret && rep.cmd == FB_RET_REPLY)
+	if (!ret && rep.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, rep.msg.data);
-	CHECK(fb_wait(spid) == 0, "S reported failures");
+	CHECK(fbt_wait(spid) == 0, "S reported failures");
 	fbp_close(&c);
-	return fb_done();
+	return fbt_done();
 }

@@ -2,11 +2,11 @@
 /*
  * proto_objects: objects travel translated.  A local object sent to another
  * context arrives as a new handle, the same object again as the same
- * handle, a handle sent back to its owner as FB_OBJ_LOCAL with the owner's
+ * handle, a handle sent back to its owner as FBINDER_OBJ_LOCAL with the owner's
  * cookie; a third process given the handle by the manager calls the owner
  * through it.  When the last reference goes (a holder's RELEASE, or the free
- * of the only buffer naming it), the owner gets FB_RET_RELEASE with the
- * cookie and the number of FB_OBJ_LOCAL sends it retires; handle numbers are
+ * of the only buffer naming it), the owner gets FBINDER_RET_RELEASE with the
+ * cookie and the number of FBINDER_OBJ_LOCAL sends it retires; handle numbers are
  * never reused.
  *
  * Processes: A (this one, owner of object CA), S (manager), B (third party).
@@ -25,7 +25,7 @@ enum {
 	C_KEEP,		/* as INSPECT, and S acquires the first object's handle */
 	C_CALL_HELD,	/* reply, then S calls its held handle with C_PING */
 	C_RESULT,	/* reply: __s32 result of the last C_CALL_HELD */
-	C_GIVE,		/* reply: one FB_OBJ_HANDLE object, the held handle */
+	C_GIVE,		/* reply: one FBINDER_OBJ_HANDLE object, the held handle */
 	C_DROP,		/* S releases the held handle, then sends to it: reply 2 x __s32 */
 	C_PING,		/* to A's object: reply "pong" */
 	C_QUIT,
@@ -51,18 +51,18 @@ struct sstate {
 static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	struct sstate *st = arg;
-	const struct fb_txn_msg *m = &r->msg;
+	const struct fbinder_txn_msg *m = &r->msg;
 	unsigned char out[sizeof(struct insp) + 8 * sizeof(struct insp_obj)];
 	struct insp *in = (struct insp *)out;
 	struct insp_obj *io = (struct insp_obj *)(in + 1);
-	struct fb_object obj;
+	struct fbinder_object obj;
 	struct fbp_ret rep;
 	__u64 off = 0;
 	__s32 rc[2];
 	size_t i;
 	int ret;
 
-	if (r->cmd != FB_RET_TRANSACTION) {
+	if (r->cmd != FBINDER_RET_TRANSACTION) {
 		CHECK(0, "S got %s", fbp_ret_name(r->cmd));
 		return 0;
 	}
@@ -74,11 +74,11 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		in->held = st->held;
 		in->count = m->offsets_count;
 		for (i = 0; i < m->offsets_count && i < 8; i++) {
-			const struct fb_object *o = fbp_obj(p, m, i);
+			const struct fbinder_object *o = fbp_obj(p, m, i);
 
 			io[i].type = o->type;
 			io[i].flags = o->flags;
-			io[i].value = o->type == FB_OBJ_LOCAL ? o->cookie : o->handle;
+			io[i].value = o->type == FBINDER_OBJ_LOCAL ? o->cookie : o->handle;
 		}
 		if (m->code == C_KEEP && m->offsets_count) {
 			ret = fbp_acquire(p, io[0].value);
@@ -95,7 +95,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		ret = fbp_call(p, st->held, C_PING, "ping", 4, NULL, 0, &rep, NULL, NULL);
 		if (ret)
 			st->result = ret;
-		else if (rep.cmd != FB_RET_REPLY)
+		else if (rep.cmd != FBINDER_RET_REPLY)
 			st->result = rep.err.error ? rep.err.error : -1000;
 		else {
 			st->result = rep.msg.data_size == 4 &&
@@ -108,7 +108,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		CHECK(ret == 0, "S: reply: %s", strerror(-ret));
 		return 0;
 	case C_GIVE:
-		obj = (struct fb_object){ .type = FB_OBJ_HANDLE, .handle = st->held };
+		obj = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = st->held };
 		ret = fbp_reply(p, m, 0, &obj, sizeof(obj), &off, 1);
 		CHECK(ret == 0, "S: reply with handle %u: %s", st->held, strerror(-ret));
 		return 0;
@@ -141,7 +141,7 @@ static int s_main(struct fbp *p, void *arg)
 /* ---- A's side ---- */
 
 /* Call S with objects; returns the inspection (count objects) or -1. */
-static int inspect(struct fbp *c, __u32 code, const struct fb_object *objs, size_t n,
+static int inspect(struct fbp *c, __u32 code, const struct fbinder_object *objs, size_t n,
 		   struct insp *hdr, struct insp_obj *out)
 {
 	__u64 offs[8];
@@ -152,9 +152,9 @@ static int inspect(struct fbp *c, __u32 code, const struct fb_object *objs, size
 	for (i = 0; i < n; i++)
 		offs[i] = i * sizeof(*objs);
 	ret = fbp_call(c, 0, code, objs, n * sizeof(*objs), offs, n, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "inspect call: %s %s", strerror(-ret),
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "inspect call: %s %s", strerror(-ret),
 	      fbp_ret_name(r.cmd));
-	if (ret || r.cmd != FB_RET_REPLY)
+	if (ret || r.cmd != FBINDER_RET_REPLY)
 		return -1;
 	CHECK(r.msg.data_size == sizeof(*hdr) + n * sizeof(*out),
 	      "inspect reply size %llu", (unsigned long long)r.msg.data_size);
@@ -171,9 +171,9 @@ static void expect_release(struct fbp *c, __u64 cookie, __u64 exports, const cha
 	struct fbp_ret r;
 	int ret = fbp_next(c, &r);
 
-	CHECK(ret == 0 && r.cmd == FB_RET_RELEASE && r.rel.cookie == cookie &&
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_RELEASE && r.rel.cookie == cookie &&
 	      r.rel.exports == exports,
-	      "%s: got %s %s cookie 0x%llx exports %llu, want FB_RET_RELEASE 0x%llx exports %llu",
+	      "%s: got %s %s cookie 0x%llx exports %llu, want FBINDER_RET_RELEASE 0x%llx exports %llu",
 	      what, strerror(-ret), fbp_ret_name(r.cmd), (unsigned long long)r.rel.cookie,
 	      (unsigned long long)r.rel.exports, (unsigned long long)cookie,
 	      (unsigned long long)exports);
@@ -185,9 +185,9 @@ static void serve_ping(struct fbp *c, pid_t from, bool with_obj)
 	struct fbp_ret r;
 	int ret = fbp_next(c, &r);
 
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION, "A waiting for a ping: %s %s",
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION, "A waiting for a ping: %s %s",
 	      strerror(-ret), fbp_ret_name(r.cmd));
-	if (ret || r.cmd != FB_RET_TRANSACTION)
+	if (ret || r.cmd != FBINDER_RET_TRANSACTION)
 		return;
 	CHECK(r.msg.code == C_PING && r.msg.cookie == CA,
 	      "A got code %u cookie 0x%llx, want C_PING to its own cookie 0x%llx",
@@ -197,9 +197,9 @@ static void serve_ping(struct fbp *c, pid_t from, bool with_obj)
 		CHECK(r.msg.offsets_count == 1, "ping carries %llu objects, want 1",
 		      (unsigned long long)r.msg.offsets_count);
 		if (r.msg.offsets_count == 1) {
-			const struct fb_object *o = fbp_obj(c, &r.msg, 0);
+			const struct fbinder_object *o = fbp_obj(c, &r.msg, 0);
 
-			CHECK(o->type == FB_OBJ_LOCAL && o->cookie == CA && o->flags == 0,
+			CHECK(o->type == FBINDER_OBJ_LOCAL && o->cookie == CA && o->flags == 0,
 			      "A's own object via B's handle arrived as type %u value 0x%llx, want LOCAL 0x%llx",
 			      o->type, (unsigned long long)o->cookie, (unsigned long long)CA);
 		}
@@ -217,7 +217,7 @@ static int b_main(void *arg)
 {
 	struct fbp b;
 	struct fbp_ret r;
-	struct fb_object obj;
+	struct fbinder_object obj;
 	__u32 held_by_s = *(__u32 *)arg, h = 0;
 	__u64 off = 0;
 	int ret;
@@ -225,15 +225,15 @@ static int b_main(void *arg)
 	alarm(20);
 	fbp_open(&b, MB);
 	ret = fbp_call(&b, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.offsets_count == 1,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.offsets_count == 1,
 	      "B: GIVE: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-	if (ret || r.cmd != FB_RET_REPLY || r.msg.offsets_count != 1)
+	if (ret || r.cmd != FBINDER_RET_REPLY || r.msg.offsets_count != 1)
 		return 1;
 	{
-		const struct fb_object *o = fbp_obj(&b, &r.msg, 0);
+		const struct fbinder_object *o = fbp_obj(&b, &r.msg, 0);
 
-		CHECK(o->type == FB_OBJ_HANDLE && o->handle != 0 && o->flags == 0,
-		      "B: got type %u handle %u, want FB_OBJ_HANDLE != 0", o->type, o->handle);
+		CHECK(o->type == FBINDER_OBJ_HANDLE && o->handle != 0 && o->flags == 0,
+		      "B: got type %u handle %u, want FBINDER_OBJ_HANDLE != 0", o->type, o->handle);
 		h = o->handle;
 	}
 	CHECK(fbp_acquire(&b, h) == 0, "B: acquire %u", h);
@@ -244,19 +244,19 @@ static int b_main(void *arg)
 		struct insp hdr = { 0 };
 		struct insp_obj io = { 0 };
 
-		obj = (struct fb_object){ .type = FB_OBJ_HANDLE, .handle = h };
+		obj = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = h };
 		if (inspect(&b, C_INSPECT, &obj, 1, &hdr, &io) == 1)
-			CHECK(io.type == FB_OBJ_HANDLE && io.value == held_by_s,
+			CHECK(io.type == FBINDER_OBJ_HANDLE && io.value == held_by_s,
 			      "B's handle at S: type %u value %llu, want S's handle %u",
 			      io.type, (unsigned long long)io.value, held_by_s);
 	}
 
 	/* Call A through the handle, carrying the handle itself. */
-	obj = (struct fb_object){ .type = FB_OBJ_HANDLE, .handle = h };
+	obj = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = h };
 	ret = fbp_call(&b, h, C_PING, &obj, sizeof(obj), &off, 1, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "B: call A through handle %u: %s %s",
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "B: call A through handle %u: %s %s",
 	      h, strerror(-ret), fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		CHECK(r.msg.data_size == 4 && !memcmp(fbp_data(&b, &r.msg), "pong", 4),
 		      "B: A's reply is not pong");
 		fbp_free(&b, r.msg.data);
@@ -273,7 +273,7 @@ static int b_main(void *arg)
 
 int main(void)
 {
-	struct fb_object objs[2];
+	struct fbinder_object objs[2];
 	struct insp hdr = { 0 };
 	struct insp_obj io[2] = { { 0 } };
 	struct fbp c;
@@ -284,14 +284,14 @@ int main(void)
 
 	alarm(40);
 	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&c, MB);
 
 	/* 1. CA to S: a new handle, which S keeps. */
-	objs[0] = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = CA };
+	objs[0] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = CA };
 	if (inspect(&c, C_KEEP, objs, 1, &hdr, io) == 1) {
-		CHECK(io[0].type == FB_OBJ_HANDLE && io[0].value != 0 && io[0].flags == 0,
-		      "CA arrived at S as type %u value %llu, want FB_OBJ_HANDLE != 0",
+		CHECK(io[0].type == FBINDER_OBJ_HANDLE && io[0].value != 0 && io[0].flags == 0,
+		      "CA arrived at S as type %u value %llu, want FBINDER_OBJ_HANDLE != 0",
 		      io[0].type, (unsigned long long)io[0].value);
 		h1 = io[0].value;
 	}
@@ -299,14 +299,14 @@ int main(void)
 
 	/* 2. The same object again: the same handle. */
 	if (inspect(&c, C_INSPECT, objs, 1, &hdr, io) == 1)
-		CHECK(io[0].type == FB_OBJ_HANDLE && io[0].value == h1,
+		CHECK(io[0].type == FBINDER_OBJ_HANDLE && io[0].value == h1,
 		      "CA sent again arrived as type %u handle %llu, want handle %u",
 		      io[0].type, (unsigned long long)io[0].value, h1);
 
 	/* 3. CC twice in one message: one handle, new; released when S frees it. */
-	objs[0] = objs[1] = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = CC };
+	objs[0] = objs[1] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = CC };
 	if (inspect(&c, C_INSPECT, objs, 2, &hdr, io) == 2) {
-		CHECK(io[0].type == FB_OBJ_HANDLE && io[1].type == FB_OBJ_HANDLE &&
+		CHECK(io[0].type == FBINDER_OBJ_HANDLE && io[1].type == FBINDER_OBJ_HANDLE &&
 		      io[0].value == io[1].value && io[0].value != h1 && io[0].value != 0,
 		      "CC twice: types %u/%u handles %llu/%llu, want one new handle",
 		      io[0].type, io[1].type, (unsigned long long)io[0].value,
@@ -314,21 +314,21 @@ int main(void)
 		hc = io[0].value;
 	}
 	expect_release(&c, CC, 2, "CC's only buffer freed");
-	objs[0] = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = CC };
+	objs[0] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = CC };
 	if (inspect(&c, C_INSPECT, objs, 1, &hdr, io) == 1)
-		CHECK(io[0].type == FB_OBJ_HANDLE && io[0].value != hc && io[0].value != h1,
+		CHECK(io[0].type == FBINDER_OBJ_HANDLE && io[0].value != hc && io[0].value != h1,
 		      "CC after its release got handle %llu, old one %u: handles are never reused",
 		      (unsigned long long)io[0].value, hc);
 	expect_release(&c, CC, 1, "CC sent once more");
 
 	/* 4. S calls A back through its handle: A sees its own cookie. */
 	ret = fbp_call(&c, 0, C_CALL_HELD, NULL, 0, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "CALL_HELD: %s", strerror(-ret));
-	if (!ret && r.cmd == FB_RET_REPLY)
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "CALL_HELD: %s", strerror(-ret));
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
 	serve_ping(&c, spid, false);
 	ret = fbp_call(&c, 0, C_RESULT, NULL, 0, NULL, 0, &r, NULL, NULL);
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		__s32 res = -1;
 
 		memcpy(&res, fbp_data(&c, &r.msg), sizeof(res));
@@ -336,15 +336,15 @@ int main(void)
 		fbp_free(&c, r.msg.data);
 	}
 
-	/* 5. S sends the handle back to its owner: FB_OBJ_LOCAL with the cookie. */
+	/* 5. S sends the handle back to its owner: FBINDER_OBJ_LOCAL with the cookie. */
 	ret = fbp_call(&c, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY && r.msg.offsets_count == 1,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.offsets_count == 1,
 	      "GIVE to the owner: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		if (r.msg.offsets_count == 1) {
-			const struct fb_object *o = fbp_obj(&c, &r.msg, 0);
+			const struct fbinder_object *o = fbp_obj(&c, &r.msg, 0);
 
-			CHECK(o->type == FB_OBJ_LOCAL && o->cookie == CA,
+			CHECK(o->type == FBINDER_OBJ_LOCAL && o->cookie == CA,
 			      "own object came back as type %u value 0x%llx, want LOCAL 0x%llx",
 			      o->type, (unsigned long long)o->cookie, (unsigned long long)CA);
 		}
@@ -352,18 +352,18 @@ int main(void)
 	}
 
 	/* 6. B gets the handle from S and calls A through it. */
-	bpid = fb_fork(b_main, &h1);
+	bpid = fbt_fork(b_main, &h1);
 	serve_ping(&c, bpid, true);
-	CHECK(fb_wait(bpid) == 0, "B reported failures");
+	CHECK(fbt_wait(bpid) == 0, "B reported failures");
 
 	/* 7. S still holds CA: no release yet. */
 	ret = fbp_try_next(&c, &r);
 	CHECK(ret == -EAGAIN, "while S holds CA: %s %s, want nothing (EAGAIN)",
 	      strerror(-ret), fbp_ret_name(r.cmd));
 
-	/* 8. S releases its handle: gone for S, FB_RET_RELEASE for A (2 exports). */
+	/* 8. S releases its handle: gone for S, FBINDER_RET_RELEASE for A (2 exports). */
 	ret = fbp_call(&c, 0, C_DROP, NULL, 0, NULL, 0, &r, NULL, NULL);
-	if (!ret && r.cmd == FB_RET_REPLY && r.msg.data_size == 8) {
+	if (!ret && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == 8) {
 		__s32 rc[2];
 
 		memcpy(rc, fbp_data(&c, &r.msg), sizeof(rc));
@@ -377,9 +377,9 @@ int main(void)
 	expect_release(&c, CA, 2, "S released CA");
 
 	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
-	CHECK(fb_wait(spid) == 0, "S reported failures");
+	CHECK(fbt_wait(spid) == 0, "S reported failures");
 	fbp_close(&c);
-	return fb_done();
+	return fbt_done();
 }

@@ -52,12 +52,12 @@ static int s_main(struct fbp *p, void *arg)
 			const struct seqmsg *sm;
 
 			fbp_next(p, &r);
-			if (r.cmd != FB_RET_TRANSACTION) {
+			if (r.cmd != FBINDER_RET_TRANSACTION) {
 				CHECK(0, "S got %s", fbp_ret_name(r.cmd));
 				break;
 			}
 			batch++;
-			CHECK(r.msg.flags == FB_TXN_ONEWAY && r.msg.code == C_SEQ &&
+			CHECK(r.msg.flags == FBINDER_TXN_ONEWAY && r.msg.code == C_SEQ &&
 			      r.msg.cookie == MGR_COOKIE && r.msg.sender_pid == sender,
 			      "S: message flags 0x%x code %u cookie 0x%llx pid %d", r.msg.flags,
 			      r.msg.code, (unsigned long long)r.msg.cookie, r.msg.sender_pid);
@@ -79,7 +79,7 @@ static int s_main(struct fbp *p, void *arg)
 			CHECK(ret == -EAGAIN,
 			      "S: after reading up to seq %u, before freeing: %s %s (seq %u), want nothing",
 			      expect - 1, strerror(-ret), fbp_ret_name(r.cmd),
-			      ret == 0 && r.cmd == FB_RET_TRANSACTION ?
+			      ret == 0 && r.cmd == FBINDER_RET_TRANSACTION ?
 			      ((const struct seqmsg *)fbp_data(p, &r.msg))->seq : 0);
 			if (ret == 0)
 				return 1;	/* lost track; the failure is reported */
@@ -112,7 +112,7 @@ int main(void)
 
 	alarm(40);
 	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, &me);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&c, MB);
 
 	for (i = 0; i < N_SINGLE; i++) {
@@ -128,7 +128,7 @@ int main(void)
 	fbp_w_reset(&w);
 	for (i = 0; i < N_BATCH; i++) {
 		fill(&msgs[i], N_SINGLE + i);
-		fbp_w_send(&w, 0, C_SEQ, FB_TXN_ONEWAY, &msgs[i], msg_size(N_SINGLE + i), NULL, 0);
+		fbp_w_send(&w, 0, C_SEQ, FBINDER_TXN_ONEWAY, &msgs[i], msg_size(N_SINGLE + i), NULL, 0);
 	}
 	ret = fbp_wr(&c, &w, &done, false);
 	CHECK(ret == 0 && done == w.len, "%d oneways in one WRITE_READ: %s, consumed %zu of %zu",
@@ -139,7 +139,7 @@ int main(void)
 	CHECK(ret == -EAGAIN, "the sender of oneways read %s %s, want nothing", strerror(-ret),
 	      fbp_ret_name(r.cmd));
 
-	CHECK(fb_wait(spid) == 0, "S did not get all %d messages in order (see above)", N_TOTAL);
+	CHECK(fbt_wait(spid) == 0, "S did not get all %d messages in order (see above)", N_TOTAL);
 	fbp_close(&c);
-	return fb_done();
+	return fbt_done();
 }

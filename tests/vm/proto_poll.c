@@ -12,7 +12,7 @@
  * work queued afterwards is still delivered, all of it, in order (an event
  * loop of poll + non-blocking reads against a sender in another process).
  * Another process polling the context gets POLLERR.  A thread registered
- * in an epoll set that leaves with FB_IOC_THREAD_EXIT does not leave the
+ * in an epoll set that leaves with FBINDER_IOC_THREAD_EXIT does not leave the
  * epoll set pointing at freed memory.
  */
 #include "fbproto.h"
@@ -69,12 +69,12 @@ static void set_nonblock(int fd, bool on)
 /* One WRITE_READ read on a non-blocking fd with room for exactly one return. */
 static int read_one(struct fbp *p, struct fbp_ret *r)
 {
-	unsigned char rbuf[4 + sizeof(struct fb_txn_msg)];
+	unsigned char rbuf[4 + sizeof(struct fbinder_txn_msg)];
 	size_t rdone = 0;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = fb_write_read(p->fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
+	ret = fbinder_write_read(p->fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
 	if (ret)
 		return ret;
 	if (fbp_parse_one(rbuf, rdone, r) != rdone) {
@@ -114,14 +114,14 @@ static void test_ready_when_queued(void)
 	CHECK(poll_in(b.fd, 0) == 0, "the sender's context polls 0x%x, want 0", poll_in(b.fd, 0));
 
 	ret = fbp_try_next(&a, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.code == C_PING &&
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.code == C_PING &&
 	      r.msg.data_size == 4 && !memcmp(fbp_data(&a, &r.msg), "ping", 4),
 	      "read after POLLIN: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
 	CHECK(poll_in(a.fd, 0) == 0, "poll after the only message was read: 0x%x, want 0",
 	      poll_in(a.fd, 0));
 	n = epoll_wait(ep, &ev, 1, 0);
 	CHECK(n == 0, "epoll_wait after the read: %d events, want 0", n);
-	if (!ret && r.cmd == FB_RET_TRANSACTION)
+	if (!ret && r.cmd == FBINDER_RET_TRANSACTION)
 		CHECK(fbp_free(&a, r.msg.data) == 0, "free");
 	close(ep);
 	printf("# poll/select/epoll: POLLIN only while work is queued\n");
@@ -184,7 +184,7 @@ static void test_blocking_poll_and_oneway_gate(void)
 	ret = fbp_oneway(&b, 0, C_SEQ, "two", 3, NULL, 0);
 	CHECK(ret == 0, "oneway 2: %s", strerror(-ret));
 	ret1 = read_one(&a, &r1);
-	CHECK(ret1 == 0 && r1.cmd == FB_RET_TRANSACTION && r1.msg.data_size == 3 &&
+	CHECK(ret1 == 0 && r1.cmd == FBINDER_RET_TRANSACTION && r1.msg.data_size == 3 &&
 	      !memcmp(fbp_data(&a, &r1.msg), "one", 3),
 	      "first oneway: %s %s", strerror(-ret1), fbp_ret_name(r1.cmd));
 	/* The second waits for the first's buffer: nothing to read, no POLLIN. */
@@ -196,17 +196,17 @@ static void test_blocking_poll_and_oneway_gate(void)
 
 	start_poller(&th, &pl);
 	CHECK(!atomic_load(&pl.done), "poll returned 0x%x before the free", pl.revents);
-	if (ret1 == 0 && r1.cmd == FB_RET_TRANSACTION)
+	if (ret1 == 0 && r1.cmd == FBINDER_RET_TRANSACTION)
 		CHECK(fbp_free(&a, r1.msg.data) == 0, "free of the first oneway");
 	pthread_join(th, NULL);
 	CHECK(pl.revents == POLLIN && pl.waited_ms < 5000,
 	      "blocked poll after the free: revents 0x%x after %lld ms, want POLLIN",
 	      pl.revents, pl.waited_ms);
 	ret = read_one(&a, &r2);
-	CHECK(ret == 0 && r2.cmd == FB_RET_TRANSACTION && r2.msg.data_size == 3 &&
+	CHECK(ret == 0 && r2.cmd == FBINDER_RET_TRANSACTION && r2.msg.data_size == 3 &&
 	      !memcmp(fbp_data(&a, &r2.msg), "two", 3),
 	      "second oneway after the free: %s %s", strerror(-ret), fbp_ret_name(r2.cmd));
-	if (ret == 0 && r2.cmd == FB_RET_TRANSACTION)
+	if (ret == 0 && r2.cmd == FBINDER_RET_TRANSACTION)
 		fbp_free(&a, r2.msg.data);
 	CHECK(poll_in(a.fd, 0) == 0, "poll when all is read: 0x%x", poll_in(a.fd, 0));
 
@@ -234,9 +234,9 @@ static void test_nonblock_and_reply_poll(void)
 
 	/* A write (ACQUIRE of handle 0, a no-op) then a read with nothing pending. */
 	fbp_w_reset(&w);
-	fbp_w_u32(&w, FB_CMD_ACQUIRE, handle0);
+	fbp_w_u32(&w, FBINDER_CMD_ACQUIRE, handle0);
 	t0 = fbp_now_ms();
-	ret = fb_write_read(b.fd, w.buf, w.len, &wdone, rbuf, sizeof(rbuf), &rdone);
+	ret = fbinder_write_read(b.fd, w.buf, w.len, &wdone, rbuf, sizeof(rbuf), &rdone);
 	dt = fbp_now_ms() - t0;
 	CHECK(ret == -EAGAIN && wdone == w.len && rdone == 0 && dt < 1000,
 	      "O_NONBLOCK write + empty read: %s, write_consumed %zu/%zu, read %zu, %lld ms; want EAGAIN, all written, nothing read, no wait",
@@ -254,19 +254,19 @@ static void test_nonblock_and_reply_poll(void)
 
 	CHECK(poll_in(a.fd, 1000) == POLLIN, "A does not poll readable with a call queued");
 	ret = read_one(&a, &r);
-	CHECK(ret == 0 && r.cmd == FB_RET_TRANSACTION && r.msg.code == C_PING &&
-	      !(r.msg.flags & FB_TXN_ONEWAY) && r.msg.data_size == 4,
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.code == C_PING &&
+	      !(r.msg.flags & FBINDER_TXN_ONEWAY) && r.msg.data_size == 4,
 	      "A reads the call: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-	if (ret == 0 && r.cmd == FB_RET_TRANSACTION) {
+	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION) {
 		ret = fbp_reply(&a, &r.msg, 0x600d, "answer", 6, NULL, 0);
 		CHECK(ret == 0, "A's reply: %s", strerror(-ret));
 	}
 	CHECK(poll_in(b.fd, 2000) == POLLIN, "caller does not poll readable once the reply is queued");
 	ret = read_one(&b, &rr);
-	CHECK(ret == 0 && rr.cmd == FB_RET_REPLY && rr.msg.code == 0x600d &&
+	CHECK(ret == 0 && rr.cmd == FBINDER_RET_REPLY && rr.msg.code == 0x600d &&
 	      rr.msg.data_size == 6 && !memcmp(fbp_data(&b, &rr.msg), "answer", 6),
 	      "caller reads the reply: %s %s", strerror(-ret), fbp_ret_name(rr.cmd));
-	if (ret == 0 && rr.cmd == FB_RET_REPLY)
+	if (ret == 0 && rr.cmd == FBINDER_RET_REPLY)
 		fbp_free(&b, rr.msg.data);
 	CHECK(poll_in(b.fd, 0) == 0 && poll_in(a.fd, 0) == 0, "something left to read");
 
@@ -291,7 +291,7 @@ static int loop_sender(void *arg)
 		fbp_w_reset(&w);
 		for (k = 0; k < 8 && i < N_LOOP; k++, i++) {
 			seq[k] = i;
-			fbp_w_send(&w, 0, C_SEQ, FB_TXN_ONEWAY, &seq[k], sizeof(seq[k]), NULL, 0);
+			fbp_w_send(&w, 0, C_SEQ, FBINDER_TXN_ONEWAY, &seq[k], sizeof(seq[k]), NULL, 0);
 		}
 		ret = fbp_wr(&s, &w, NULL, false);
 		if (ret) {
@@ -319,7 +319,7 @@ static void test_event_loop(void)
 	int ret;
 
 	set_nonblock(a.fd, true);
-	pid = fb_fork(loop_sender, NULL);
+	pid = fbt_fork(loop_sender, NULL);
 	while (expect < N_LOOP) {
 		int got = 0;
 
@@ -334,7 +334,7 @@ static void test_event_loop(void)
 			ret = read_one(&a, &r);
 			if (ret == -EAGAIN)
 				break;
-			if (ret || r.cmd != FB_RET_TRANSACTION) {
+			if (ret || r.cmd != FBINDER_RET_TRANSACTION) {
 				CHECK(0, "event loop read: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
 				expect = N_LOOP;
 				break;
@@ -354,7 +354,7 @@ static void test_event_loop(void)
 	CHECK(!timeouts && expect == N_LOOP,
 	      "event loop: %u of %u messages, then no POLLIN for 5 s", expect, N_LOOP);
 	CHECK(!spurious, "%d of %d POLLINs found nothing to read", spurious, polls);
-	CHECK(fb_wait(pid) == 0, "sender failed");
+	CHECK(fbt_wait(pid) == 0, "sender failed");
 	CHECK(poll_in(a.fd, 0) == 0, "POLLIN after the event loop drained everything");
 	set_nonblock(a.fd, false);
 	printf("# event loop: %u messages in order over %d POLLINs\n", expect, polls);
@@ -375,7 +375,7 @@ static int poll_foreign(void *arg)
 
 /*
  * epoll_ctl(ADD) from a thread makes the context's poll hook register on
- * that thread's wait queue; FB_IOC_THREAD_EXIT then frees the thread.
+ * that thread's wait queue; FBINDER_IOC_THREAD_EXIT then frees the thread.
  * Closing the epoll set afterwards, and sending to the context, must not
  * touch the freed thread (a use after free is a list corruption BUG or
  * an oops on Debian's kernels, which kills this child).
@@ -387,7 +387,7 @@ static void *epoll_then_exit(void *arg)
 
 	if (epoll_ctl(fds[1], EPOLL_CTL_ADD, fds[0], &ev) < 0)
 		return (void *)1;
-	if (ioctl(fds[0], FB_IOC_THREAD_EXIT) < 0)
+	if (ioctl(fds[0], FBINDER_IOC_THREAD_EXIT) < 0)
 		return (void *)2;
 	return NULL;
 }
@@ -397,7 +397,7 @@ static void *filler(void *arg)
 {
 	int fd = *(int *)arg;
 
-	return fb_write_read(fd, NULL, 0, NULL, NULL, 0, NULL) ? (void *)1 : NULL;
+	return fbinder_write_read(fd, NULL, 0, NULL, NULL, 0, NULL) ? (void *)1 : NULL;
 }
 
 static int epoll_thread_exit(void *arg)
@@ -449,7 +449,7 @@ int main(void)
 
 	alarm(50);
 	/* first, as root: it claims handle 0 twenty times */
-	st = fb_wait(fb_fork(epoll_thread_exit, NULL));
+	st = fbt_wait(fbt_fork(epoll_thread_exit, NULL));
 	CHECK(st == 0, "epoll set registered by a thread that left with THREAD_EXIT: child status %d, want 0",
 	      st);
 	printf("# epoll after THREAD_EXIT: %s\n", st ? "broken" : "fine");
@@ -458,17 +458,17 @@ int main(void)
 	fbp_open(&b, MB);
 	if (fbp_set_mgr(a.fd, A_COOKIE))
 		die("A: SET_CONTEXT_MGR");
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 
 	test_ready_when_queued();
 	test_blocking_poll_and_oneway_gate();
 	test_nonblock_and_reply_poll();
 	test_event_loop();
 
-	pid = fb_fork(poll_foreign, &a.fd);
-	CHECK(fb_wait(pid) == 0, "poll from another process");
+	pid = fbt_fork(poll_foreign, &a.fd);
+	CHECK(fbt_wait(pid) == 0, "poll from another process");
 	fbp_close(&b);
 	fbp_close(&a);
 	CHECK(fbp_wait_live_zero(3000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

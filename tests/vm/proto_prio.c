@@ -24,9 +24,9 @@ struct prio_report {
 
 static void my_prio(struct prio_report *rep)
 {
-	struct fb_sched now;
+	struct fbt_sched now;
 
-	fb_sched_get(&now);
+	fbt_sched_get(&now);
 	rep->policy = now.policy;
 	rep->rt_priority = now.rt;
 	rep->nice = now.nice;
@@ -35,7 +35,7 @@ static void my_prio(struct prio_report *rep)
 
 static void set_prio(__u32 policy, __u32 rt, __s32 nice)
 {
-	if (fb_sched_set(policy, rt, nice, 0))
+	if (fbt_sched_set(policy, rt, nice, 0))
 		die("sched_setattr");
 }
 
@@ -45,7 +45,7 @@ static int report_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	struct prio_report rep;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	my_prio(&rep);
 	return fbp_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0);
@@ -63,7 +63,7 @@ static void call_report(struct fbp *p, struct prio_report *rep)
 
 	CHECK(fbp_call(p, 0, 1, NULL, 0, NULL, 0, &reply, NULL, NULL) == 0,
 	      "call");
-	CHECK(reply.cmd == FB_RET_REPLY, "reply");
+	CHECK(reply.cmd == FBINDER_RET_REPLY, "reply");
 	CHECK(reply.msg.data_size == sizeof(*rep), "reply size");
 	memcpy(rep, fbp_data(p, &reply.msg), sizeof(*rep));
 	CHECK(fbp_free(p, reply.msg.data) == 0, "free");
@@ -101,7 +101,7 @@ static void scenario(int handler_nice, __u32 policy, __u32 rt, __s32 nice)
 	set_prio(SCHED_OTHER, 0, 0);
 	fbp_close(&p);
 	kill(mgr, SIGKILL);
-	fb_wait(mgr);
+	fbt_wait(mgr);
 }
 
 int main(void)
@@ -109,5 +109,5 @@ int main(void)
 	scenario(0, SCHED_FIFO, 50, 0);
 	scenario(5, SCHED_OTHER, 0, -10);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

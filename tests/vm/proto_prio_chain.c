@@ -11,7 +11,7 @@
  *    to exactly its own settings.
  *  - node minimum: a nice 0 caller to a node declared with minimum nice -5
  *    runs its handler at nice -5, a nice -10 caller at -10; a node with an
- *    FB_OBJF_PRIO_RT minimum of SCHED_FIFO 20 runs a nice 0 caller's call
+ *    FBINDER_OBJF_PRIO_RT minimum of SCHED_FIFO 20 runs a nice 0 caller's call
  *    at SCHED_FIFO 20 and a SCHED_FIFO 50 caller's at 50; the handler is
  *    back to its own after each reply.  Minimums out of range are EINVAL.
  *  - SCHED_DEADLINE: a deadline service at the end of a FIFO 50 chain stays
@@ -19,7 +19,7 @@
  *    on its nice value only (A runs at nice 0).
  *  - reset-on-fork: A's own settings carry SCHED_FLAG_RESET_ON_FORK, which
  *    every raise and restore keeps.
- *  - FB_IOC_THREAD_EXIT instead of a reply, or after a raised oneway
+ *  - FBINDER_IOC_THREAD_EXIT instead of a reply, or after a raised oneway
  *    message, gives the thread its own settings back.
  *  - oneway: a SCHED_FIFO 50 sender's oneway message to a node with no
  *    minimum runs at the looper's own settings; to the nice -5 node at
@@ -69,9 +69,9 @@ static __u32 my_who = 'B';	/* B or D, in those processes */
 
 static void my_prio(struct prio *p, __u32 who)
 {
-	struct fb_sched now;
+	struct fbt_sched now;
 
-	fb_sched_get(&now);
+	fbt_sched_get(&now);
 	p->policy = now.policy;
 	p->rt = now.rt;
 	p->nice = now.nice;
@@ -81,7 +81,7 @@ static void my_prio(struct prio *p, __u32 who)
 
 static void set_prio_flags(__u32 policy, __u32 rt, __s32 nice, __u64 flags)
 {
-	if (fb_sched_set(policy, rt, nice, flags))
+	if (fbt_sched_set(policy, rt, nice, flags))
 		die("sched_setattr");
 }
 
@@ -93,7 +93,7 @@ static void set_prio(__u32 policy, __u32 rt, __s32 nice)
 /* SCHED_DEADLINE: 2 ms every 20 ms. */
 static void set_deadline(void)
 {
-	struct fb_sched_attr attr = { .size = sizeof(attr) };
+	struct fbt_sched_attr attr = { .size = sizeof(attr) };
 
 	attr.sched_policy = SCHED_DEADLINE;
 	attr.sched_runtime = 2000000;
@@ -146,7 +146,7 @@ static int b_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	struct prio rep;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	my_prio(&rep, my_who);
 	if (fbp_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0))
@@ -157,7 +157,7 @@ static int b_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static int b_main(void *arg)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = B_COOKIE };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = B_COOKIE };
 	int ready = (int)(intptr_t)arg;
 	struct fbp_ret reply;
 	__u64 off = 0;
@@ -172,7 +172,7 @@ static int b_main(void *arg)
 	fbp_open(&p, MB);
 	if (fbp_call(&p, 0, my_who == 'D' ? C_REG_D : C_REG, &o, sizeof(o), &off, 1,
 		     &reply, NULL, NULL) ||
-	    reply.cmd != FB_RET_REPLY)
+	    reply.cmd != FBINDER_RET_REPLY)
 		die("B: register with A");
 	fbp_free(&p, reply.msg.data);
 	if (write(ready, &c, 1) != 1)
@@ -185,8 +185,8 @@ static int b_main(void *arg)
 
 static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_txn_msg *m = &r->msg;
-	struct fb_object o = { .type = FB_OBJ_LOCAL };
+	const struct fbinder_txn_msg *m = &r->msg;
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL };
 	struct chain_rep rep;
 	struct fbp_ret reply;
 	struct prio me;
@@ -194,15 +194,15 @@ static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	int ret;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
-	if (m->flags & FB_TXN_ONEWAY) {
+	if (m->flags & FBINDER_TXN_ONEWAY) {
 		if (m->code != C_EXIT)
 			record('A');
 		if (fbp_free(p, m->data))
 			return -1;
 		if (m->code == C_EXIT)
-			record(ioctl(p->fd, FB_IOC_THREAD_EXIT) ? 'E' : 'A');
+			record(ioctl(p->fd, FBINDER_IOC_THREAD_EXIT) ? 'E' : 'A');
 		return 0;
 	}
 	if (m->cookie != A_COOKIE) {	/* X or Y: report and record */
@@ -216,13 +216,13 @@ static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	case C_EXIT:	/* leave without replying: the caller gets a failure */
 		if (fbp_free(p, m->data))
 			return -1;
-		record(ioctl(p->fd, FB_IOC_THREAD_EXIT) ? 'E' : 'A');
+		record(ioctl(p->fd, FBINDER_IOC_THREAD_EXIT) ? 'E' : 'A');
 		return 0;
 	case C_REG:
 	case C_REG_D: {
-		const struct fb_object *bo = fbp_obj(p, m, 0);
+		const struct fbinder_object *bo = fbp_obj(p, m, 0);
 
-		if (bo->type != FB_OBJ_HANDLE || fbp_acquire(p, bo->handle))
+		if (bo->type != FBINDER_OBJ_HANDLE || fbp_acquire(p, bo->handle))
 			die("A: register: no handle");
 		if (m->code == C_REG_D)
 			h_d = bo->handle;
@@ -236,10 +236,10 @@ static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 		/* data: 'D' to call D, else B */
 		ret = fbp_call(p, m->data_size ? h_d : h_b, C_REPORT, NULL, 0,
 			       NULL, 0, &reply, NULL, NULL);
-		if (!ret && reply.cmd == FB_RET_REPLY &&
+		if (!ret && reply.cmd == FBINDER_RET_REPLY &&
 		    reply.msg.data_size == sizeof(rep.b))
 			memcpy(&rep.b, fbp_data(p, &reply.msg), sizeof(rep.b));
-		if (!ret && reply.cmd == FB_RET_REPLY)
+		if (!ret && reply.cmd == FBINDER_RET_REPLY)
 			fbp_free(p, reply.msg.data);
 		my_prio(&rep.a_after, 'A');
 		if (fbp_reply(p, m, 0, &rep, sizeof(rep), NULL, 0))
@@ -290,12 +290,12 @@ static bool call_data(__u32 handle, __u32 code, const void *in, size_t in_n,
 	CHECK(ret == 0, "call %u on %u: %s", code, handle, strerror(-ret));
 	if (ret)
 		return false;
-	ok = reply.cmd == FB_RET_REPLY && reply.msg.data_size == n;
+	ok = reply.cmd == FBINDER_RET_REPLY && reply.msg.data_size == n;
 	CHECK(ok, "call %u on %u: %s with %llu bytes", code, handle,
 	      fbp_ret_name(reply.cmd), (unsigned long long)reply.msg.data_size);
 	if (ok)
 		memcpy(out, fbp_data(&cl, &reply.msg), n);
-	if (reply.cmd == FB_RET_REPLY)
+	if (reply.cmd == FBINDER_RET_REPLY)
 		CHECK(fbp_free(&cl, reply.msg.data) == 0, "free");
 	return ok;
 }
@@ -303,15 +303,15 @@ static bool call_data(__u32 handle, __u32 code, const void *in, size_t in_n,
 static __u32 give(__u64 cookie, __u32 flags)
 {
 	__u64 in[2] = { cookie, flags };
-	const struct fb_object *o;
+	const struct fbinder_object *o;
 	struct fbp_ret reply;
 	__u32 h;
 
 	if (fbp_call(&cl, 0, C_GIVE, in, sizeof(in), NULL, 0, &reply, NULL, NULL) ||
-	    reply.cmd != FB_RET_REPLY)
+	    reply.cmd != FBINDER_RET_REPLY)
 		die("C_GIVE");
 	o = fbp_obj(&cl, &reply.msg, 0);
-	if (o->type != FB_OBJ_HANDLE)
+	if (o->type != FBINDER_OBJ_HANDLE)
 		die("C_GIVE: type %u", o->type);
 	h = o->handle;
 	if (fbp_acquire(&cl, h) || fbp_free(&cl, reply.msg.data))
@@ -428,7 +428,7 @@ static void deadline(void)
 
 static void node_minimum(__u32 hx, __u32 hy)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = 0x99 };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 0x99 };
 	struct fbp_ret reply;
 	struct prio me;
 	__u64 off = 0;
@@ -461,19 +461,19 @@ static void node_minimum(__u32 hx, __u32 hy)
 	post_reply_records(false, "min FIFO 20, caller FIFO 50");
 
 	/* minimums out of range are refused */
-	o.flags = FB_OBJF_MIN_PRIO | 20;		/* nice 20 */
+	o.flags = FBINDER_OBJF_MIN_PRIO | 20;		/* nice 20 */
 	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "min nice 20: %s, expected EINVAL", strerror(-ret));
-	o.flags = FB_OBJF_MIN_PRIO | (__u8)-21;
+	o.flags = FBINDER_OBJF_MIN_PRIO | (__u8)-21;
 	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "min nice -21: %s, expected EINVAL", strerror(-ret));
-	o.flags = FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT;	/* FIFO 0 */
+	o.flags = FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT;	/* FIFO 0 */
 	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "min FIFO 0: %s, expected EINVAL", strerror(-ret));
-	o.flags = FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT | 100;
+	o.flags = FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT | 100;
 	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "min FIFO 100: %s, expected EINVAL", strerror(-ret));
-	o.flags = FB_OBJF_PRIO_RT | 10;			/* RT without MIN_PRIO */
+	o.flags = FBINDER_OBJF_PRIO_RT | 10;			/* RT without MIN_PRIO */
 	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "PRIO_RT without MIN_PRIO: %s, expected EINVAL",
 	      strerror(-ret));
@@ -520,11 +520,11 @@ static void thread_exit(__u32 hx)
 	struct prio rec;
 	int ret;
 
-	printf("# FB_IOC_THREAD_EXIT instead of a reply gives the thread its own back\n");
+	printf("# FBINDER_IOC_THREAD_EXIT instead of a reply gives the thread its own back\n");
 	set_prio(SCHED_FIFO, 50, 0);
 	ret = fbp_call(&cl, 0, C_EXIT, NULL, 0, NULL, 0, &reply, NULL, NULL);
 	set_prio(SCHED_OTHER, 0, 0);
-	CHECK(ret == 0 && reply.cmd == FB_RET_FAILED && reply.err.error == -EOWNERDEAD,
+	CHECK(ret == 0 && reply.cmd == FBINDER_RET_FAILED && reply.err.error == -EOWNERDEAD,
 	      "the abandoned call fails: %s %s %d", strerror(-ret),
 	      fbp_ret_name(reply.cmd), reply.err.error);
 	rec = next_record();
@@ -551,11 +551,11 @@ int main(void)
 	if (pipe(rep_pipe) || pipe(ready))
 		die("pipe");
 	a = fbp_spawn_manager(MB, A_COOKIE, a_body, NULL);
-	b = fb_fork(b_main, (void *)(intptr_t)ready[1]);
+	b = fbt_fork(b_main, (void *)(intptr_t)ready[1]);
 	if (read(ready[0], &c, 1) != 1)
 		die("B not ready");
 	my_who = 'D';
-	d = fb_fork(b_main, (void *)(intptr_t)ready[1]);
+	d = fbt_fork(b_main, (void *)(intptr_t)ready[1]);
 	my_who = 'B';
 	if (read(ready[0], &c, 1) != 1)
 		die("D not ready");
@@ -563,8 +563,8 @@ int main(void)
 
 	chain();
 	deadline();
-	hx = give(X_COOKIE, FB_OBJF_MIN_PRIO | (__u8)-5);
-	hy = give(Y_COOKIE, FB_OBJF_MIN_PRIO | FB_OBJF_PRIO_RT | 20);
+	hx = give(X_COOKIE, FBINDER_OBJF_MIN_PRIO | (__u8)-5);
+	hy = give(Y_COOKIE, FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT | 20);
 	node_minimum(hx, hy);
 	oneway(hx, hy);
 	thread_exit(hx);
@@ -573,11 +573,11 @@ int main(void)
 	kill(b, SIGKILL);
 	kill(d, SIGKILL);
 	kill(a, SIGKILL);
-	fb_wait(b);
-	fb_wait(d);
-	fb_wait(a);
+	fbt_wait(b);
+	fbt_wait(d);
+	fbt_wait(a);
 	close(ready[0]);
 	close(ready[1]);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -46,7 +46,7 @@ static __u32 seed_of(const struct hdr *h)
 }
 
 /* Check a call or oneway; returns the pattern size or -1.  me: receiving worker or -1 (M). */
-static long check_msg(const struct fbp *p, const struct fb_txn_msg *m, int me,
+static long check_msg(const struct fbp *p, const struct fbinder_txn_msg *m, int me,
 		      const __u32 *table)
 {
 	const unsigned char *d = fbp_data(p, m);
@@ -58,7 +58,7 @@ static long check_msg(const struct fbp *p, const struct fb_txn_msg *m, int me,
 		return -1;
 	}
 	memcpy(&h, d, sizeof(h));
-	off = sizeof(h) + (h.obj_owner != NOOBJ ? sizeof(struct fb_object) : 0);
+	off = sizeof(h) + (h.obj_owner != NOOBJ ? sizeof(struct fbinder_object) : 0);
 	if (h.magic != MAGIC || h.size > MAXPAT || m->data_size != off + h.size) {
 		CHECK(0, "bad message: magic 0x%x size %u data_size %llu", h.magic, h.size,
 		      (unsigned long long)m->data_size);
@@ -69,7 +69,7 @@ static long check_msg(const struct fbp *p, const struct fb_txn_msg *m, int me,
 		return -1;
 	}
 	if (h.obj_owner != NOOBJ) {
-		const struct fb_object *o;
+		const struct fbinder_object *o;
 
 		if (m->offsets_count != 1) {
 			CHECK(0, "message with an object has %llu offsets",
@@ -78,11 +78,11 @@ static long check_msg(const struct fbp *p, const struct fb_txn_msg *m, int me,
 		}
 		o = fbp_obj(p, m, 0);
 		if ((int)h.obj_owner == me)
-			CHECK(o->type == FB_OBJ_LOCAL && o->cookie == WCOOKIE(me),
+			CHECK(o->type == FBINDER_OBJ_LOCAL && o->cookie == WCOOKIE(me),
 			      "worker %d: own object arrived as type %u value 0x%llx", me,
 			      o->type, (unsigned long long)o->cookie);
 		else
-			CHECK(o->type == FB_OBJ_HANDLE && o->handle == table[h.obj_owner],
+			CHECK(o->type == FBINDER_OBJ_HANDLE && o->handle == table[h.obj_owner],
 			      "worker %d: worker %u's object arrived as type %u handle %u, want handle %u",
 			      me, h.obj_owner, o->type, o->handle, table[h.obj_owner]);
 	} else {
@@ -91,7 +91,7 @@ static long check_msg(const struct fbp *p, const struct fb_txn_msg *m, int me,
 	return h.size;
 }
 
-static int reply_echo(struct fbp *p, const struct fb_txn_msg *m, long size)
+static int reply_echo(struct fbp *p, const struct fbinder_txn_msg *m, long size)
 {
 	static __thread unsigned char out[sizeof(struct rep) + MAXPAT];
 	struct hdr h;
@@ -114,14 +114,14 @@ static struct fbp *mctx;
 
 static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_txn_msg *m = &r->msg;
-	struct fb_object o = { .type = FB_OBJ_HANDLE };
+	const struct fbinder_txn_msg *m = &r->msg;
+	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE };
 	__u64 off = 0;
 	__u32 w = 0;
 	int ret;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION) {
+	if (r->cmd != FBINDER_RET_TRANSACTION) {
 		CHECK(0, "M got %s", fbp_ret_name(r->cmd));
 		return 0;
 	}
@@ -129,7 +129,7 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		memcpy(&w, fbp_data(p, m), 4);
 	switch (m->code) {
 	case C_REGISTER:
-		CHECK(w < NW && m->offsets_count == 1 && fbp_obj(p, m, 0)->type == FB_OBJ_HANDLE,
+		CHECK(w < NW && m->offsets_count == 1 && fbp_obj(p, m, 0)->type == FBINDER_OBJ_HANDLE,
 		      "M: bad register");
 		o.handle = fbp_obj(p, m, 0)->handle;
 		CHECK(fbp_acquire(p, o.handle) == 0, "M: acquire");
@@ -182,7 +182,7 @@ static void *m_looper(void *arg)
 		die("malloc");
 	fbp_attach(t, mctx);
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	CHECK(fbp_wr(t, &w, NULL, false) == 0, "M: ENTER_LOOPER");
 	fbp_serve(t, m_handle, NULL);
 	die("M: looper ended");
@@ -216,7 +216,7 @@ static int ending;		/* at the end barrier: releases may come */
 
 static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	const struct fb_txn_msg *m = &r->msg;
+	const struct fbinder_txn_msg *m = &r->msg;
 	struct hdr h;
 	long size;
 	int ret;
@@ -227,10 +227,10 @@ static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	 * may exit and drop the last references to our object: its release
 	 * notice is then expected, and nothing else.
 	 */
-	if (r->cmd == FB_RET_RELEASE && __atomic_load_n(&ending, __ATOMIC_ACQUIRE) &&
+	if (r->cmd == FBINDER_RET_RELEASE && __atomic_load_n(&ending, __ATOMIC_ACQUIRE) &&
 	    r->rel.cookie == WCOOKIE(me))
 		return 0;
-	if (r->cmd != FB_RET_TRANSACTION) {
+	if (r->cmd != FBINDER_RET_TRANSACTION) {
 		CHECK(0, "worker %d got %s", me, fbp_ret_name(r->cmd));
 		return 0;
 	}
@@ -238,7 +238,7 @@ static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	      (unsigned long long)m->cookie);
 	size = check_msg(p, m, me, table);
 	if (m->code == C_ONE) {
-		CHECK(m->flags & FB_TXN_ONEWAY, "C_ONE not oneway");
+		CHECK(m->flags & FBINDER_TXN_ONEWAY, "C_ONE not oneway");
 		if (size >= 0) {
 			memcpy(&h, fbp_data(p, m), sizeof(h));
 			pthread_mutex_lock(&olock);
@@ -268,7 +268,7 @@ static void *w_looper(void *arg)
 		die("malloc");
 	fbp_attach(t, &wctx);
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	CHECK(fbp_wr(t, &w, NULL, false) == 0, "worker: ENTER_LOOPER");
 	fbp_serve(t, w_handle, NULL);
 	die("worker looper ended");
@@ -290,7 +290,7 @@ static void *w_client(void *arg)
 	struct fbp *t = fbp_thread(&wctx, false);
 	unsigned long calls = 0, ones = 0, objs = 0, busy = 0;
 
-	while (fbp_now_ms() < deadline && !fb_failures) {
+	while (fbp_now_ms() < deadline && !fbt_failures) {
 		__u32 op = xrand(&rnd) % 4, peer = xrand(&rnd) % NW, q = xrand(&rnd) % NW;
 		struct hdr h = { .magic = MAGIC, .from_w = me, .from_t = tid,
 				 .size = xrand(&rnd) % MAXPAT, .obj_owner = NOOBJ };
@@ -305,19 +305,19 @@ static void *w_client(void *arg)
 		if (op >= 1)
 			handle = table[peer];
 		if (op == 3) {
-			struct fb_object o;
+			struct fbinder_object o;
 
 			h.obj_owner = q;
 			if (q == (__u32)me)
-				o = (struct fb_object){ .type = FB_OBJ_LOCAL, .cookie = WCOOKIE(me) };
+				o = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = WCOOKIE(me) };
 			else
-				o = (struct fb_object){ .type = FB_OBJ_HANDLE, .handle = table[q] };
+				o = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = table[q] };
 			memcpy(buf + sizeof(h), &o, sizeof(o));
 			objs++;
 		}
 		h.seq = op == 2 ? seq[peer] + 1 : ++callseq;
 		memcpy(buf, &h, sizeof(h));
-		len = sizeof(h) + (op == 3 ? sizeof(struct fb_object) : 0);
+		len = sizeof(h) + (op == 3 ? sizeof(struct fbinder_object) : 0);
 		fbp_fill(buf + len, h.size, seed_of(&h));
 		len += h.size;
 
@@ -341,10 +341,10 @@ static void *w_client(void *arg)
 			usleep(1000);
 			continue;
 		}
-		CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "worker %d/%u: call op %u to %u: %s %s (%d)",
+		CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "worker %d/%u: call op %u to %u: %s %s (%d)",
 		      me, tid, op, peer, strerror(-ret), fbp_ret_name(r.cmd),
-		      r.cmd == FB_RET_FAILED ? r.err.error : 0);
-		if (ret || r.cmd != FB_RET_REPLY)
+		      r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
+		if (ret || r.cmd != FBINDER_RET_REPLY)
 			continue;
 		calls++;
 		{
@@ -374,7 +374,7 @@ static void *w_client(void *arg)
 
 static int worker(void *arg)
 {
-	struct fb_object o = { .type = FB_OBJ_LOCAL };
+	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL };
 	pthread_t th[NL + NT];
 	struct fbp_ret r;
 	__u64 off;
@@ -395,7 +395,7 @@ static int worker(void *arg)
 	memcpy(&buf[2], &o, sizeof(o));
 	off = 8;
 	ret = fbp_call(&wctx, 0, C_REGISTER, buf, 8 + sizeof(o), &off, 1, &r, NULL, NULL);
-	if (ret || r.cmd != FB_RET_REPLY)
+	if (ret || r.cmd != FBINDER_RET_REPLY)
 		die("worker %d: register: %s %s", me, strerror(-ret), fbp_ret_name(r.cmd));
 	fbp_free(&wctx, r.msg.data);
 	for (i = 0; i < NW; i++) {
@@ -405,14 +405,14 @@ static int worker(void *arg)
 			continue;
 		for (;;) {
 			ret = fbp_call(&wctx, 0, C_LOOKUP, &w, 4, NULL, 0, &r, NULL, NULL);
-			if (ret || r.cmd != FB_RET_REPLY)
+			if (ret || r.cmd != FBINDER_RET_REPLY)
 				die("worker %d: lookup: %s", me, strerror(-ret));
 			if (r.msg.code == 0)
 				break;
 			fbp_free(&wctx, r.msg.data);
 			usleep(5000);
 		}
-		CHECK(r.msg.offsets_count == 1 && fbp_obj(&wctx, &r.msg, 0)->type == FB_OBJ_HANDLE,
+		CHECK(r.msg.offsets_count == 1 && fbp_obj(&wctx, &r.msg, 0)->type == FBINDER_OBJ_HANDLE,
 		      "worker %d: lookup of %d gave no handle", me, i);
 		table[i] = fbp_obj(&wctx, &r.msg, 0)->handle;
 		CHECK(fbp_acquire(&wctx, table[i]) == 0, "worker %d: acquire", me);
@@ -422,8 +422,8 @@ static int worker(void *arg)
 	/* Everyone holds everyone's handle before objects start travelling. */
 	phase = 0;
 	ret = fbp_call(&wctx, 0, C_BARRIER, &phase, 4, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "worker %d: start barrier: %s", me, strerror(-ret));
-	if (!ret && r.cmd == FB_RET_REPLY)
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "worker %d: start barrier: %s", me, strerror(-ret));
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&wctx, r.msg.data);
 
 	for (i = 0; i < NT; i++)
@@ -436,7 +436,7 @@ static int worker(void *arg)
 	phase = 1;
 	__atomic_store_n(&ending, 1, __ATOMIC_RELEASE);
 	ret = fbp_call(&wctx, 0, C_BARRIER, &phase, 4, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "worker %d: end barrier: %s", me, strerror(-ret));
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "worker %d: end barrier: %s", me, strerror(-ret));
 	printf("# worker %d: %lu calls, %lu oneways, %lu with objects, %lu ENOSPC retries\n", me,
 	       stat_calls, stat_oneways, stat_objs, stat_busy);
 	CHECK(stat_calls > 0 && stat_oneways > 0, "worker %d made no progress", me);
@@ -451,16 +451,16 @@ int main(void)
 
 	alarm(55);
 	mpid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, m_main, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	deadline = fbp_now_ms() + RUN_MS;	/* inherited by the workers */
 	for (i = 0; i < NW; i++)
-		wpid[i] = fb_fork(worker, (void *)(uintptr_t)i);
+		wpid[i] = fbt_fork(worker, (void *)(uintptr_t)i);
 	for (i = 0; i < NW; i++) {
-		st = fb_wait(wpid[i]);
+		st = fbt_wait(wpid[i]);
 		CHECK(st == 0, "worker %d exited with %d", i, st);
 	}
-	st = fb_wait(mpid);
+	st = fbt_wait(mpid);
 	CHECK(st == 0, "manager exited with %d", st);
 	CHECK(fbp_wait_live_zero(3000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

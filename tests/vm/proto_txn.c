@@ -59,7 +59,7 @@ static int server(struct fbp *p, void *arg)
 			__u32 i;
 
 			fbp_next(p, &r);
-			if (r.cmd != FB_RET_TRANSACTION) {
+			if (r.cmd != FBINDER_RET_TRANSACTION) {
 				CHECK(0, "server got %s", fbp_ret_name(r.cmd));
 				continue;
 			}
@@ -118,10 +118,10 @@ static void test_round_trips(struct fbp *c, pid_t spid)
 		fbp_fill(in, sizes[i], code);
 		ret = fbp_call(c, 0, code, in, sizes[i], NULL, 0, &r, NULL, NULL);
 		ids[i] = 0;
-		CHECK(ret == 0 && r.cmd == FB_RET_REPLY,
+		CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY,
 		      "call of %zu bytes: %s, %s (error %d)", sizes[i], strerror(-ret),
-		      fbp_ret_name(r.cmd), r.cmd == FB_RET_FAILED ? r.err.error : 0);
-		if (ret || r.cmd != FB_RET_REPLY)
+		      fbp_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
+		if (ret || r.cmd != FBINDER_RET_REPLY)
 			continue;
 		CHECK(r.msg.data_size == sizeof(*s) + sizes[i],
 		      "reply to %zu bytes has %llu bytes, want %zu", sizes[i],
@@ -167,11 +167,11 @@ static void test_round_trips(struct fbp *c, pid_t spid)
 static void test_one_ioctl_call(struct fbp *c)
 {
 	unsigned char wbuf[64], rbuf[512];
-	struct fb_txn t = { .handle = 0, .code = C_BASE + 1, .data_size = 4,
+	struct fbinder_txn_data t = { .handle = 0, .code = C_BASE + 1, .data_size = 4,
 			    .offsets_count = 0 };
 	unsigned char payload[4];
-	__u32 cmd = FB_CMD_SEND;
-	struct fb_write_read wr;
+	__u32 cmd = FBINDER_CMD_SEND;
+	struct fbinder_write_read wr;
 	struct fbp_ret r;
 	size_t len;
 	int ret, i;
@@ -182,13 +182,13 @@ static void test_one_ioctl_call(struct fbp *c)
 	memcpy(wbuf + 8, &cmd, 4);
 	memcpy(wbuf + 12, &t, sizeof(t));
 	memset(rbuf, 0xee, sizeof(rbuf));
-	wr = (struct fb_write_read){
+	wr = (struct fbinder_write_read){
 		.write_buffer = (uintptr_t)wbuf, .write_size = 12 + sizeof(t),
 		.write_consumed = 8,
 		.read_buffer = (uintptr_t)rbuf, .read_size = sizeof(rbuf),
 		.read_consumed = 16,
 	};
-	ret = ioctl(c->fd, FB_IOC_WRITE_READ, &wr);
+	ret = ioctl(c->fd, FBINDER_IOC_WRITE_READ, &wr);
 	CHECK(ret == 0, "call + wait in one WRITE_READ: %s", strerror(errno));
 	CHECK(wr.write_consumed == 12 + sizeof(t), "write_consumed %llu, want %zu",
 	      (unsigned long long)wr.write_consumed, 12 + sizeof(t));
@@ -201,12 +201,12 @@ static void test_one_ioctl_call(struct fbp *c)
 	if (ret || wr.read_consumed <= 16)
 		return;
 	len = fbp_parse_one(rbuf + 16, wr.read_consumed - 16, &r);
-	CHECK(len && r.cmd == FB_RET_REPLY && r.msg.code == C_BASE + 2,
-	      "first return %s code %u, want FB_RET_REPLY code %u",
+	CHECK(len && r.cmd == FBINDER_RET_REPLY && r.msg.code == C_BASE + 2,
+	      "first return %s code %u, want FBINDER_RET_REPLY code %u",
 	      fbp_ret_name(r.cmd), r.msg.code, C_BASE + 2);
 	CHECK(16 + len == wr.read_consumed, "%llu bytes after the reply",
 	      (unsigned long long)(wr.read_consumed - 16 - len));
-	if (r.cmd == FB_RET_REPLY)
+	if (r.cmd == FBINDER_RET_REPLY)
 		CHECK(fbp_free(c, r.msg.data) == 0, "free");
 	printf("# call + reply in one WRITE_READ, consumed counts honoured\n");
 }
@@ -220,17 +220,17 @@ int main(void)
 
 	alarm(40);
 	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, server, NULL);
-	fb_become_nobody();	/* root only to claim handle 0 */
+	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbp_open(&c, MB);
 	test_round_trips(&c, spid);
 	test_one_ioctl_call(&c);
 
 	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
-	CHECK(ret == 0 && r.cmd == FB_RET_REPLY, "quit call: %s %s", strerror(-ret),
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "quit call: %s %s", strerror(-ret),
 	      fbp_ret_name(r.cmd));
-	if (!ret && r.cmd == FB_RET_REPLY)
+	if (!ret && r.cmd == FBINDER_RET_REPLY)
 		fbp_free(&c, r.msg.data);
-	CHECK(fb_wait(spid) == 0, "server reported failures");
+	CHECK(fbt_wait(spid) == 0, "server reported failures");
 	fbp_close(&c);
-	return fb_done();
+	return fbt_done();
 }

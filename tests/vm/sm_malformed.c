@@ -215,7 +215,7 @@ static int client(void *arg)
 	if (svc)	/* 0: it did not register (kill(0) is our group) */
 		blt_kill(svc);
 	bl_context_close(ctx);
-	return fb_done();
+	return fbt_done();
 }
 
 int main(void)
@@ -226,7 +226,7 @@ int main(void)
 	/* a root manager, as a system runs one (claiming handle 0 takes it) */
 	mgr = smt_manager_start(NULL);
 	fds_before = smt_count_fds(smt_manager_process(mgr));
-	st = fb_run_as_nobody(client, NULL);
+	st = fbt_run_as_nobody(client, NULL);
 	CHECK(st == 0, "the requests, as uid 65534: status %d", st);
 	CHECK(waitpid(mgr, NULL, WNOHANG) == 0, "the manager is alive");
 	/* the descriptors it was sent were closed, none kept */
@@ -235,5 +235,5 @@ int main(void)
 	      "manager descriptors before %d, after %d", fds_before,
 	      fds_after);
 	CHECK(smt_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
-	return fb_done();
+	return fbt_done();
 }

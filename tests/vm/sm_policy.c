@@ -43,7 +43,7 @@ int main(void)
 	int64_t t0;
 	int ret;
 
-	CHECK(stat(FB_DEV, &st) == 0 && (st.st_mode & 0777) == 0666,
+	CHECK(stat(FBT_DEV, &st) == 0 && (st.st_mode & 0777) == 0666,
 	      "the device is mode 0666: %o", st.st_mode & 0777);
 	write_file("policy",
 		   "# test policy\n"
@@ -100,17 +100,17 @@ int main(void)
 		       NULL);
 		_exit(127);
 	}
-	CHECK(fb_wait(bad) == 2, "a bad policy file: exit status 2");
+	CHECK(fbt_wait(bad) == 2, "a bad policy file: exit status 2");
 	bad = fork();
 	if (!bad) {
 		execlp("fb-servicemanager", "fb-servicemanager", "-p",
 		       "missing", NULL);
 		_exit(127);
 	}
-	CHECK(fb_wait(bad) == 2, "a missing policy file: exit status 2");
+	CHECK(fbt_wait(bad) == 2, "a missing policy file: exit status 2");
 
 	for (p = pids; p < next; p++)
 		blt_kill(*p);
 	bl_context_close(ctx);
-	return fb_done();
+	return fbt_done();
 }

@@ -109,7 +109,7 @@ static void serve_asks(pid_t mgr)
 				execlp("fb-servicemanager", "fb-servicemanager", NULL);
 				_exit(127);
 			}
-			st = fb_wait(second);
+			st = fbt_wait(second);
 		}
 		if (write(answer_pipe[1], &st, sizeof(st)) != sizeof(st))
 			die("answer the client");
@@ -127,7 +127,7 @@ static int client(void *arg)
 	int ret;
 
 	(void)arg;
-	fb_become_nobody();
+	fbt_become_nobody();
 	close(ask_pipe[0]);
 	close(answer_pipe[1]);
 	ctx = blt_open();
@@ -166,11 +166,11 @@ static int client(void *arg)
 	      "after 200 ms: %lld", (long long)(blt_now_ms() - t0));
 
 	/* wait-for-name completes when the service appears */
-	waiter = fb_fork(waiter_main, NULL);
+	waiter = fbt_fork(waiter_main, NULL);
 	usleep(300 * 1000);
 	late = smt_service_start("late", 0, &ret);
 	CHECK(ret == 0, "add late: %d", ret);
-	CHECK(fb_wait(waiter) == 0, "the waiter found 'late' and called it");
+	CHECK(fbt_wait(waiter) == 0, "the waiter found 'late' and called it");
 
 	/* the name leaves when its service dies */
 	blt_kill(a);
@@ -218,7 +218,7 @@ static int client(void *arg)
 	blt_kill(late);
 	blt_kill(d);
 	bl_context_close(ctx);
-	return fb_done();
+	return fbt_done();
 }
 
 int main(void)
@@ -229,13 +229,13 @@ int main(void)
 	if (pipe(ask_pipe) || pipe(answer_pipe))
 		die("pipe");
 	mgr = smt_manager_start(NULL);
-	cl = fb_fork(client, NULL);
+	cl = fbt_fork(client, NULL);
 	close(ask_pipe[1]);
 	close(answer_pipe[0]);
 	serve_asks(mgr);
-	st = fb_wait(cl);
+	st = fbt_wait(cl);
 	CHECK(st == 0, "the clients and services, as uid 65534: status %d", st);
 	if (waitpid(mgr, NULL, WNOHANG) == 0)
 		smt_manager_stop(mgr);
-	return fb_done();
+	return fbt_done();
 }

@@ -4,7 +4,7 @@
  * memory sampled once warm and at the end: no growth.
  *
  * A server process S (two loopers) and a client process with NTHREADS
- * threads run FB_SOAK_OPS operations (default 20000, scaled by FB_SCALE):
+ * threads run FBINDER_SOAK_OPS operations (default 20000, scaled by FBINDER_SCALE):
  * checked echo calls of 0..64 KiB (the slot allocator and lazy pages),
  * oneway batches, objects handed out and dropped (nodes created, release
  * notices), fds passed both ways, death links made and cancelled, nested
@@ -16,9 +16,9 @@
  * /proc/slabinfo when present, and the live_* counters of debugfs stats.
  *
  * Fails when the live counters differ between the two quiescent points,
- * when unreclaimable slab grew by more than FB_SOAK_SLAB_KB (1024; a KASAN
+ * when unreclaimable slab grew by more than FBINDER_SOAK_SLAB_KB (1024; a KASAN
  * kernel keeps freed objects in quarantine, so check-debug raises it), when
- * MemAvailable fell by more than FB_SOAK_AVAIL_KB (8192), when a reply was
+ * MemAvailable fell by more than FBINDER_SOAK_AVAIL_KB (8192), when a reply was
  * wrong, or when the live counters are not zero after everything closed.
  */
 #define _GNU_SOURCE
@@ -51,12 +51,12 @@ static const char *const live_names[] = {
 
 static _Atomic unsigned long long s_next_cookie = 0x10000;
 
-static void close_fds(struct fbp *p, const struct fb_txn_msg *m)
+static void close_fds(struct fbp *p, const struct fbinder_txn_msg *m)
 {
 	__u64 i;
 
 	for (i = 0; i < m->offsets_count; i++)
-		if (fbp_obj(p, m, i)->type == FB_OBJ_FD)
+		if (fbp_obj(p, m, i)->type == FBINDER_OBJ_FD)
 			close(fbp_obj(p, m, i)->fd);
 }
 
@@ -69,16 +69,16 @@ static int s_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
 static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	static __thread unsigned char buf[MAXMSG];
-	const struct fb_txn_msg *m = &r->msg;
-	struct fb_object o = { 0 };
+	const struct fbinder_txn_msg *m = &r->msg;
+	struct fbinder_object o = { 0 };
 	__u64 off = 0;
 	struct fbp_ret rr;
 	int ret;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;	/* RELEASE notices: nothing to free here */
-	if (m->flags & FB_TXN_ONEWAY) {
+	if (m->flags & FBINDER_TXN_ONEWAY) {
 		fbp_free(p, m->data);
 		return 0;
 	}
@@ -88,7 +88,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		fbp_reply(p, m, 0, buf, m->data_size, NULL, 0);
 		break;
 	case C_GIVE:
-		o.type = FB_OBJ_LOCAL;
+		o.type = FBINDER_OBJ_LOCAL;
 		o.cookie = atomic_fetch_add(&s_next_cookie, 1);
 		fbp_reply(p, m, 0, &o, sizeof(o), &off, 1);
 		break;
@@ -98,7 +98,7 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		close_fds(p, m);
 		if (pipe(pf) < 0)
 			die("S: pipe");
-		o.type = FB_OBJ_FD;
+		o.type = FBINDER_OBJ_FD;
 		o.fd = pf[0];
 		fbp_reply(p, m, 0, &o, sizeof(o), &off, 1);
 		close(pf[0]);
@@ -109,9 +109,9 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		__u32 h = fbp_obj(p, m, 0)->handle;
 
 		ret = fbp_call(p, h, C_BACK, NULL, 0, NULL, 0, &rr, s_nested, NULL);
-		if (!ret && rr.cmd == FB_RET_REPLY)
+		if (!ret && rr.cmd == FBINDER_RET_REPLY)
 			fbp_free(p, rr.msg.data);
-		fbp_reply(p, m, ret || rr.cmd != FB_RET_REPLY, NULL, 0, NULL, 0);
+		fbp_reply(p, m, ret || rr.cmd != FBINDER_RET_REPLY, NULL, 0, NULL, 0);
 		break;
 	}
 	default:	/* C_OBJ: a call to a handed-out object */
@@ -163,7 +163,7 @@ static void fail(const char *what, long a)
 static int c_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	(void)arg;
-	if (r->cmd == FB_RET_TRANSACTION && r->msg.code == C_BACK) {
+	if (r->cmd == FBINDER_RET_TRANSACTION && r->msg.code == C_BACK) {
 		atomic_fetch_add(&cl.nested, 1);
 		fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 		return 0;
@@ -174,7 +174,7 @@ static int c_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void call_ok(struct fbp *t, int ret, struct fbp_ret *r, const char *what)
 {
-	if (ret || r->cmd != FB_RET_REPLY) {
+	if (ret || r->cmd != FBINDER_RET_REPLY) {
 		fail(what, ret ? ret : (long)r->err.error);
 		return;
 	}
@@ -191,7 +191,7 @@ static __u32 give_object(struct fbp *t)
 
 	ret = fbp_call(t, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
 	call_ok(t, ret, &r, "give");
-	if (ret || r.cmd != FB_RET_REPLY)
+	if (ret || r.cmd != FBINDER_RET_REPLY)
 		return 0;
 	h = fbp_obj(t, &r.msg, 0)->handle;
 	if (fbp_acquire(t, h))
@@ -215,9 +215,9 @@ static void link_burst(struct fbp *t)
 	while (n < LINK_BURST) {
 		fbp_w_reset(&w);
 		for (; n < LINK_BURST && w.len + 32 <= sizeof(w.buf); n++) {
-			struct fb_death d = { .handle = h, .cookie = base + n };
+			struct fbinder_death d = { .handle = h, .cookie = base + n };
 
-			fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+			fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 		}
 		ret = fbp_wr(t, &w, NULL, false);
 		if (ret) {
@@ -226,7 +226,7 @@ static void link_burst(struct fbp *t)
 		}
 	}
 	fbp_w_reset(&w);
-	fbp_w_u32(&w, FB_CMD_RELEASE, h);
+	fbp_w_u32(&w, FBINDER_CMD_RELEASE, h);
 	if (fbp_wr(t, &w, NULL, false))
 		fail("release after the burst", h);
 }
@@ -235,19 +235,19 @@ static void link_burst(struct fbp *t)
 static void long_stream(struct fbp *t)
 {
 	static __thread __u32 cmds[STREAM_PAIRS * 4];
-	struct fb_write_read wr = { 0 };
+	struct fbinder_write_read wr = { 0 };
 	int k, calls = 0;
 
 	for (k = 0; k < STREAM_PAIRS; k++) {
-		cmds[4 * k] = FB_CMD_ACQUIRE;
+		cmds[4 * k] = FBINDER_CMD_ACQUIRE;
 		cmds[4 * k + 1] = 0;
-		cmds[4 * k + 2] = FB_CMD_RELEASE;
+		cmds[4 * k + 2] = FBINDER_CMD_RELEASE;
 		cmds[4 * k + 3] = 0;
 	}
 	wr.write_buffer = (uintptr_t)cmds;
 	wr.write_size = sizeof(cmds);
 	while (wr.write_consumed < wr.write_size && calls++ < 100) {
-		if (ioctl(t->fd, FB_IOC_WRITE_READ, &wr) < 0 && errno != EINTR) {
+		if (ioctl(t->fd, FBINDER_IOC_WRITE_READ, &wr) < 0 && errno != EINTR) {
 			fail("long stream", -errno);
 			return;
 		}
@@ -281,7 +281,7 @@ static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
 		fbp_fill(buf, n, s);
 		ret = fbp_call(t, 0, C_ECHO, buf, n, NULL, 0, &r, NULL, NULL);
 		call_ok(t, ret, &r, "echo");
-		if (!ret && r.cmd == FB_RET_REPLY) {
+		if (!ret && r.cmd == FBINDER_RET_REPLY) {
 			if (r.msg.data_size != n || fbp_verify(fbp_data(t, &r.msg), n, s) >= 0)
 				fail("echo payload", (long)n);
 			fbp_free(t, r.msg.data);
@@ -292,39 +292,39 @@ static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
 
 		fbp_w_reset(&w);
 		for (k = 0; k < 16; k++)
-			fbp_w_send(&w, 0, C_FLOOD, FB_TXN_ONEWAY, buf, 64 + 8 * k, NULL, 0);
+			fbp_w_send(&w, 0, C_FLOOD, FBINDER_TXN_ONEWAY, buf, 64 + 8 * k, NULL, 0);
 		ret = fbp_wr(t, &w, NULL, false);
 		if (ret && ret != -ENOSPC)
 			fail("oneway batch", ret);
 		else if (!ret)
 			atomic_fetch_add(&cl.oneways, 16);
 	} else if (op < 75) {	/* an object handed out, used, linked, dropped */
-		struct fb_death d;
+		struct fbinder_death d;
 		struct fbp_w w;
 		__u32 h;
 
 		h = give_object(t);
 		if (!h)
 			return;
-		d = (struct fb_death){ .handle = h, .cookie = 0xd00000000ULL + h };
+		d = (struct fbinder_death){ .handle = h, .cookie = 0xd00000000ULL + h };
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_LINK_DEATH, &d, sizeof(d));
+		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 		if (fbp_wr(t, &w, NULL, false))
 			fail("link death", h);
 		ret = fbp_call(t, h, C_OBJ, buf, 32, NULL, 0, &r, NULL, NULL);
 		call_ok(t, ret, &r, "object call");
-		if (!ret && r.cmd == FB_RET_REPLY)
+		if (!ret && r.cmd == FBINDER_RET_REPLY)
 			fbp_free(t, r.msg.data);
 		fbp_w_reset(&w);
 		if (fbr_rnd(rng, 2))
-			fbp_w_cmd(&w, FB_CMD_UNLINK_DEATH, &d, sizeof(d));
-		fbp_w_u32(&w, FB_CMD_RELEASE, h);	/* the last ref: links go too */
+			fbp_w_cmd(&w, FBINDER_CMD_UNLINK_DEATH, &d, sizeof(d));
+		fbp_w_u32(&w, FBINDER_CMD_RELEASE, h);	/* the last ref: links go too */
 		if (fbp_wr(t, &w, NULL, false))
 			fail("unlink/release", h);
 		atomic_fetch_add(&cl.objects, 1);
 		atomic_fetch_add(&cl.links, 1);
 	} else if (op < 88) {	/* fds both ways */
-		struct fb_object o[2] = { { .type = FB_OBJ_FD }, { .type = FB_OBJ_FD } };
+		struct fbinder_object o[2] = { { .type = FBINDER_OBJ_FD }, { .type = FBINDER_OBJ_FD } };
 		__u64 offs[2] = { 0, 16 };
 		int pf[2];
 
@@ -332,23 +332,23 @@ static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
 			die("pipe");
 		o[0].fd = pf[0];
 		o[1].fd = pf[1];
-		ret = fbp_call_flags(t, 0, C_FD, FB_TXN_ACCEPT_FDS, o, sizeof(o), offs, 2, &r,
+		ret = fbp_call_flags(t, 0, C_FD, FBINDER_TXN_ACCEPT_FDS, o, sizeof(o), offs, 2, &r,
 				     NULL, NULL);
 		close(pf[0]);
 		close(pf[1]);
 		call_ok(t, ret, &r, "fd");
-		if (!ret && r.cmd == FB_RET_REPLY) {
+		if (!ret && r.cmd == FBINDER_RET_REPLY) {
 			close_fds(t, &r.msg);
 			fbp_free(t, r.msg.data);
 			atomic_fetch_add(&cl.fds, 1);
 		}
 	} else {	/* nested: S calls back into this thread */
-		struct fb_object o = { .type = FB_OBJ_LOCAL, .cookie = 0xc11e };
+		struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 0xc11e };
 		__u64 off = 0;
 
 		ret = fbp_call(t, 0, C_NEST, &o, sizeof(o), &off, 1, &r, c_nested, NULL);
 		call_ok(t, ret, &r, "nested");
-		if (!ret && r.cmd == FB_RET_REPLY) {
+		if (!ret && r.cmd == FBINDER_RET_REPLY) {
 			if (r.msg.code)
 				fail("nested reply code", r.msg.code);
 			fbp_free(t, r.msg.data);
@@ -363,7 +363,7 @@ static void *c_thread(void *arg)
 	struct fbr_rng rng;
 	struct fbp *t = fbp_thread(&cl.ctx, false);
 
-	fbr_rng_seed(&rng, fbr_mix(fbr_env_ull("FB_SOAK_SEED", 42), idx));
+	fbr_rng_seed(&rng, fbr_mix(fbr_env_ull("FBINDER_SOAK_SEED", 42), idx));
 	for (i = 0; i < cl.per_thread; i++) {
 		if (i == cl.phase_at) {
 			pthread_barrier_wait(&cl.bar);	/* warm: sample */
@@ -381,9 +381,9 @@ static void *c_thread(void *arg)
 static int c_loop(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	(void)arg;
-	if (r->cmd == FB_RET_TRANSACTION) {
+	if (r->cmd == FBINDER_RET_TRANSACTION) {
 		fail("unexpected transaction", (long)r->msg.code);
-		if (r->msg.flags & FB_TXN_ONEWAY)
+		if (r->msg.flags & FBINDER_TXN_ONEWAY)
 			fbp_free(p, r->msg.data);
 		else
 			fbp_reply(p, &r->msg, 1, NULL, 0, NULL, 0);
@@ -401,9 +401,9 @@ static void *c_looper(void *arg)
 		die("malloc");
 	fbp_attach(t, &cl.ctx);
 	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	fbp_wr(t, &w, NULL, false);
-	fbp_serve(t, c_loop, NULL);	/* until FB_IOC_WAKE_IDLE: EAGAIN */
+	fbp_serve(t, c_loop, NULL);	/* until FBINDER_IOC_WAKE_IDLE: EAGAIN */
 	free(t);
 	return NULL;
 }
@@ -433,9 +433,9 @@ static void take_sample(struct sample *s, const char *when)
 
 int main(void)
 {
-	unsigned long ops = fbr_env_ull("FB_SOAK_OPS", fbr_scaled(20000, 1000));
-	long long slab_tol = (long long)fbr_env_ull("FB_SOAK_SLAB_KB", 1024);
-	long long avail_tol = (long long)fbr_env_ull("FB_SOAK_AVAIL_KB", 8192);
+	unsigned long ops = fbr_env_ull("FBINDER_SOAK_OPS", fbr_scaled(20000, 1000));
+	long long slab_tol = (long long)fbr_env_ull("FBINDER_SOAK_SLAB_KB", 1024);
+	long long avail_tol = (long long)fbr_env_ull("FBINDER_SOAK_AVAIL_KB", 8192);
 	struct sample warm, end;
 	pthread_t th[NTHREADS], lth;
 	long long t0, t1, t1b, t2;
@@ -494,13 +494,13 @@ int main(void)
 
 	/* Stop the looper: an idle looper returns EAGAIN. */
 	for (i = 0; i < 100 && pthread_tryjoin_np(lth, NULL); i++) {
-		ioctl(cl.ctx.fd, FB_IOC_WAKE_IDLE);
+		ioctl(cl.ctx.fd, FBINDER_IOC_WAKE_IDLE);
 		usleep(10000);
 	}
-	CHECK(i < 100, "the looper did not stop on FB_IOC_WAKE_IDLE");
+	CHECK(i < 100, "the looper did not stop on FBINDER_IOC_WAKE_IDLE");
 	fbp_close(&cl.ctx);
 	kill(spid, SIGKILL);
-	fb_wait(spid);
+	fbt_wait(spid);
 	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
-	return fb_done();
+	return fbt_done();
 }

@@ -21,11 +21,11 @@
 # The verdict is memcheck's: every process writes its report (-q: errors
 # only) to logs/NAME.PID, and a report with anything in it fails, but for
 # memcheck's note on the two argument-less ioctls it has no wrapper for
-# (FB_IOC_THREAD_EXIT 0xfb04, FB_IOC_WAKE_IDLE 0xfb05).  A process that
+# (FBINDER_IOC_THREAD_EXIT 0xfb04, FBINDER_IOC_WAKE_IDLE 0xfb05).  A process that
 # exits also exits 99 on an error (--error-exitcode), which the tests that
 # wait for the manager see as "did not exit 0".  Leak kinds that fail:
 # definite and indirect (blocks nothing points to any more: lost).  Not
-# "still reachable": a forked child (fb_fork() in lib_call, lib_pool)
+# "still reachable": a forked child (fbt_fork() in lib_call, lib_pool)
 # _exit()s with its parent's context and buffers, still pointed to, and
 # a process may exit while other threads hold memory.  Not "possible"
 # (only an interior pointer left): glibc's per-thread allocations of

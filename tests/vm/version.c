@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * version: the device exists with mode 0666, FB_IOC_VERSION reports the ABI
+ * version: the device exists with mode 0666, FBINDER_IOC_VERSION reports the ABI
  * version of uapi/linux/fastbinder.h, and an unknown ioctl is ENOTTY.
  */
 #include "fbtest.h"
@@ -12,28 +12,28 @@
 
 int main(void)
 {
-	struct fb_version ver = { .abi_version = 0xdeadbeef, .reserved = 0 };
+	struct fbinder_version ver = { .abi_version = 0xdeadbeef, .reserved = 0 };
 	struct stat st;
 	int fd, ret;
 
-	if (stat(FB_DEV, &st) < 0)
-		die("stat %s", FB_DEV);
-	CHECK(S_ISCHR(st.st_mode), "%s is not a character device", FB_DEV);
+	if (stat(FBT_DEV, &st) < 0)
+		die("stat %s", FBT_DEV);
+	CHECK(S_ISCHR(st.st_mode), "%s is not a character device", FBT_DEV);
 	CHECK((st.st_mode & 07777) == 0666, "%s has mode %04o, want 0666",
-	      FB_DEV, st.st_mode & 07777);
-	CHECK(major(st.st_rdev) == 10, "%s major %u, want 10 (misc)", FB_DEV,
+	      FBT_DEV, st.st_mode & 07777);
+	CHECK(major(st.st_rdev) == 10, "%s major %u, want 10 (misc)", FBT_DEV,
 	      major(st.st_rdev));
 
-	fd = fb_open();
+	fd = fbt_open();
 
-	ret = ioctl(fd, FB_IOC_VERSION, &ver);
-	CHECK(ret == 0, "FB_IOC_VERSION failed: %s", strerror(errno));
-	CHECK(ver.abi_version == FB_ABI_VERSION,
-	      "FB_IOC_VERSION says %u, header says %u", ver.abi_version,
-	      FB_ABI_VERSION);
+	ret = ioctl(fd, FBINDER_IOC_VERSION, &ver);
+	CHECK(ret == 0, "FBINDER_IOC_VERSION failed: %s", strerror(errno));
+	CHECK(ver.abi_version == FBINDER_ABI_VERSION,
+	      "FBINDER_IOC_VERSION says %u, header says %u", ver.abi_version,
+	      FBINDER_ABI_VERSION);
 
 	/* Same magic, a number the driver does not define. */
-	ret = ioctl(fd, _IOR(FB_IOC_MAGIC, 0x7f, struct fb_version), &ver);
+	ret = ioctl(fd, _IOR(FBINDER_IOC_MAGIC, 0x7f, struct fbinder_version), &ver);
 	CHECK(ret < 0 && errno == ENOTTY,
 	      "unknown ioctl returned %d (%s), want ENOTTY", ret,
 	      ret < 0 ? strerror(errno) : "no error");
@@ -44,5 +44,5 @@ int main(void)
 	      ret < 0 ? strerror(errno) : "no error");
 
 	CHECK(close(fd) == 0, "close: %s", strerror(errno));
-	return fb_done();
+	return fbt_done();
 }

@@ -20,7 +20,7 @@ VM_ROOT_TESTS	:= attack_nested_unwind attack_peek_objects debug_param devices fu
 		   proto_death_more proto_debugfs proto_kill proto_limits \
 		   proto_prio proto_prio_chain sm_policy soak
 # Root to read debugfs and to run the attacked service and its bystanders
-# as other users than the adversary, who is 65534 (fb_become_nobody()).
+# as other users than the adversary, who is 65534 (fbt_become_nobody()).
 VM_ROOT_TESTS	+= attack_buffer_pages attack_oneway_flood
 # Root parents that start, watch and count unprivileged processes
 # (attack_orphan_ctx; attack_stalled_sender, which also hands its sender
@@ -30,14 +30,14 @@ VM_ROOT_TESTS	+= attack_orphan_ctx attack_stalled_sender
 # serves handle 0, calls at SCHED_FIFO (attack_prio) or runs drop_caches
 # (proto_mmap's shrinker race), then checks the live counts.
 VM_ROOT_TESTS	+= attack_fork_map attack_prio proto_mmap
-# Claiming handle 0 again and again, as root (FB_IOC_SET_CONTEXT_MGR takes
+# Claiming handle 0 again and again, as root (FBINDER_IOC_SET_CONTEXT_MGR takes
 # CAP_SYS_ADMIN or the module's manager_uid).
 VM_ROOT_TESTS	+= proto_mgr
 # Root only to claim handle 0: each starts its manager as root first, then
-# drops to uid 65534 with fb_become_nobody(), the raw managers too
+# drops to uid 65534 with fbt_become_nobody(), the raw managers too
 # (fbp_spawn_manager_ex() with FBP_MGR_NOBODY); the library and
 # service-manager tests keep a root manager, as a system does, and run
-# their clients in a child that drops (fb_run_as_nobody()).  proto_poll's
+# their clients in a child that drops (fbt_run_as_nobody()).  proto_poll's
 # epoll regression stays root: it claims handle 0 twenty times.
 VM_CLAIM_TESTS	:= lib_call lib_pool proto_death proto_errors proto_fd proto_fd_more \
 		   proto_idle proto_looper proto_mmap proto_nested proto_objects \

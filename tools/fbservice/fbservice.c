@@ -426,10 +426,10 @@ static int print_items(struct bl_reader *r, int indent)
 			break;
 		}
 		case BL_TYPE_OBJECT: {
-			struct fb_object o;
+			struct fbinder_object o;
 
 			if (!(ret = bl_reader_read_object(r, &o))) {
-				if (o.type == FB_OBJ_HANDLE)
+				if (o.type == FBINDER_OBJ_HANDLE)
 					printf("object handle %u", o.handle);
 				else
 					printf("object local cookie 0x%llx",
@@ -479,7 +479,7 @@ static int print_items(struct bl_reader *r, int indent)
 static bool manager_answers(struct bl_context *ctx)
 {
 	struct bl_reply reply;
-	int ret = bl_call(ctx, FB_CONTEXT_MGR_HANDLE, BL_SM_LIST, NULL, &reply,
+	int ret = bl_call(ctx, FBINDER_CONTEXT_MGR_HANDLE, BL_SM_LIST, NULL, &reply,
 			  PROBE_TIMEOUT_MS);
 
 	if (ret)
@@ -707,7 +707,7 @@ int main(int argc, char **argv)
 		else if (ret == -EPROTONOSUPPORT)
 			err("%s: the driver speaks another ABI version than "
 			    "this program (built for %u)", path,
-			    (unsigned int)FB_ABI_VERSION);
+			    (unsigned int)FBINDER_ABI_VERSION);
 		else
 			err("%s: %s", path, strerror(-ret));
 		bl_parcel_fini(&req);

@@ -59,7 +59,7 @@ static const char *prog = "fbstat";
 
 /* ---- the snapshot ----------------------------------------------------------- */
 
-/* looper bits as the driver prints them (driver/internal.h FB_LOOPER_*) */
+/* looper bits as the driver prints them (driver/internal.h FBINDER_LOOPER_*) */
 #define LOOPER_REGISTERED	0x1
 #define LOOPER_ENTERED		0x2
 #define LOOPER_EXITED		0x4
@@ -484,7 +484,7 @@ static int sm_request(struct bl_context *ctx, uint32_t code, const char *name,
 	int ret = name ? bl_parcel_write_string(&req, name) : 0;
 
 	if (!ret)
-		ret = bl_call(ctx, FB_CONTEXT_MGR_HANDLE, code, &req, reply,
+		ret = bl_call(ctx, FBINDER_CONTEXT_MGR_HANDLE, code, &req, reply,
 			      SM_TIMEOUT_MS);
 	bl_parcel_fini(&req);
 	if (!ret && reply->status) {
@@ -528,12 +528,12 @@ static void names_get(struct names *nm)
 	}
 	bl_reply_fini(&reply);
 	for (i = 0; i < nm->n; i++) {
-		struct fb_object obj;
+		struct fbinder_object obj;
 
 		if (sm_request(nm->ctx, BL_SM_CHECK, nm->v[i].name, &reply))
 			continue;
 		if (!bl_reader_read_object(&reply.reader, &obj) &&
-		    obj.type == FB_OBJ_HANDLE &&
+		    obj.type == FBINDER_OBJ_HANDLE &&
 		    !bl_handle_acquire(nm->ctx, obj.handle))
 			nm->v[i].handle = obj.handle;
 		bl_reply_fini(&reply);
@@ -603,9 +603,9 @@ static void comm_of(int pid, int tid, char *out, size_t size)
 }
 
 /*
- * "looper": entered the loop itself (FB_CMD_ENTER_LOOPER, e.g. a pool
+ * "looper": entered the loop itself (FBINDER_CMD_ENTER_LOOPER, e.g. a pool
  * thread of bl_pool_start() or a thread in bl_loop()); "spawned": started
- * because the driver asked (FB_CMD_REGISTER_LOOPER); "-": only makes
+ * because the driver asked (FBINDER_CMD_REGISTER_LOOPER); "-": only makes
  * calls.  ",exited" when it left the loop.
  */
 static const char *looper_str(unsigned int l, char *buf, size_t size)

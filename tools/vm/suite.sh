@@ -8,10 +8,10 @@
 #    driver's self-tests and fails the insmod if one fails);
 # 2. insmod /fb/fastbinder.ko (a failure fails the run: nothing to test);
 # 3. every test in /fb/tests (static binaries, *.sh run with sh), each with a
-#    timeout of FB_TEST_TIMEOUT seconds (60), or more where a shell test
-#    says so in a line "# fb-timeout: N" (valgrind_user); FB_TESTS limits
+#    timeout of FBINDER_TEST_TIMEOUT seconds (60), or more where a shell test
+#    says so in a line "# fb-timeout: N" (valgrind_user); FBINDER_TESTS limits
 #    the run to the names it lists.  A program runs as uid 65534 through
-#    fb-nobody unless FB_ROOT_TESTS names it (a shell test starts as
+#    fb-nobody unless FBINDER_ROOT_TESTS names it (a shell test starts as
 #    root), and every test must leave every live count of debugfs at 0
 #    (checked here: one that drops privileges cannot read them itself);
 # 4. rmmod fastbinder (a module that will not unload is a failure);
@@ -23,7 +23,7 @@
 # Prints "PASS <name>" / "FAIL <name> (...)" per test, then the line
 # "FB-SUMMARY: N passed, M failed" that the host parses.  Exit 0 iff M = 0.
 
-T=${FB_TEST_TIMEOUT:-60}
+T=${FBINDER_TEST_TIMEOUT:-60}
 pass=0
 fail=0
 
@@ -67,7 +67,7 @@ in_list() {
 	for s in "$@"; do [ "$s" = "$n" ] && return 0; done
 	return 1
 }
-selected() { [ -z "$FB_TESTS" ] || in_list "$1" $FB_TESTS; }
+selected() { [ -z "$FBINDER_TESTS" ] || in_list "$1" $FBINDER_TESTS; }
 
 # live_zero: every live_* counter of debugfs stats reads 0 within 5 s
 live_zero() {
@@ -129,7 +129,7 @@ for t in /fb/tests/*; do
 	dir=$(mktemp -d /tmp/test.XXXXXX)
 	tt=$T
 	runas=fb-nobody
-	in_list "$name" $FB_ROOT_TESTS && runas=
+	in_list "$name" $FBINDER_ROOT_TESTS && runas=
 	# a root test may drop privileges too
 	chown 65534:65534 "$dir"
 	case "$t" in

@@ -15,72 +15,72 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-/* Bumped on every incompatible change; FB_IOC_VERSION reports it. */
-#define FB_ABI_VERSION		2
+/* Bumped on every incompatible change; FBINDER_IOC_VERSION reports it. */
+#define FBINDER_ABI_VERSION		2
 
 /* Handle 0 always names the context manager (the service manager). */
-#define FB_CONTEXT_MGR_HANDLE	0
+#define FBINDER_CONTEXT_MGR_HANDLE	0
 
 /* ---- objects carried inside a message ---------------------------------- */
 
-enum fb_object_type {
-	FB_OBJ_LOCAL	= 1,	/* an object of the sender, named by cookie */
-	FB_OBJ_HANDLE	= 2,	/* a handle the sender holds */
-	FB_OBJ_FD	= 3,	/* a file descriptor, installed on delivery */
+enum fbinder_object_type {
+	FBINDER_OBJ_LOCAL	= 1,	/* an object of the sender, named by cookie */
+	FBINDER_OBJ_HANDLE	= 2,	/* a handle the sender holds */
+	FBINDER_OBJ_FD	= 3,	/* a file descriptor, installed on delivery */
 };
 
 /*
  * An object embedded in a message's data.  Each one sits at an 8-byte
  * aligned offset listed in the message's offsets array.  The driver
- * translates it on the way: the receiver sees FB_OBJ_LOCAL with its own
- * cookie when it owns the object, FB_OBJ_HANDLE with its own handle
+ * translates it on the way: the receiver sees FBINDER_OBJ_LOCAL with its own
+ * cookie when it owns the object, FBINDER_OBJ_HANDLE with its own handle
  * otherwise.
  */
-struct fb_object {
-	__u32 type;		/* enum fb_object_type */
-	__u32 flags;		/* FB_OBJF_* allowed for the type, else 0 */
+struct fbinder_object {
+	__u32 type;		/* enum fbinder_object_type */
+	__u32 flags;		/* FBINDER_OBJF_* allowed for the type, else 0 */
 	union {
-		__u64 cookie;	/* FB_OBJ_LOCAL: the owner's name for it */
-		__u32 handle;	/* FB_OBJ_HANDLE */
-		__s32 fd;	/* FB_OBJ_FD */
+		__u64 cookie;	/* FBINDER_OBJ_LOCAL: the owner's name for it */
+		__u32 handle;	/* FBINDER_OBJ_HANDLE */
+		__s32 fd;	/* FBINDER_OBJ_FD */
 	};
 };
 
 /*
- * fb_object.flags of FB_OBJ_LOCAL: the minimum priority of the threads that
+ * fbinder_object.flags of FBINDER_OBJ_LOCAL: the minimum priority of the threads that
  * handle the object's calls, read when the send creates its node.  The
  * low byte is a nice value (-20..19, as a signed byte) or, with
- * FB_OBJF_PRIO_RT, a SCHED_FIFO priority (1..99).
+ * FBINDER_OBJF_PRIO_RT, a SCHED_FIFO priority (1..99).
  */
-#define FB_OBJF_PRIO_MASK	0xff
-#define FB_OBJF_MIN_PRIO	0x100
-#define FB_OBJF_PRIO_RT		0x200
+#define FBINDER_OBJF_PRIO_MASK	0xff
+#define FBINDER_OBJF_MIN_PRIO	0x100
+#define FBINDER_OBJF_PRIO_RT		0x200
 
 /*
- * fb_object.flags of FB_OBJ_LOCAL, and struct fb_context_mgr.flags: the
+ * fbinder_object.flags of FBINDER_OBJ_LOCAL, and struct fbinder_context_mgr.flags: the
  * object takes messages that carry descriptors (binder's ACCEPTS_FDS).
  * Read when the node is created, as the priority; a send with an
- * FB_OBJ_FD object to a node without it fails with EPERM.
+ * FBINDER_OBJ_FD object to a node without it fails with EPERM.
  */
-#define FB_OBJF_ACCEPTS_FDS	0x400
+#define FBINDER_OBJF_ACCEPTS_FDS	0x400
 
-/* fb_object.flags of FB_OBJ_FD: the receiver's descriptor survives exec. */
-#define FB_OBJF_NO_CLOEXEC	0x1
+/* fbinder_object.flags of FBINDER_OBJ_FD: the receiver's descriptor survives exec. */
+#define FBINDER_OBJF_NO_CLOEXEC	0x1
 
-/* The most FB_OBJ_FD objects one message may carry (as SCM_MAX_FD). */
-#define FB_MAX_FDS		253
+/* The most FBINDER_OBJ_FD objects one message may carry (as SCM_MAX_FD). */
+#define FBINDER_MAX_FDS		253
 
 /* ---- what a sender writes ---------------------------------------------- */
 
-/* struct fb_txn.flags */
-#define FB_TXN_ONEWAY		0x01	/* no reply; the sender does not wait */
-#define FB_TXN_ACCEPT_FDS	0x02	/* a call whose reply may carry fds */
+/* struct fbinder_txn_data.flags */
+#define FBINDER_TXN_ONEWAY		0x01	/* no reply; the sender does not wait */
+#define FBINDER_TXN_ACCEPT_FDS	0x02	/* a call whose reply may carry fds */
 
-/* Payload of FB_CMD_SEND and FB_CMD_REPLY. */
-struct fb_txn {
-	__u32 handle;		/* target; ignored by FB_CMD_REPLY */
+/* Payload of FBINDER_CMD_SEND and FBINDER_CMD_REPLY. */
+struct fbinder_txn_data {
+	__u32 handle;		/* target; ignored by FBINDER_CMD_REPLY */
 	__u32 code;		/* method code, or a reply's status */
-	__u32 flags;		/* FB_TXN_* */
+	__u32 flags;		/* FBINDER_TXN_* */
 	__u32 offsets_count;	/* entries in offsets[] */
 	__u64 data;		/* user pointer to the payload */
 	__u64 data_size;	/* bytes at data */
@@ -90,15 +90,15 @@ struct fb_txn {
 /* ---- what a receiver reads --------------------------------------------- */
 
 /*
- * Payload of FB_RET_TRANSACTION and FB_RET_REPLY.  data and offsets are
+ * Payload of FBINDER_RET_TRANSACTION and FBINDER_RET_REPLY.  data and offsets are
  * offsets into the receiver's own read-only mapping; the receiver hands
- * data back with FB_CMD_FREE_BUFFER when it is done with the message.
+ * data back with FBINDER_CMD_FREE_BUFFER when it is done with the message.
  */
-struct fb_txn_msg {
+struct fbinder_txn_msg {
 	__u64 txn_id;		/* unique in the module; a reply carries its call's */
 	__u64 cookie;		/* target object's cookie; 0 in a reply */
 	__u32 code;		/* method code, or a reply's status */
-	__u32 flags;		/* FB_TXN_* */
+	__u32 flags;		/* FBINDER_TXN_* */
 	__s32 sender_pid;	/* in the receiver's pid namespace, 0 if none */
 	__u32 sender_euid;	/* in the receiver's user namespace */
 	__u64 data;		/* offset of the payload in the mapping */
@@ -107,21 +107,21 @@ struct fb_txn_msg {
 	__u64 offsets_count;
 };
 
-/* Payload of FB_RET_FAILED: a call that ended without a reply. */
-struct fb_txn_error {
+/* Payload of FBINDER_RET_FAILED: a call that ended without a reply. */
+struct fbinder_txn_error {
 	__u64 txn_id;		/* the call that failed */
 	__s32 error;		/* negative errno, see docs/abi.md */
 	__u32 reserved;
 };
 
-/* Payload of FB_RET_RELEASE. */
-struct fb_node_release {
+/* Payload of FBINDER_RET_RELEASE. */
+struct fbinder_node_release {
 	__u64 cookie;		/* the object no other process refers to now */
-	__u64 exports;		/* FB_OBJ_LOCAL sends of it this retires */
+	__u64 exports;		/* FBINDER_OBJ_LOCAL sends of it this retires */
 };
 
-/* Payload of FB_CMD_LINK_DEATH and FB_CMD_UNLINK_DEATH. */
-struct fb_death {
+/* Payload of FBINDER_CMD_LINK_DEATH and FBINDER_CMD_UNLINK_DEATH. */
+struct fbinder_death {
 	__u32 handle;
 	__u32 reserved;
 	__u64 cookie;		/* the holder's name for this link */
@@ -129,32 +129,32 @@ struct fb_death {
 
 /* ---- write-stream commands (each a __u32 followed by its payload) ------ */
 
-#define FB_CMD_SEND		_IOW('c', 0, struct fb_txn)
-#define FB_CMD_REPLY		_IOW('c', 1, struct fb_txn)
-#define FB_CMD_FREE_BUFFER	_IOW('c', 2, __u64)	/* data offset */
-#define FB_CMD_ACQUIRE		_IOW('c', 3, __u32)	/* handle */
-#define FB_CMD_RELEASE		_IOW('c', 4, __u32)	/* handle */
-#define FB_CMD_REGISTER_LOOPER	_IO('c', 5)	/* a pool thread */
-#define FB_CMD_ENTER_LOOPER	_IO('c', 6)	/* an application thread */
-#define FB_CMD_EXIT_LOOPER	_IO('c', 7)
-#define FB_CMD_LINK_DEATH	_IOW('c', 8, struct fb_death)
-#define FB_CMD_UNLINK_DEATH	_IOW('c', 9, struct fb_death)
-#define FB_CMD_DEATH_DONE	_IOW('c', 10, __u64)	/* cookie */
-#define FB_CMD_ABANDON		_IO('c', 11)	/* stop awaiting a reply */
+#define FBINDER_CMD_SEND		_IOW('c', 0, struct fbinder_txn_data)
+#define FBINDER_CMD_REPLY		_IOW('c', 1, struct fbinder_txn_data)
+#define FBINDER_CMD_FREE_BUFFER	_IOW('c', 2, __u64)	/* data offset */
+#define FBINDER_CMD_ACQUIRE		_IOW('c', 3, __u32)	/* handle */
+#define FBINDER_CMD_RELEASE		_IOW('c', 4, __u32)	/* handle */
+#define FBINDER_CMD_REGISTER_LOOPER	_IO('c', 5)	/* a pool thread */
+#define FBINDER_CMD_ENTER_LOOPER	_IO('c', 6)	/* an application thread */
+#define FBINDER_CMD_EXIT_LOOPER	_IO('c', 7)
+#define FBINDER_CMD_LINK_DEATH	_IOW('c', 8, struct fbinder_death)
+#define FBINDER_CMD_UNLINK_DEATH	_IOW('c', 9, struct fbinder_death)
+#define FBINDER_CMD_DEATH_DONE	_IOW('c', 10, __u64)	/* cookie */
+#define FBINDER_CMD_ABANDON		_IO('c', 11)	/* stop awaiting a reply */
 
 /* ---- read-stream returns (each a __u32 followed by its payload) -------- */
 
-#define FB_RET_TRANSACTION	_IOR('r', 0, struct fb_txn_msg)
-#define FB_RET_REPLY		_IOR('r', 1, struct fb_txn_msg)
-#define FB_RET_FAILED		_IOR('r', 2, struct fb_txn_error)
-#define FB_RET_SPAWN_LOOPER	_IO('r', 3)
-#define FB_RET_RELEASE		_IOR('r', 4, struct fb_node_release)
-#define FB_RET_DEAD		_IOR('r', 5, __u64)	/* link cookie */
+#define FBINDER_RET_TRANSACTION	_IOR('r', 0, struct fbinder_txn_msg)
+#define FBINDER_RET_REPLY		_IOR('r', 1, struct fbinder_txn_msg)
+#define FBINDER_RET_FAILED		_IOR('r', 2, struct fbinder_txn_error)
+#define FBINDER_RET_SPAWN_LOOPER	_IO('r', 3)
+#define FBINDER_RET_RELEASE		_IOR('r', 4, struct fbinder_node_release)
+#define FBINDER_RET_DEAD		_IOR('r', 5, __u64)	/* link cookie */
 
 /* ---- ioctls ------------------------------------------------------------ */
 
-struct fb_version {
-	__u32 abi_version;	/* FB_ABI_VERSION of the driver */
+struct fbinder_version {
+	__u32 abi_version;	/* FBINDER_ABI_VERSION of the driver */
 	__u32 reserved;
 };
 
@@ -163,7 +163,7 @@ struct fb_version {
  * The driver updates both consumed counts even when it fails, so user
  * space knows which commands took effect.
  */
-struct fb_write_read {
+struct fbinder_write_read {
 	__u64 write_buffer;	/* user pointer */
 	__u64 write_size;
 	__u64 write_consumed;	/* bytes the driver processed */
@@ -172,19 +172,19 @@ struct fb_write_read {
 	__u64 read_consumed;	/* bytes the driver filled */
 };
 
-/* Payload of FB_IOC_SET_CONTEXT_MGR. */
-struct fb_context_mgr {
+/* Payload of FBINDER_IOC_SET_CONTEXT_MGR. */
+struct fbinder_context_mgr {
 	__u64 cookie;		/* the local object that becomes handle 0 */
-	__u32 flags;		/* FB_OBJF_ACCEPTS_FDS, or 0 */
+	__u32 flags;		/* FBINDER_OBJF_ACCEPTS_FDS, or 0 */
 	__u32 reserved;
 };
 
-#define FB_IOC_MAGIC		0xFB
-#define FB_IOC_VERSION		_IOR(FB_IOC_MAGIC, 0, struct fb_version)
-#define FB_IOC_WRITE_READ	_IOWR(FB_IOC_MAGIC, 1, struct fb_write_read)
-#define FB_IOC_SET_MAX_THREADS	_IOW(FB_IOC_MAGIC, 2, __u32)
-#define FB_IOC_SET_CONTEXT_MGR	_IOW(FB_IOC_MAGIC, 3, struct fb_context_mgr)
-#define FB_IOC_THREAD_EXIT	_IO(FB_IOC_MAGIC, 4)
-#define FB_IOC_WAKE_IDLE	_IO(FB_IOC_MAGIC, 5)
+#define FBINDER_IOC_MAGIC		0xFB
+#define FBINDER_IOC_VERSION		_IOR(FBINDER_IOC_MAGIC, 0, struct fbinder_version)
+#define FBINDER_IOC_WRITE_READ	_IOWR(FBINDER_IOC_MAGIC, 1, struct fbinder_write_read)
+#define FBINDER_IOC_SET_MAX_THREADS	_IOW(FBINDER_IOC_MAGIC, 2, __u32)
+#define FBINDER_IOC_SET_CONTEXT_MGR	_IOW(FBINDER_IOC_MAGIC, 3, struct fbinder_context_mgr)
+#define FBINDER_IOC_THREAD_EXIT	_IO(FBINDER_IOC_MAGIC, 4)
+#define FBINDER_IOC_WAKE_IDLE	_IO(FBINDER_IOC_MAGIC, 5)
 
 #endif /* _UAPI_LINUX_FASTBINDER_H */

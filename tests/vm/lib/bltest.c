@@ -88,7 +88,7 @@ static int mgr_main(void *arg)
 pid_t blt_manager_start(void)
 {
 	struct bl_context *ctx = blt_open();
-	pid_t pid = fb_fork(mgr_main, NULL);
+	pid_t pid = fbt_fork(mgr_main, NULL);
 	int64_t until = blt_now_ms() + 5000;
 	char **names;
 	size_t n;

@@ -57,10 +57,10 @@ pid_t fba_fork(bool nobody)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		fb_failures = 0;
-		fb_checks = 0;
+		fbt_failures = 0;
+		fbt_checks = 0;
 		if (nobody)
-			fb_become_nobody();
+			fbt_become_nobody();
 	}
 	return pid;
 }
@@ -130,8 +130,8 @@ long long fba_meminfo_kb(const char *field)
 
 int fba_answer_ping(struct fbp *p, const struct fbp_ret *r)
 {
-	if (r->cmd != FB_RET_TRANSACTION || r->msg.code != FBA_PING ||
-	    (r->msg.flags & FB_TXN_ONEWAY))
+	if (r->cmd != FBINDER_RET_TRANSACTION || r->msg.code != FBA_PING ||
+	    (r->msg.flags & FBINDER_TXN_ONEWAY))
 		return 0;
 	fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 	return 1;
@@ -140,9 +140,9 @@ int fba_answer_ping(struct fbp *p, const struct fbp_ret *r)
 static int ping_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	(void)arg;
-	if (fba_answer_ping(p, r) || r->cmd != FB_RET_TRANSACTION)
+	if (fba_answer_ping(p, r) || r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
-	if (!(r->msg.flags & FB_TXN_ONEWAY))
+	if (!(r->msg.flags & FBINDER_TXN_ONEWAY))
 		fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 	else
 		fbp_free(p, r->msg.data);
@@ -194,12 +194,12 @@ static int by_main(void *arg)
 
 		if (mode == FBA_BY_CALL) {
 			ret = fbp_call(&p, 0, FBA_PING, NULL, 0, NULL, 0, &r, NULL, NULL);
-			if (!ret && r.cmd != FB_RET_REPLY)
-				ret = r.cmd == FB_RET_FAILED ? r.err.error : -EPROTO;
+			if (!ret && r.cmd != FBINDER_RET_REPLY)
+				ret = r.cmd == FBINDER_RET_FAILED ? r.err.error : -EPROTO;
 			if (!ret)
 				fbp_free(&p, r.msg.data);
 		} else {
-			ret = ioctl(p.fd, FB_IOC_SET_MAX_THREADS, &max) < 0 ? -errno : 0;
+			ret = ioctl(p.fd, FBINDER_IOC_SET_MAX_THREADS, &max) < 0 ? -errno : 0;
 		}
 		dt = fba_now_us() - t0;
 		if (ret)
@@ -236,7 +236,7 @@ void fba_bystander_start(struct fba_bystander *b, enum fba_by_mode mode)
 void fba_bystander_stop(struct fba_bystander *b, struct fba_by_result *res)
 {
 	atomic_store(&b->sh->stop, 1);
-	CHECK(fb_wait(b->pid) == 0, "the bystander did not exit cleanly");
+	CHECK(fbt_wait(b->pid) == 0, "the bystander did not exit cleanly");
 	res->uses = atomic_load(&b->sh->uses);
 	res->failed = atomic_load(&b->sh->failed);
 	res->first_error = atomic_load(&b->sh->first_error);

@@ -35,7 +35,7 @@ int fba_set_param(const char *name, long long value);
 /*
  * fork(); the child starts with no CHECK of its own (its checks decide its
  * exit status, not the parent's), and with nobody becomes uid 65534
- * (fb_become_nobody()).  Returns as fork() does; dies when it fails.
+ * (fbt_become_nobody()).  Returns as fork() does; dies when it fails.
  */
 pid_t fba_fork(bool nobody);
 /* fba_fork(true); the child exits with fn(arg). */
@@ -62,7 +62,7 @@ int fba_answer_ping(struct fbp *p, const struct fbp_ret *r);
 
 enum fba_by_mode {
 	FBA_BY_CALL,	/* call handle 0 with FBA_PING, wait for the reply */
-	FBA_BY_LOCK,	/* FB_IOC_SET_MAX_THREADS: the device lock, no more */
+	FBA_BY_LOCK,	/* FBINDER_IOC_SET_MAX_THREADS: the device lock, no more */
 };
 
 struct fba_by_shared;

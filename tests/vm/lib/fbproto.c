@@ -18,13 +18,13 @@ void fbp_open(struct fbp *p, size_t map_size)
 	void *m;
 
 	memset(p, 0, sizeof(*p));
-	p->fd = fb_open();
+	p->fd = fbt_open();
 	p->map_size = map_size;
 	if (!map_size)
 		return;
 	m = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, p->fd, 0);
 	if (m == MAP_FAILED)
-		die("mmap %zu bytes of %s", map_size, FB_DEV);
+		die("mmap %zu bytes of %s", map_size, FBT_DEV);
 	p->map = m;
 }
 
@@ -47,7 +47,7 @@ struct fbp *fbp_thread(const struct fbp *ctx, bool enter)
 	fbp_attach(t, ctx);
 	if (enter) {
 		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FB_CMD_ENTER_LOOPER, NULL, 0);
+		fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 		ret = fbp_wr(t, &w, NULL, false);
 		if (ret)
 			die("ENTER_LOOPER: %s", strerror(-ret));
@@ -72,9 +72,9 @@ int fbp_set_mgr(int fd, __u64 cookie)
 
 int fbp_set_mgr_flags(int fd, __u64 cookie, __u32 flags)
 {
-	struct fb_context_mgr m = { .cookie = cookie, .flags = flags };
+	struct fbinder_context_mgr m = { .cookie = cookie, .flags = flags };
 
-	return ioctl(fd, FB_IOC_SET_CONTEXT_MGR, &m) < 0 ? -errno : 0;
+	return ioctl(fd, FBINDER_IOC_SET_CONTEXT_MGR, &m) < 0 ? -errno : 0;
 }
 
 /* ---- write streams ---- */
@@ -104,7 +104,7 @@ void fbp_w_cmd(struct fbp_w *w, __u32 cmd, const void *payload, size_t n)
 void fbp_w_send(struct fbp_w *w, __u32 handle, __u32 code, __u32 flags,
 		const void *data, size_t size, const __u64 *offs, size_t n)
 {
-	struct fb_txn t = {
+	struct fbinder_txn_data t = {
 		.handle = handle,
 		.code = code,
 		.flags = flags,
@@ -114,13 +114,13 @@ void fbp_w_send(struct fbp_w *w, __u32 handle, __u32 code, __u32 flags,
 		.offsets = (uintptr_t)offs,
 	};
 
-	fbp_w_cmd(w, FB_CMD_SEND, &t, sizeof(t));
+	fbp_w_cmd(w, FBINDER_CMD_SEND, &t, sizeof(t));
 }
 
 void fbp_w_reply(struct fbp_w *w, __u32 code, const void *data, size_t size,
 		 const __u64 *offs, size_t n)
 {
-	struct fb_txn t = {
+	struct fbinder_txn_data t = {
 		.code = code,
 		.offsets_count = n,
 		.data = (uintptr_t)data,
@@ -128,12 +128,12 @@ void fbp_w_reply(struct fbp_w *w, __u32 code, const void *data, size_t size,
 		.offsets = (uintptr_t)offs,
 	};
 
-	fbp_w_cmd(w, FB_CMD_REPLY, &t, sizeof(t));
+	fbp_w_cmd(w, FBINDER_CMD_REPLY, &t, sizeof(t));
 }
 
 void fbp_w_free(struct fbp_w *w, __u64 data_off)
 {
-	fbp_w_cmd(w, FB_CMD_FREE_BUFFER, &data_off, sizeof(data_off));
+	fbp_w_cmd(w, FBINDER_CMD_FREE_BUFFER, &data_off, sizeof(data_off));
 }
 
 void fbp_w_u32(struct fbp_w *w, __u32 cmd, __u32 value)
@@ -146,12 +146,12 @@ void fbp_w_u32(struct fbp_w *w, __u32 cmd, __u32 value)
 const char *fbp_ret_name(__u32 cmd)
 {
 	switch (cmd) {
-	case FB_RET_TRANSACTION: return "FB_RET_TRANSACTION";
-	case FB_RET_REPLY: return "FB_RET_REPLY";
-	case FB_RET_FAILED: return "FB_RET_FAILED";
-	case FB_RET_SPAWN_LOOPER: return "FB_RET_SPAWN_LOOPER";
-	case FB_RET_RELEASE: return "FB_RET_RELEASE";
-	case FB_RET_DEAD: return "FB_RET_DEAD";
+	case FBINDER_RET_TRANSACTION: return "FBINDER_RET_TRANSACTION";
+	case FBINDER_RET_REPLY: return "FBINDER_RET_REPLY";
+	case FBINDER_RET_FAILED: return "FBINDER_RET_FAILED";
+	case FBINDER_RET_SPAWN_LOOPER: return "FBINDER_RET_SPAWN_LOOPER";
+	case FBINDER_RET_RELEASE: return "FBINDER_RET_RELEASE";
+	case FBINDER_RET_DEAD: return "FBINDER_RET_DEAD";
 	case 0: return "(none)";
 	}
 	return "(unknown return)";
@@ -167,20 +167,20 @@ size_t fbp_parse_one(const void *buf, size_t len, struct fbp_ret *r)
 		return 0;
 	memcpy(&cmd, b, sizeof(cmd));
 	switch (cmd) {
-	case FB_RET_TRANSACTION:
-	case FB_RET_REPLY:
+	case FBINDER_RET_TRANSACTION:
+	case FBINDER_RET_REPLY:
 		want = sizeof(r->msg);
 		break;
-	case FB_RET_FAILED:
+	case FBINDER_RET_FAILED:
 		want = sizeof(r->err);
 		break;
-	case FB_RET_SPAWN_LOOPER:
+	case FBINDER_RET_SPAWN_LOOPER:
 		want = 0;
 		break;
-	case FB_RET_RELEASE:
+	case FBINDER_RET_RELEASE:
 		want = sizeof(r->rel);
 		break;
-	case FB_RET_DEAD:
+	case FBINDER_RET_DEAD:
 		want = sizeof(r->cookie);
 		break;
 	default:
@@ -232,13 +232,13 @@ static void fbp_push_stream(struct fbp *p, const unsigned char *b, size_t len)
 static int fbp_ioctl(int fd, const void *w, size_t wlen, size_t *wdone,
 		     void *r, size_t rlen, size_t *rdone)
 {
-	struct fb_write_read wr = {
+	struct fbinder_write_read wr = {
 		.write_buffer = (uintptr_t)w,
 		.write_size = wlen,
 		.read_buffer = (uintptr_t)r,
 		.read_size = rlen,
 	};
-	int ret = ioctl(fd, FB_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
+	int ret = ioctl(fd, FBINDER_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
 
 	if (wdone)
 		*wdone = wr.write_consumed;
@@ -310,7 +310,7 @@ int fbp_try_next(struct fbp *p, struct fbp_ret *r)
 	return 0;
 }
 
-const void *fbp_data(const struct fbp *p, const struct fb_txn_msg *m)
+const void *fbp_data(const struct fbp *p, const struct fbinder_txn_msg *m)
 {
 	if (!p->map || m->data > p->map_size ||
 	    m->data_size > p->map_size - m->data) {
@@ -322,7 +322,7 @@ const void *fbp_data(const struct fbp *p, const struct fb_txn_msg *m)
 	return p->map + m->data;
 }
 
-const __u64 *fbp_offsets(const struct fbp *p, const struct fb_txn_msg *m)
+const __u64 *fbp_offsets(const struct fbp *p, const struct fbinder_txn_msg *m)
 {
 	if (!p->map || m->offsets > p->map_size || m->offsets % 8 ||
 	    m->offsets_count > (p->map_size - m->offsets) / 8) {
@@ -334,21 +334,21 @@ const __u64 *fbp_offsets(const struct fbp *p, const struct fb_txn_msg *m)
 	return (const __u64 *)(p->map + m->offsets);
 }
 
-const struct fb_object *fbp_obj(const struct fbp *p, const struct fb_txn_msg *m, size_t i)
+const struct fbinder_object *fbp_obj(const struct fbp *p, const struct fbinder_txn_msg *m, size_t i)
 {
 	const __u64 *offs = fbp_offsets(p, m);
 	const unsigned char *data = fbp_data(p, m);
 
 	if (i >= m->offsets_count || offs[i] % 8 ||
 	    offs[i] > m->data_size ||
-	    m->data_size - offs[i] < sizeof(struct fb_object)) {
+	    m->data_size - offs[i] < sizeof(struct fbinder_object)) {
 		errno = 0;
 		die("object %zu of %llu: offset %llu bad for %llu data bytes", i,
 		    (unsigned long long)m->offsets_count,
 		    i < m->offsets_count ? (unsigned long long)offs[i] : 0ULL,
 		    (unsigned long long)m->data_size);
 	}
-	return (const struct fb_object *)(data + offs[i]);
+	return (const struct fbinder_object *)(data + offs[i]);
 }
 
 /* ---- messages ---- */
@@ -367,7 +367,7 @@ int fbp_acquire(struct fbp *p, __u32 handle)
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_u32(&w, FB_CMD_ACQUIRE, handle);
+	fbp_w_u32(&w, FBINDER_CMD_ACQUIRE, handle);
 	return fbp_wr(p, &w, NULL, false);
 }
 
@@ -376,11 +376,11 @@ int fbp_release(struct fbp *p, __u32 handle)
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_u32(&w, FB_CMD_RELEASE, handle);
+	fbp_w_u32(&w, FBINDER_CMD_RELEASE, handle);
 	return fbp_wr(p, &w, NULL, false);
 }
 
-int fbp_reply(struct fbp *p, const struct fb_txn_msg *m, __u32 code,
+int fbp_reply(struct fbp *p, const struct fbinder_txn_msg *m, __u32 code,
 	      const void *data, size_t size, const __u64 *offs, size_t n)
 {
 	struct fbp_w w;
@@ -405,7 +405,7 @@ int fbp_oneway(struct fbp *p, __u32 handle, __u32 code, const void *data,
 	struct fbp_w w;
 
 	fbp_w_reset(&w);
-	fbp_w_send(&w, handle, code, FB_TXN_ONEWAY, data, size, offs, n);
+	fbp_w_send(&w, handle, code, FBINDER_TXN_ONEWAY, data, size, offs, n);
 	return fbp_wr(p, &w, NULL, false);
 }
 
@@ -446,13 +446,13 @@ int fbp_call_flags(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 				die("stray bytes in the read stream");
 			}
 			pos += len;
-			if (r.cmd == FB_RET_REPLY || r.cmd == FB_RET_FAILED) {
+			if (r.cmd == FBINDER_RET_REPLY || r.cmd == FBINDER_RET_FAILED) {
 				*reply = r;
 				fbp_push_stream(p, rbuf + pos, rdone - pos);
 				return 0;
 			}
-			if (r.cmd != FB_RET_TRANSACTION ||
-			    (r.msg.flags & FB_TXN_ONEWAY)) {
+			if (r.cmd != FBINDER_RET_TRANSACTION ||
+			    (r.msg.flags & FBINDER_TXN_ONEWAY)) {
 				/* Not our chain: someone else's business. */
 				fbp_push(p, &r);
 				continue;
@@ -512,13 +512,13 @@ pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
 			die("malloc");
 		fbp_open(p, map_size);
 		ret = fbp_set_mgr_flags(p->fd, cookie, opts & FBP_MGR_FDS ?
-					FB_OBJF_ACCEPTS_FDS : 0);
+					FBINDER_OBJF_ACCEPTS_FDS : 0);
 		if (ret) {
 			errno = -ret;
-			die("manager child: FB_IOC_SET_CONTEXT_MGR");
+			die("manager child: FBINDER_IOC_SET_CONTEXT_MGR");
 		}
 		if (opts & FBP_MGR_NOBODY)
-			fb_become_nobody();
+			fbt_become_nobody();
 		if (write(pfd[1], &c, 1) != 1)
 			die("manager child: write ready pipe");
 		close(pfd[1]);
@@ -532,7 +532,7 @@ pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
 	if (read(pfd[0], &c, 1) != 1) {
 		errno = 0;
 		die("manager child %d died before it was ready (exit %d)",
-		    (int)pid, fb_wait(pid));
+		    (int)pid, fbt_wait(pid));
 	}
 	close(pfd[0]);
 	return pid;

@@ -11,7 +11,7 @@
  *                  gets its own struct fbp with fbp_attach().
  *   struct fbp_w   a write stream under construction (fbp_w_*()).
  *   fbp_next()     the next return (from the queue, else one blocking read).
- *   fbp_call()     SEND + wait for FB_RET_REPLY or FB_RET_FAILED, in one
+ *   fbp_call()     SEND + wait for FBINDER_RET_REPLY or FBINDER_RET_FAILED, in one
  *                  WRITE_READ; nested calls go to a handler.
  *   fbp_spawn_manager()  fork a child that claims handle 0 and serves.
  *
@@ -34,11 +34,11 @@
 #define FBP_PSIZE(cmd)	(((cmd) >> 16) & 0x3fff)
 
 struct fbp_ret {
-	__u32 cmd;			/* FB_RET_* */
+	__u32 cmd;			/* FBINDER_RET_* */
 	union {
-		struct fb_txn_msg msg;	/* TRANSACTION, REPLY */
-		struct fb_txn_error err;	/* FAILED */
-		struct fb_node_release rel;	/* RELEASE */
+		struct fbinder_txn_msg msg;	/* TRANSACTION, REPLY */
+		struct fbinder_txn_error err;	/* FAILED */
+		struct fbinder_node_release rel;	/* RELEASE */
 		__u64 cookie;		/* DEAD */
 	};
 };
@@ -68,9 +68,9 @@ void fbp_attach(struct fbp *t, const struct fbp *ctx);
  */
 struct fbp *fbp_thread(const struct fbp *ctx, bool enter);
 void fbp_close(struct fbp *p);
-/* FB_IOC_SET_CONTEXT_MGR with this cookie; 0 or -errno. */
+/* FBINDER_IOC_SET_CONTEXT_MGR with this cookie; 0 or -errno. */
 int fbp_set_mgr(int fd, __u64 cookie);
-/* The same with flags (FB_OBJF_ACCEPTS_FDS: the manager takes descriptors). */
+/* The same with flags (FBINDER_OBJF_ACCEPTS_FDS: the manager takes descriptors). */
 int fbp_set_mgr_flags(int fd, __u64 cookie, __u32 flags);
 
 /* ---- write streams ---- */
@@ -86,7 +86,7 @@ void fbp_w_free(struct fbp_w *w, __u64 data_off);
 void fbp_w_u32(struct fbp_w *w, __u32 cmd, __u32 value);	/* ACQUIRE, RELEASE */
 
 /*
- * One FB_IOC_WRITE_READ of w (may be NULL); with want_read, a blocking read
+ * One FBINDER_IOC_WRITE_READ of w (may be NULL); with want_read, a blocking read
  * of up to FBP_RBUF bytes whose returns are appended to p's queue.
  * *wdone (may be NULL) gets write_consumed.  0 or -errno.
  */
@@ -103,37 +103,37 @@ int fbp_try_next(struct fbp *p, struct fbp_ret *r);
 const char *fbp_ret_name(__u32 cmd);
 
 /* The payload, offsets array and i-th object of a received message (bounds-checked, dies). */
-const void *fbp_data(const struct fbp *p, const struct fb_txn_msg *m);
-const __u64 *fbp_offsets(const struct fbp *p, const struct fb_txn_msg *m);
-const struct fb_object *fbp_obj(const struct fbp *p, const struct fb_txn_msg *m, size_t i);
+const void *fbp_data(const struct fbp *p, const struct fbinder_txn_msg *m);
+const __u64 *fbp_offsets(const struct fbp *p, const struct fbinder_txn_msg *m);
+const struct fbinder_object *fbp_obj(const struct fbp *p, const struct fbinder_txn_msg *m, size_t i);
 
 /* ---- messages ---- */
 
-/* FB_CMD_FREE_BUFFER alone.  0 or -errno. */
+/* FBINDER_CMD_FREE_BUFFER alone.  0 or -errno. */
 int fbp_free(struct fbp *p, __u64 data_off);
-/* FB_CMD_ACQUIRE / FB_CMD_RELEASE alone.  0 or -errno. */
+/* FBINDER_CMD_ACQUIRE / FBINDER_CMD_RELEASE alone.  0 or -errno. */
 int fbp_acquire(struct fbp *p, __u32 handle);
 int fbp_release(struct fbp *p, __u32 handle);
 /*
- * FB_CMD_REPLY to m, then FB_CMD_FREE_BUFFER of m, one WRITE_READ without
+ * FBINDER_CMD_REPLY to m, then FBINDER_CMD_FREE_BUFFER of m, one WRITE_READ without
  * read.  m's buffer is freed even when the reply fails.  0 or the reply's -errno.
  */
-int fbp_reply(struct fbp *p, const struct fb_txn_msg *m, __u32 code,
+int fbp_reply(struct fbp *p, const struct fbinder_txn_msg *m, __u32 code,
 	      const void *data, size_t size, const __u64 *offs, size_t n);
-/* FB_CMD_SEND with FB_TXN_ONEWAY, no read.  0 or -errno. */
+/* FBINDER_CMD_SEND with FBINDER_TXN_ONEWAY, no read.  0 or -errno. */
 int fbp_oneway(struct fbp *p, __u32 handle, __u32 code, const void *data,
 	       size_t size, const __u64 *offs, size_t n);
 
 /*
  * A handler gets each return a server loop (or a waiting caller, for nested
- * calls) reads.  It must answer a synchronous FB_RET_TRANSACTION.  Returns
+ * calls) reads.  It must answer a synchronous FBINDER_RET_TRANSACTION.  Returns
  * 0 to go on, 1 to stop the loop, <0 (an -errno) to fail it.
  */
 typedef int (*fbp_handler_fn)(struct fbp *p, const struct fbp_ret *r, void *arg);
 
 /*
- * Synchronous call: FB_CMD_SEND + read in one WRITE_READ, then reads until
- * FB_RET_REPLY or FB_RET_FAILED arrives (in *reply; 0 returned; the caller
+ * Synchronous call: FBINDER_CMD_SEND + read in one WRITE_READ, then reads until
+ * FBINDER_RET_REPLY or FBINDER_RET_FAILED arrives (in *reply; 0 returned; the caller
  * frees a reply's buffer).  Transactions that arrive meanwhile (nested
  * calls) go to nested, or fail the check when it is NULL.  Other returns
  * are queued for fbp_next().  -errno if the send or a read failed.
@@ -141,7 +141,7 @@ typedef int (*fbp_handler_fn)(struct fbp *p, const struct fbp_ret *r, void *arg)
 int fbp_call(struct fbp *p, __u32 handle, __u32 code, const void *data,
 	     size_t size, const __u64 *offs, size_t n, struct fbp_ret *reply,
 	     fbp_handler_fn nested, void *arg);
-/* fbp_call() with the send's flags: FB_TXN_ACCEPT_FDS, for a reply with fds. */
+/* fbp_call() with the send's flags: FBINDER_TXN_ACCEPT_FDS, for a reply with fds. */
 int fbp_call_flags(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 		   const void *data, size_t size, const __u64 *offs, size_t n,
 		   struct fbp_ret *reply, fbp_handler_fn nested, void *arg);
@@ -161,11 +161,11 @@ pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
 
 /*
  * fbp_spawn_manager() with options: FBP_MGR_NOBODY, the child claims as root and then
- * drops to uid 65534 (fb_become_nobody()) before body runs.  That is how a
+ * drops to uid 65534 (fbt_become_nobody()) before body runs.  That is how a
  * test that runs as the adversary gets a manager: it starts as root
  * (VM_CLAIM_TESTS in tests/vm/vm.mk), starts its managers this way, and
- * then calls fb_become_nobody() itself.  FBP_MGR_FDS: the manager accepts
- * descriptors (claimed with FB_OBJF_ACCEPTS_FDS).
+ * then calls fbt_become_nobody() itself.  FBP_MGR_FDS: the manager accepts
+ * descriptors (claimed with FBINDER_OBJF_ACCEPTS_FDS).
  */
 #define FBP_MGR_NOBODY	0x1
 #define FBP_MGR_FDS	0x2
@@ -196,7 +196,7 @@ char *fbp_slurp(const char *path);
 /* Exit status for a child process: 1 if any CHECK failed in it. */
 static inline int fbp_child_status(void)
 {
-	return fb_failures ? 1 : 0;
+	return fbt_failures ? 1 : 0;
 }
 
 /* Milliseconds of CLOCK_MONOTONIC. */

@@ -55,7 +55,7 @@ unsigned long long fbr_env_ull(const char *name, unsigned long long def)
 
 double fbr_scale(void)
 {
-	const char *s = getenv("FB_SCALE");
+	const char *s = getenv("FBINDER_SCALE");
 	double v;
 
 	if (!s || !*s)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fbrel.h - helpers for the reliability tests (fuzz_ioctl, killstorm, soak):
- * a small seeded PRNG, environment knobs (FB_SCALE scales the work of a
+ * a small seeded PRNG, environment knobs (FBINDER_SCALE scales the work of a
  * test: 1 by default, less than 1 on the slow debug kernel), and memory
  * samples (/proc/meminfo, /proc/slabinfo).
  */
@@ -24,7 +24,7 @@ uint64_t fbr_mix(uint64_t seed, uint64_t stream);
 
 /* The environment variable as an unsigned number, or def when unset/bad. */
 unsigned long long fbr_env_ull(const char *name, unsigned long long def);
-/* FB_SCALE (a decimal factor, default 1.0, clamped to [0.01, 100]). */
+/* FBINDER_SCALE (a decimal factor, default 1.0, clamped to [0.01, 100]). */
 double fbr_scale(void);
 /* n * fbr_scale(), at least min. */
 unsigned long fbr_scaled(unsigned long n, unsigned long min);

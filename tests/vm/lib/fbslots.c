@@ -12,7 +12,7 @@ enum { FBS_PUT = 1, FBS_GET, FBS_DROP, FBS_PING };
 struct fbs_msg {
 	__u32 slot;
 	__u32 pad;
-	struct fb_object obj;
+	struct fbinder_object obj;
 };
 
 #define FBS_OBJ_OFF	8
@@ -34,9 +34,9 @@ static int fbs_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	__u32 code = 0;
 
 	(void)arg;
-	if (r->cmd != FB_RET_TRANSACTION)
+	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
-	if (r->msg.flags & FB_TXN_ONEWAY) {
+	if (r->msg.flags & FBINDER_TXN_ONEWAY) {
 		fbp_free(p, r->msg.data);
 		return 0;
 	}
@@ -50,7 +50,7 @@ static int fbs_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	switch (r->msg.code) {
 	case FBS_PUT:
 		if (r->msg.offsets_count != 1 ||
-		    fbp_obj(p, &r->msg, 0)->type != FB_OBJ_HANDLE) {
+		    fbp_obj(p, &r->msg, 0)->type != FBINDER_OBJ_HANDLE) {
 			code = EINVAL;
 			break;
 		}
@@ -67,7 +67,7 @@ static int fbs_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 			return fbp_reply(p, &r->msg, ENOENT, NULL, 0, NULL, 0) ?
 			       -1 : 0;
 		memset(&m.obj, 0, sizeof(m.obj));
-		m.obj.type = FB_OBJ_HANDLE;
+		m.obj.type = FBINDER_OBJ_HANDLE;
 		m.obj.handle = fbs_table[m.slot];
 		return fbp_reply(p, &r->msg, 0, &m, sizeof(m), &off, 1) ?
 		       -1 : 0;
@@ -100,7 +100,7 @@ pid_t fbs_spawn(void)
 static int fbs_call(struct fbp *p, __u32 code, const struct fbs_msg *m,
 		    size_t n_objs, __u32 *handle)
 {
-	const struct fb_object *obj;
+	const struct fbinder_object *obj;
 	__u64 off = FBS_OBJ_OFF;
 	struct fbp_ret r;
 	int ret;
@@ -109,12 +109,12 @@ static int fbs_call(struct fbp *p, __u32 code, const struct fbs_msg *m,
 		       n_objs, &r, NULL, NULL);
 	if (ret)
 		return ret;
-	if (r.cmd == FB_RET_FAILED)
+	if (r.cmd == FBINDER_RET_FAILED)
 		return r.err.error;
 	ret = -(int)r.msg.code;
 	if (!ret && handle) {
 		obj = r.msg.offsets_count == 1 ? fbp_obj(p, &r.msg, 0) : NULL;
-		if (!obj || obj->type != FB_OBJ_HANDLE)
+		if (!obj || obj->type != FBINDER_OBJ_HANDLE)
 			ret = -EPROTO;
 		else
 			ret = fbp_acquire(p, obj->handle);
@@ -130,7 +130,7 @@ int fbs_put_flags(struct fbp *p, unsigned int slot, __u64 cookie,
 {
 	struct fbs_msg m = { .slot = slot };
 
-	m.obj.type = FB_OBJ_LOCAL;
+	m.obj.type = FBINDER_OBJ_LOCAL;
 	m.obj.flags = flags;
 	m.obj.cookie = cookie;
 	return fbs_call(p, FBS_PUT, &m, 1, NULL);

@@ -29,7 +29,7 @@ pid_t fbs_spawn(void);
 
 /* Each returns 0 or -errno (of the call, or the manager's answer). */
 int fbs_put(struct fbp *p, unsigned int slot, __u64 cookie);
-/* fbs_put() with the node's flags (FB_OBJF_ACCEPTS_FDS: it takes fds). */
+/* fbs_put() with the node's flags (FBINDER_OBJF_ACCEPTS_FDS: it takes fds). */
 int fbs_put_flags(struct fbp *p, unsigned int slot, __u64 cookie,
 		  __u32 flags);
 int fbs_get(struct fbp *p, unsigned int slot, __u32 *handle);

@@ -17,14 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int fb_failures;
-int fb_checks;
+int fbt_failures;
+int fbt_checks;
 
-void fb_check_failed(const char *file, int line, const char *fmt, ...)
+void fbt_check_failed(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
-	fb_failures++;
+	fbt_failures++;
 	fprintf(stdout, "not ok %s:%d: ", file, line);
 	va_start(ap, fmt);
 	vfprintf(stdout, fmt, ap);
@@ -33,7 +33,7 @@ void fb_check_failed(const char *file, int line, const char *fmt, ...)
 	fflush(stdout);
 }
 
-void fb_die(const char *file, int line, const char *fmt, ...)
+void fbt_die(const char *file, int line, const char *fmt, ...)
 {
 	int err = errno;
 	va_list ap;
@@ -49,48 +49,48 @@ void fb_die(const char *file, int line, const char *fmt, ...)
 	exit(1);
 }
 
-int fb_done(void)
+int fbt_done(void)
 {
-	printf("%s: %d checks, %d failed\n", fb_failures ? "not ok" : "ok",
-	       fb_checks, fb_failures);
+	printf("%s: %d checks, %d failed\n", fbt_failures ? "not ok" : "ok",
+	       fbt_checks, fbt_failures);
 	fflush(stdout);
-	return fb_failures ? 1 : 0;
+	return fbt_failures ? 1 : 0;
 }
 
-int fb_open(void)
+int fbt_open(void)
 {
-	int fd = open(FB_DEV, O_RDWR | O_CLOEXEC);
+	int fd = open(FBT_DEV, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
-		die("open %s", FB_DEV);
+		die("open %s", FBT_DEV);
 	return fd;
 }
 
-int fb_open_map(size_t map_size, void **map)
+int fbt_open_map(size_t map_size, void **map)
 {
-	int fd = fb_open();
+	int fd = fbt_open();
 	void *p;
 
 	if (!map_size)
-		map_size = FB_TEST_MAP_SIZE;
+		map_size = FBT_TEST_MAP_SIZE;
 	p = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (p == MAP_FAILED)
-		die("mmap %zu bytes of %s", map_size, FB_DEV);
+		die("mmap %zu bytes of %s", map_size, FBT_DEV);
 	if (map)
 		*map = p;
 	return fd;
 }
 
-int fb_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
+int fbinder_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
 		  void *rbuf, size_t rsize, size_t *rconsumed)
 {
-	struct fb_write_read wr = {
+	struct fbinder_write_read wr = {
 		.write_buffer = (unsigned long)wbuf,
 		.write_size = wsize,
 		.read_buffer = (unsigned long)rbuf,
 		.read_size = rsize,
 	};
-	int ret = ioctl(fd, FB_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
+	int ret = ioctl(fd, FBINDER_IOC_WRITE_READ, &wr) < 0 ? -errno : 0;
 
 	if (wconsumed)
 		*wconsumed = wr.write_consumed;
@@ -99,7 +99,7 @@ int fb_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
 	return ret;
 }
 
-pid_t fb_fork(int (*fn)(void *arg), void *arg)
+pid_t fbt_fork(int (*fn)(void *arg), void *arg)
 {
 	pid_t pid;
 
@@ -112,7 +112,7 @@ pid_t fb_fork(int (*fn)(void *arg), void *arg)
 	return pid;
 }
 
-int fb_wait(pid_t pid)
+int fbt_wait(pid_t pid)
 {
 	int status;
 
@@ -126,7 +126,7 @@ int fb_wait(pid_t pid)
 	return -1;
 }
 
-void fb_become_user(uid_t uid)
+void fbt_become_user(uid_t uid)
 {
 	const struct rlimit zero = { 0, 0 };
 	struct sched_param sp = { .sched_priority = 1 };
@@ -162,32 +162,32 @@ void fb_become_user(uid_t uid)
 	errno = 0;
 }
 
-void fb_become_nobody(void)
+void fbt_become_nobody(void)
 {
-	fb_become_user(FB_NOBODY_UID);
+	fbt_become_user(FBT_NOBODY_UID);
 }
 
-struct fb_nobody_call {
+struct fbinder_nobody_call {
 	int (*fn)(void *arg);
 	void *arg;
 };
 
-static int fb_nobody_child(void *arg)
+static int fbinder_nobody_child(void *arg)
 {
-	const struct fb_nobody_call *c = arg;
+	const struct fbinder_nobody_call *c = arg;
 
-	fb_become_nobody();
+	fbt_become_nobody();
 	return c->fn(c->arg);
 }
 
-int fb_run_as_nobody(int (*fn)(void *arg), void *arg)
+int fbt_run_as_nobody(int (*fn)(void *arg), void *arg)
 {
-	struct fb_nobody_call c = { fn, arg };
+	struct fbinder_nobody_call c = { fn, arg };
 
-	return fb_wait(fb_fork(fb_nobody_child, &c));
+	return fbt_wait(fbt_fork(fbinder_nobody_child, &c));
 }
 
-int fb_run(const char *cmd, char *out, size_t outlen)
+int fbt_run(const char *cmd, char *out, size_t outlen)
 {
 	char line[512];
 	size_t len = 0;
@@ -211,17 +211,17 @@ int fb_run(const char *cmd, char *out, size_t outlen)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-int fb_deadline_ms(int ms)
+int fbt_deadline_ms(int ms)
 {
-	const char *v = getenv("FB_SLOW");
+	const char *v = getenv("FBINDER_SLOW");
 	double slow = v ? strtod(v, NULL) : 1;
 
 	return slow > 1 ? (int)(ms * slow) : ms;
 }
 
-void fb_sched_get(struct fb_sched *s)
+void fbt_sched_get(struct fbt_sched *s)
 {
-	struct fb_sched_attr attr;
+	struct fbt_sched_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	if (syscall(SYS_sched_getattr, 0, &attr, sizeof(attr), 0))
@@ -232,9 +232,9 @@ void fb_sched_get(struct fb_sched *s)
 	s->flags = attr.sched_flags;
 }
 
-int fb_sched_set(__u32 policy, __u32 rt, __s32 nice, __u64 flags)
+int fbt_sched_set(__u32 policy, __u32 rt, __s32 nice, __u64 flags)
 {
-	struct fb_sched_attr attr = { .size = sizeof(attr) };
+	struct fbt_sched_attr attr = { .size = sizeof(attr) };
 
 	attr.sched_policy = policy;
 	attr.sched_priority = rt;

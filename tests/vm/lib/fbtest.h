@@ -4,7 +4,7 @@
  *
  * A test is a static program: exit status 0 means pass.  CHECK() reports a
  * failed condition with file:line and marks the test failed but carries on,
- * so one run shows every broken check; fb_done() turns that into the exit
+ * so one run shows every broken check; fbt_done() turns that into the exit
  * status.  die() is for conditions after which nothing else makes sense.
  */
 #ifndef FBTEST_H
@@ -19,56 +19,56 @@
 #include <linux/fastbinder.h>
 #include <linux/types.h>
 
-#define FB_DEV "/dev/fastbinder"
+#define FBT_DEV "/dev/fastbinder"
 
-/* Set by a failed CHECK(); fb_done() returns 1 when it is set. */
-extern int fb_failures;
-/* Number of CHECK()s evaluated, for the closing line of fb_done(). */
-extern int fb_checks;
+/* Set by a failed CHECK(); fbt_done() returns 1 when it is set. */
+extern int fbt_failures;
+/* Number of CHECK()s evaluated, for the closing line of fbt_done(). */
+extern int fbt_checks;
 
-void fb_check_failed(const char *file, int line, const char *fmt, ...)
+void fbt_check_failed(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* CHECK(cond, fmt, ...): print "not ok file:line: message" when cond is false. */
 #define CHECK(cond, ...)                                                       \
 	do {                                                                   \
-		fb_checks++;                                                   \
+		fbt_checks++;                                                   \
 		if (!(cond))                                                   \
-			fb_check_failed(__FILE__, __LINE__, __VA_ARGS__);      \
+			fbt_check_failed(__FILE__, __LINE__, __VA_ARGS__);      \
 	} while (0)
 
 /* Print "fatal file:line: message [: strerror(errno)]" and exit(1). */
-#define die(...) fb_die(__FILE__, __LINE__, __VA_ARGS__)
-void fb_die(const char *file, int line, const char *fmt, ...)
+#define die(...) fbt_die(__FILE__, __LINE__, __VA_ARGS__)
+void fbt_die(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 
 /* Print a summary line and return the exit status for main(). */
-int fb_done(void);
+int fbt_done(void);
 
-/* open(FB_DEV, O_RDWR | O_CLOEXEC) or die. */
-int fb_open(void);
+/* open(FBT_DEV, O_RDWR | O_CLOEXEC) or die. */
+int fbt_open(void);
 
 /*
  * Open the device and mmap() its receive buffer, read-only, of map_size
- * bytes (0: FB_TEST_MAP_SIZE).  Dies on failure; *map may be NULL.
+ * bytes (0: FBT_TEST_MAP_SIZE).  Dies on failure; *map may be NULL.
  */
-#define FB_TEST_MAP_SIZE (1024 * 1024)
-int fb_open_map(size_t map_size, void **map);
+#define FBT_TEST_MAP_SIZE (1024 * 1024)
+int fbt_open_map(size_t map_size, void **map);
 
-/* FB_IOC_WRITE_READ with the given buffers; returns 0 or -errno. */
-int fb_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
+/* FBINDER_IOC_WRITE_READ with the given buffers; returns 0 or -errno. */
+int fbinder_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
 		  void *rbuf, size_t rsize, size_t *rconsumed);
 
 /* fork() and run fn(arg) in the child, which exits with fn's return value. */
-pid_t fb_fork(int (*fn)(void *arg), void *arg);
+pid_t fbt_fork(int (*fn)(void *arg), void *arg);
 
 /*
  * Wait for pid; returns its exit status, or 128 + signal if it was killed,
- * or -1 on error.  fb_wait_ok() CHECKs that the status is 0.
+ * or -1 on error.  fbt_wait_ok() CHECKs that the status is 0.
  */
-int fb_wait(pid_t pid);
-#define fb_wait_ok(pid) \
-	CHECK(fb_wait(pid) == 0, "child %d did not exit with 0", (int)(pid))
+int fbt_wait(pid_t pid);
+#define fbt_wait_ok(pid) \
+	CHECK(fbt_wait(pid) == 0, "child %d did not exit with 0", (int)(pid))
 
 /*
  * The adversary of docs/security.md: become uid/gid 65534 with no
@@ -77,20 +77,20 @@ int fb_wait(pid_t pid);
  * fail with EPERM).  Dies if any step fails.  A root parent that reads
  * debugfs forks first and calls this in the child.
  */
-#define FB_NOBODY_UID 65534
-void fb_become_nobody(void);
+#define FBT_NOBODY_UID 65534
+void fbt_become_nobody(void);
 /* The same as uid (and gid) uid: another unprivileged user. */
-void fb_become_user(uid_t uid);
+void fbt_become_user(uid_t uid);
 
 /*
- * fb_fork() a child that calls fb_become_nobody(), then fn(arg); waits for
- * it and returns its status as fb_wait() does.  A root test keeps what
+ * fbt_fork() a child that calls fbt_become_nobody(), then fn(arg); waits for
+ * it and returns its status as fbt_wait() does.  A root test keeps what
  * needs root (a service manager it started) and runs the rest through it.
  */
-int fb_run_as_nobody(int (*fn)(void *arg), void *arg);
+int fbt_run_as_nobody(int (*fn)(void *arg), void *arg);
 
 /* The kernel's struct sched_attr (glibc's headers clash with the uapi one). */
-struct fb_sched_attr {
+struct fbt_sched_attr {
 	__u32 size;
 	__u32 sched_policy;
 	__u64 sched_flags;
@@ -102,7 +102,7 @@ struct fb_sched_attr {
 };
 
 /* The calling thread's scheduling settings, as sched_getattr(2) has them. */
-struct fb_sched {
+struct fbt_sched {
 	__u32 policy;
 	__u32 rt;	/* sched_priority */
 	__s32 nice;
@@ -110,22 +110,22 @@ struct fb_sched {
 };
 
 /* Reads them (dies if it cannot). */
-void fb_sched_get(struct fb_sched *s);
+void fbt_sched_get(struct fbt_sched *s);
 /* sched_setattr(2) of the calling thread: 0 or -errno. */
-int fb_sched_set(__u32 policy, __u32 rt, __s32 nice, __u64 flags);
+int fbt_sched_set(__u32 policy, __u32 rt, __s32 nice, __u64 flags);
 
 /*
- * A deadline of ms milliseconds on a normal kernel, times FB_SLOW (a
+ * A deadline of ms milliseconds on a normal kernel, times FBINDER_SLOW (a
  * number, 1 by default; make check-debug sets it: everything takes
  * several times longer under KASAN and lockdep).  For the deadlines that
  * say "bounded", not for the timeouts that stop a wait.
  */
-int fb_deadline_ms(int ms);
+int fbt_deadline_ms(int ms);
 
 /*
  * Runs a shell command (insmod, rmmod ...): its exit status (128 if it did
  * not exit), and its stdout and stderr in out when out is not NULL.
  */
-int fb_run(const char *cmd, char *out, size_t outlen);
+int fbt_run(const char *cmd, char *out, size_t outlen);
 
 #endif /* FBTEST_H */

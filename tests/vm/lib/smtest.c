@@ -55,7 +55,7 @@ pid_t smt_manager_start(const char *const *args)
 int smt_manager_stop(pid_t pid)
 {
 	kill(pid, SIGTERM);
-	return fb_wait(pid);
+	return fbt_wait(pid);
 }
 
 static int32_t svc_handler(struct bl_object *obj, uint32_t code,

@@ -22,7 +22,7 @@
  */
 pid_t smt_manager_start(const char *const *args);
 
-/* SIGTERM, then its exit status as fb_wait() gives it. */
+/* SIGTERM, then its exit status as fbt_wait() gives it. */
 int smt_manager_stop(pid_t pid);
 
 /*
