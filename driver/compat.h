@@ -105,6 +105,26 @@ static inline void fbinder_shrinker_destroy(struct shrinker *s)
 }
 
 /*
+ * Pin pages of another address space (a region's owner's): 6.5 dropped
+ * the vmas argument of pin_user_pages_remote().  The caller holds the
+ * mmap lock for reading; *locked says whether it still does.
+ */
+static inline long fbinder_pin_user_pages_remote(struct mm_struct *mm,
+						 unsigned long start,
+						 unsigned long nr_pages,
+						 unsigned int gup_flags,
+						 struct page **pages, int *locked)
+{
+#if FBINDER_KERNEL_AT_LEAST(6, 5, 0)
+	return pin_user_pages_remote(mm, start, nr_pages, gup_flags, pages,
+				     locked);
+#else
+	return pin_user_pages_remote(mm, start, nr_pages, gup_flags, pages,
+				     NULL, locked);
+#endif
+}
+
+/*
  * The wait queue woken when a process exits: the one pidfd's poll sleeps
  * on, in struct pid (no function hands it out; pidfd_poll() reads it the
  * same way).  Both kernels wake a thread group's pid from

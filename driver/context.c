@@ -47,6 +47,7 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	ctx->deaths = RB_ROOT;
 	ctx->senders = RB_ROOT;
 	INIT_LIST_HEAD(&ctx->dying_handles);
+	INIT_LIST_HEAD(&ctx->regions);
 	ctx->next_handle = fbinder_handle_id_start ?: 1;
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
@@ -470,6 +471,7 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 	}
 	fbinder_ctx_drop_deaths_locked(ctx);
 	fbinder_ctx_drop_nodes_locked(ctx, &dying);
+	fbinder_ctx_drop_regions_locked(ctx, &dying);
 	fbinder_ctx_drop_handles_locked(ctx);
 	/* a sender's copy may wait on its own stalled page fault */
 	free_buffer = !ctx->active_senders;

@@ -203,7 +203,8 @@ void fbinder_death_requeue_locked(struct fbinder_ctx *ctx, u64 cookie)
  * put them on dying): every link queues its FBINDER_RET_DEAD, once, a batch at a
  * time, the device lock dropped in between.  Meanwhile the nodes are dead
  * already: a send to one fails, a new link is told at once, an unlink
- * finds its link not yet told.  Then the node loses its pin.
+ * finds its link not yet told.  A dead region's children die next, one
+ * per step (region.c).  Then the node loses its pin.
  */
 void fbinder_nodes_fire_deaths(struct fbinder_device *dev, struct list_head *dying)
 {
@@ -218,6 +219,8 @@ void fbinder_nodes_fire_deaths(struct fbinder_device *dev, struct list_head *dyi
 					     struct fbinder_death_link, node_entry);
 		if (d) {
 			fbinder_death_queue_locked(d);
+		} else if (fbinder_region_kill_child_locked(node, dying)) {
+			/* a region's children die after its own notices */
 		} else {
 			list_del_init(&node->work.entry);
 			node->tmp_refs--;

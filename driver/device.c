@@ -109,6 +109,11 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case FBINDER_IOC_WAKE_IDLE:
 		fbinder_ctx_wake_idle(ctx);
 		return 0;
+	case FBINDER_IOC_REGION_CREATE:
+	case FBINDER_IOC_REGION_NARROW:
+	case FBINDER_IOC_REGION_INFO:
+	case FBINDER_IOC_REGION_REVOKE:
+		return fbinder_region_ioctl(ctx, cmd, uarg);
 	default:
 		return -ENOTTY;
 	}

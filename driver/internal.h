@@ -79,6 +79,7 @@
 #define _FB_INTERNAL_H
 
 #include <linux/kref.h>
+#include <linux/llist.h>
 #include <linux/list.h>
 #include <linux/miscdevice.h>
 #include <linux/rbtree.h>
@@ -144,6 +145,8 @@ struct fbinder_ctx {
 	u32 next_handle;		/* next handle id, if free (node.c) */
 	u32 nr_handles;
 	struct list_head dying_handles;	/* fbinder_handle.dying_entry */
+	struct list_head regions;	/* live regions it owns, fbinder_region.owner_entry */
+	u32 nr_regions;			/* in regions */
 
 	struct list_head todo;		/* work any thread may take */
 	struct list_head waiting;	/* idle threads, fbinder_thread.waiting_entry */
@@ -217,6 +220,32 @@ struct fbinder_node {
 	bool has_min_prio;
 	struct fbinder_prio min_prio;	/* for its handlers */
 	bool accepts_fds;		/* FBINDER_OBJF_ACCEPTS_FDS */
+	struct fbinder_region *region;	/* a memory region's node, or NULL */
+};
+
+/*
+ * A memory region (region.c): a node that no cookie names, outside its
+ * owner's nodes tree, whose handles copy to or from a range of the
+ * owner's address space.  A region narrowed from another names it as
+ * parent and holds it (nr_children); the root holds the address space
+ * (mmgrab(): the mm_struct, never its pages).  All under the device lock
+ * but mm, start, size, rights and depth, fixed at creation.
+ */
+struct fbinder_region {
+	struct fbinder_node *node;		/* whose region this is */
+	struct fbinder_node *parent;		/* narrowed from it, or NULL */
+	struct mm_struct *mm;			/* the root owner's, at creation */
+	unsigned long start;			/* in mm */
+	u64 size;
+	u32 rights;				/* FBINDER_REGION_* */
+	u32 depth;				/* 1 for a root */
+	int dead_err;				/* why it died: -EKEYREVOKED, -EOWNERDEAD */
+	u32 nr_children;			/* regions narrowed from it, not freed */
+	u32 copying;				/* copies in their window through it */
+	struct list_head owner_entry;		/* owner->regions while live */
+	struct list_head children;		/* live ones narrowed from it */
+	struct list_head child_entry;		/* parent's children while live */
+	struct llist_node free_entry;		/* freed after the lock (region.c) */
 };
 
 struct fbinder_handle {
@@ -390,6 +419,16 @@ bool fbinder_handle_drop_deaths_locked(struct fbinder_handle *h,
 void fbinder_death_free_list(struct list_head *freed);
 void fbinder_ctx_drop_deaths(struct fbinder_ctx *ctx);
 void fbinder_ctx_drop_deaths_locked(struct fbinder_ctx *ctx);
+
+/* region.c */
+long fbinder_region_ioctl(struct fbinder_ctx *ctx, unsigned int cmd, void __user *uarg);
+int fbinder_region_copy(struct fbinder_ctx *ctx, struct fbinder_region_copy __user *ucopy,
+			bool to_region);
+bool fbinder_region_check_locked(struct fbinder_node *node);
+void fbinder_region_free_locked(struct fbinder_node *node);
+bool fbinder_region_kill_child_locked(struct fbinder_node *node, struct list_head *dying);
+void fbinder_ctx_drop_regions_locked(struct fbinder_ctx *ctx, struct list_head *dying);
+void fbinder_regions_exit(void);
 
 /* device.c */
 bool fbinder_is_fastbinder_file(struct file *file);

@@ -41,6 +41,7 @@ err_devices:
 static void __exit fbinder_exit(void)
 {
 	fbinder_devices_exit();
+	fbinder_regions_exit();
 	fbinder_debugfs_exit();
 	fbinder_alloc_global_exit();
 }

@@ -140,6 +140,8 @@ struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, 
 static void fbinder_node_free_locked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
+	if (node->region)
+		fbinder_region_free_locked(node);
 	list_del_init(&node->work.entry);
 	kfree(node);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_NODES);
@@ -149,6 +151,12 @@ static void fbinder_node_free_locked(struct fbinder_node *node)
 void fbinder_node_check_locked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
+	if (node->region) {
+		/* no release notice: a region's owner names it by handle */
+		if (fbinder_region_check_locked(node))
+			fbinder_node_free_locked(node);
+		return;
+	}
 	switch (node->state) {
 	case FBINDER_NODE_LIVE:
 		if (node->is_ctx_mgr || node->handle_count || node->buf_refs ||

@@ -103,6 +103,10 @@ static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
 		return fbinder_death_done(thread->ctx, offset);
 	case FBINDER_CMD_ABANDON:
 		return fbinder_abandon_call(thread);
+	case FBINDER_CMD_REGION_READ:
+	case FBINDER_CMD_REGION_WRITE:
+		return fbinder_region_copy(thread->ctx, (void __user *)payload,
+					   cmd == FBINDER_CMD_REGION_WRITE);
 	default:
 		return -EINVAL;
 	}

@@ -33,6 +33,7 @@ const char *const fbinder_stat_names[FBINDER_STAT_COUNT] = {
 	[FBINDER_STAT_LIVE_TRANSACTIONS] = "live_transactions",
 	[FBINDER_STAT_LIVE_DEATHS] = "live_death_links",
 	[FBINDER_STAT_LIVE_PAGES] = "live_pages",
+	[FBINDER_STAT_LIVE_REGIONS] = "live_regions",
 	[FBINDER_STAT_CALLS] = "calls",
 	[FBINDER_STAT_ONEWAYS] = "oneways",
 	[FBINDER_STAT_REPLIES] = "replies",

@@ -19,6 +19,7 @@ enum fbinder_stat {
 	FBINDER_STAT_LIVE_TRANSACTIONS,
 	FBINDER_STAT_LIVE_DEATHS,
 	FBINDER_STAT_LIVE_PAGES,		/* buffer pages, in use or cached */
+	FBINDER_STAT_LIVE_REGIONS,		/* memory regions, freed or not */
 	FBINDER_STAT_CALLS,
 	FBINDER_STAT_ONEWAYS,
 	FBINDER_STAT_REPLIES,

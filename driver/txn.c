@@ -388,6 +388,8 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 		node = fbinder_handle_to_node_locked(x->from, obj->handle);
 		if (!node)
 			return -ENOENT;
+		if (node->region)
+			return -EINVAL;	/* travels as FBINDER_OBJ_REGION only */
 		if (node->owner == x->to) {
 			node->buf_refs++;
 			obj->type = FBINDER_OBJ_LOCAL;
@@ -395,6 +397,21 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 			return 0;
 		}
 		break;
+	case FBINDER_OBJ_REGION:
+		if (obj->flags)
+			return -EINVAL;
+		node = fbinder_handle_to_node_locked(x->from, obj->handle);
+		if (!node)
+			return -ENOENT;
+		if (!node->region)
+			return -EINVAL;
+		/* a handle for every receiver, its owner too: no cookie names it */
+		ret = fbinder_handle_for_node_locked(x->to, node, &x->spare_handle, &h);
+		if (ret)
+			return ret;
+		h->buf_refs++;
+		obj->handle = h->id;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -502,7 +519,8 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
 		if (obj.type == FBINDER_OBJ_LOCAL &&
 		    !fbinder_prio_flags_valid(obj.flags & ~FBINDER_OBJF_ACCEPTS_FDS))
 			return -EINVAL;
-		if ((obj.type == FBINDER_OBJ_HANDLE || obj.type == FBINDER_OBJ_FD) &&
+		if ((obj.type == FBINDER_OBJ_HANDLE || obj.type == FBINDER_OBJ_FD ||
+		     obj.type == FBINDER_OBJ_REGION) &&
 		    !fbinder_obj_upper_clear(&obj))
 			return -EINVAL;
 		/* judged here, unlocked: a capability check may audit */
@@ -565,7 +583,8 @@ static void fbinder_buffer_drop_refs(struct fbinder_ctx *ctx, struct fbinder_buf
 				node->buf_refs--;
 				fbinder_node_check_locked(node);
 			}
-		} else if (obj.type == FBINDER_OBJ_HANDLE) {
+		} else if (obj.type == FBINDER_OBJ_HANDLE ||
+			   obj.type == FBINDER_OBJ_REGION) {
 			h = fbinder_handle_lookup_locked(ctx, obj.handle);
 			if (h && h->buf_refs) {
 				h->buf_refs--;
@@ -678,6 +697,8 @@ static int fbinder_send_target_locked(struct fbinder_thread *thread, struct fbin
 		node = fbinder_handle_to_node_locked(ctx, tr->handle);
 		if (!node)
 			return -ENOENT;
+		if (node->region)
+			return -EINVAL;	/* a region takes copies, not calls */
 		if (node->state != FBINDER_NODE_LIVE)
 			return -EOWNERDEAD;
 		target = node->owner;

@@ -16,7 +16,7 @@
 #include <linux/ioctl.h>
 
 /* Bumped on every incompatible change; FBINDER_IOC_VERSION reports it. */
-#define FBINDER_ABI_VERSION		2
+#define FBINDER_ABI_VERSION		3
 
 /* Handle 0 always names the context manager (the service manager). */
 #define FBINDER_CONTEXT_MGR_HANDLE	0
@@ -27,6 +27,7 @@ enum fbinder_object_type {
 	FBINDER_OBJ_LOCAL	= 1,	/* an object of the sender, named by cookie */
 	FBINDER_OBJ_HANDLE	= 2,	/* a handle the sender holds */
 	FBINDER_OBJ_FD	= 3,	/* a file descriptor, installed on delivery */
+	FBINDER_OBJ_REGION	= 4,	/* a memory region handle the sender holds */
 };
 
 /*
@@ -41,7 +42,7 @@ struct fbinder_object {
 	__u32 flags;		/* FBINDER_OBJF_* allowed for the type, else 0 */
 	union {
 		__u64 cookie;	/* FBINDER_OBJ_LOCAL: the owner's name for it */
-		__u32 handle;	/* FBINDER_OBJ_HANDLE */
+		__u32 handle;	/* FBINDER_OBJ_HANDLE, FBINDER_OBJ_REGION */
 		__s32 fd;	/* FBINDER_OBJ_FD */
 	};
 };
@@ -69,6 +70,69 @@ struct fbinder_object {
 
 /* The most FBINDER_OBJ_FD objects one message may carry (as SCM_MAX_FD). */
 #define FBINDER_MAX_FDS		253
+
+/* ---- memory regions ---------------------------------------------------- */
+
+/*
+ * A region is a range of its owner's address space that holders of a
+ * region handle may copy from (FBINDER_REGION_READ) or into
+ * (FBINDER_REGION_WRITE), one copy, without a shared mapping.  Region
+ * handles live in the same table as node handles (FBINDER_CMD_ACQUIRE,
+ * FBINDER_CMD_RELEASE, FBINDER_CMD_LINK_DEATH apply) and travel as
+ * FBINDER_OBJ_REGION objects.  docs/abi.md, "Memory regions".
+ */
+#define FBINDER_REGION_READ		0x1
+#define FBINDER_REGION_WRITE		0x2
+
+/* Most regions narrowed from one another in a chain (root included). */
+#define FBINDER_REGION_MAX_DEPTH	8
+/* Most caller iovecs in one copy command (as UIO_MAXIOV). */
+#define FBINDER_REGION_MAX_IOV		1024
+
+/* Argument of FBINDER_IOC_REGION_CREATE. */
+struct fbinder_region_create {
+	__u64 addr;		/* start, in the caller's address space */
+	__u64 size;		/* bytes, at least 1 */
+	__u32 rights;		/* FBINDER_REGION_*, at least one */
+	__u32 handle;		/* out: the caller's handle of the region */
+};
+
+/* Argument of FBINDER_IOC_REGION_NARROW. */
+struct fbinder_region_narrow {
+	__u32 handle;		/* a region handle the caller holds */
+	__u32 rights;		/* a non-empty subset of its rights */
+	__u64 offset;		/* of the new region in it */
+	__u64 size;		/* at least 1, ending inside it */
+	__u32 new_handle;	/* out: the caller's handle of the new region */
+	__u32 reserved;		/* 0 */
+};
+
+/* Argument of FBINDER_IOC_REGION_INFO. */
+struct fbinder_region_info {
+	__u32 handle;		/* a region handle the caller holds */
+	__u32 rights;		/* out: FBINDER_REGION_* */
+	__u64 size;		/* out: bytes */
+};
+
+/* A piece of the caller's memory in a copy command. */
+struct fbinder_iovec {
+	__u64 base;		/* user pointer */
+	__u64 len;
+};
+
+/*
+ * Payload of FBINDER_CMD_REGION_READ and FBINDER_CMD_REGION_WRITE.  The
+ * driver writes done back into the command as it goes: a command that
+ * returns with an error or EINTR (a signal, or its work bound) has copied
+ * done bytes, and the same stream called again goes on from there.
+ */
+struct fbinder_region_copy {
+	__u32 handle;		/* a region handle the caller holds */
+	__u32 iov_count;	/* entries at iov, at most FBINDER_REGION_MAX_IOV */
+	__u64 offset;		/* in the region, of the first byte */
+	__u64 iov;		/* user pointer to struct fbinder_iovec[] */
+	__u64 done;		/* in/out: bytes copied so far, 0 to start */
+};
 
 /* ---- what a sender writes ---------------------------------------------- */
 
@@ -141,6 +205,8 @@ struct fbinder_death {
 #define FBINDER_CMD_UNLINK_DEATH	_IOW('c', 9, struct fbinder_death)
 #define FBINDER_CMD_DEATH_DONE	_IOW('c', 10, __u64)	/* cookie */
 #define FBINDER_CMD_ABANDON		_IO('c', 11)	/* stop awaiting a reply */
+#define FBINDER_CMD_REGION_READ	_IOWR('c', 12, struct fbinder_region_copy)
+#define FBINDER_CMD_REGION_WRITE	_IOWR('c', 13, struct fbinder_region_copy)
 
 /* ---- read-stream returns (each a __u32 followed by its payload) -------- */
 
@@ -186,5 +252,9 @@ struct fbinder_context_mgr {
 #define FBINDER_IOC_SET_CONTEXT_MGR	_IOW(FBINDER_IOC_MAGIC, 3, struct fbinder_context_mgr)
 #define FBINDER_IOC_THREAD_EXIT	_IO(FBINDER_IOC_MAGIC, 4)
 #define FBINDER_IOC_WAKE_IDLE	_IO(FBINDER_IOC_MAGIC, 5)
+#define FBINDER_IOC_REGION_CREATE	_IOWR(FBINDER_IOC_MAGIC, 6, struct fbinder_region_create)
+#define FBINDER_IOC_REGION_NARROW	_IOWR(FBINDER_IOC_MAGIC, 7, struct fbinder_region_narrow)
+#define FBINDER_IOC_REGION_INFO	_IOWR(FBINDER_IOC_MAGIC, 8, struct fbinder_region_info)
+#define FBINDER_IOC_REGION_REVOKE	_IOW(FBINDER_IOC_MAGIC, 9, __u32)
 
 #endif /* _UAPI_LINUX_FASTBINDER_H */
