@@ -40,7 +40,7 @@ VM_ROOT_TESTS	+= proto_mgr
 # their clients in a child that drops (fbt_run_as_nobody()).  proto_poll's
 # epoll regression stays root: it claims handle 0 twenty times.
 VM_CLAIM_TESTS	:= lib_call lib_pool proto_death proto_errors proto_fd proto_fd_more \
-		   proto_idle proto_looper proto_mmap proto_nested proto_objects \
+		   proto_idle proto_looper proto_mmap proto_nested proto_objects proto_region proto_region_memory attack_region_revoke \
 		   proto_oneway proto_poll proto_stress proto_txn sm_malformed sm_registry
 VM_ROOT_TESTS	+= $(VM_CLAIM_TESTS)
 # The security attacks that reload the module or read debugfs: they start
