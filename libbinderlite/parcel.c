@@ -399,6 +399,7 @@ int bl_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj
 		o.cookie = obj->cookie;
 		break;
 	case FBINDER_OBJ_HANDLE:
+	case FBINDER_OBJ_REGION:
 		o.handle = obj->handle;
 		break;
 	case FBINDER_OBJ_FD:
@@ -422,6 +423,13 @@ int bl_parcel_write_local(struct bl_parcel *p, uint64_t cookie)
 int bl_parcel_write_handle(struct bl_parcel *p, uint32_t handle)
 {
 	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE, .handle = handle };
+
+	return bl_parcel_write_object(p, &o);
+}
+
+int bl_parcel_write_region(struct bl_parcel *p, uint32_t handle)
+{
+	struct fbinder_object o = { .type = FBINDER_OBJ_REGION, .handle = handle };
 
 	return bl_parcel_write_object(p, &o);
 }
@@ -841,6 +849,16 @@ int bl_reader_read_handle(struct bl_reader *r, uint32_t *handle)
 {
 	struct fbinder_object o;
 	int ret = read_obj(r, BL_TYPE_OBJECT, FBINDER_OBJ_HANDLE, &o);
+
+	if (!ret && handle)
+		*handle = o.handle;
+	return ret;
+}
+
+int bl_reader_read_region(struct bl_reader *r, uint32_t *handle)
+{
+	struct fbinder_object o;
+	int ret = read_obj(r, BL_TYPE_OBJECT, FBINDER_OBJ_REGION, &o);
 
 	if (!ret && handle)
 		*handle = o.handle;

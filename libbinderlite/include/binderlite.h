@@ -20,6 +20,7 @@
  *  5. Loopers and the thread pool: serving incoming calls.
  *  6. Death recipients.
  *  7. The service manager client.
+ *  8. Memory regions: bulk data by capability, one copy.
  * docs/libbinderlite.md is the reference, with examples.
  */
 #ifndef BINDERLITE_H
@@ -28,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include <linux/fastbinder.h>
 
@@ -213,6 +215,12 @@ int bl_parcel_write_local(struct bl_parcel *p, uint64_t cookie);
 int bl_parcel_write_handle(struct bl_parcel *p, uint32_t handle);
 
 /*
+ * A memory region handle the caller holds (FBINDER_OBJ_REGION, section 8):
+ * the receiver gets its own handle of the same region.
+ */
+int bl_parcel_write_region(struct bl_parcel *p, uint32_t handle);
+
+/*
  * A file descriptor (FBINDER_OBJ_FD, an item of type BL_TYPE_FD).  The parcel
  * does not take ownership of fd: the driver takes its own reference to
  * the open file when the message is sent.  -EBADF if fd < 0.
@@ -221,8 +229,8 @@ int bl_parcel_write_fd(struct bl_parcel *p, int fd);
 
 /*
  * Any object as read from another parcel (bl_reader_read_object()), e.g.
- * to forward it: type FBINDER_OBJ_LOCAL, FBINDER_OBJ_HANDLE or FBINDER_OBJ_FD, flags 0,
- * else -EINVAL.
+ * to forward it: type FBINDER_OBJ_LOCAL, FBINDER_OBJ_HANDLE, FBINDER_OBJ_FD or
+ * FBINDER_OBJ_REGION, flags 0, else -EINVAL.
  */
 int bl_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj);
 
@@ -331,6 +339,13 @@ int bl_reader_read_local(struct bl_reader *r, uint64_t *cookie);
 
 /* An object item that must be FBINDER_OBJ_HANDLE; else -EBADMSG. */
 int bl_reader_read_handle(struct bl_reader *r, uint32_t *handle);
+
+/*
+ * An object item that must be FBINDER_OBJ_REGION (the reader's region
+ * handle, section 8); else -EBADMSG.  Valid as long as the message, like
+ * any handle: bl_handle_acquire() it to keep it.
+ */
+int bl_reader_read_region(struct bl_reader *r, uint32_t *handle);
 
 /*
  * A file descriptor item (BL_TYPE_FD): the reader's own descriptor as the
@@ -792,6 +807,81 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
  */
 int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count);
 void bl_sm_list_free(char **names, size_t count);
+
+/* ======================================================================
+ * 8. Memory regions
+ *
+ * A region is a range of its owner's memory that others copy from (or
+ * into, with the write right) in one copy, without a shared mapping and
+ * without any 16 MiB limit: the way to hand over bulk data.  It is a
+ * capability: only a process that was given a handle of it, in a message,
+ * reaches it.  Region handles share the handle table (bl_handle_acquire(),
+ * bl_handle_release(), bl_link_death() apply) and travel with
+ * bl_parcel_write_region() / bl_reader_read_region().  The owner of a
+ * region may revoke it; it also dies when its owner exits or execs.  Then
+ * every use fails: -EKEYREVOKED (revoked, itself or a region it was
+ * narrowed from), -EOWNERDEAD (its owner is gone).
+ *
+ * Thread safety: all functions may be called from any thread.
+ * ====================================================================== */
+
+#define BL_REGION_READ		FBINDER_REGION_READ
+#define BL_REGION_WRITE		FBINDER_REGION_WRITE
+
+/*
+ * A region of the caller's memory [addr, addr + size) with rights
+ * (BL_REGION_READ, BL_REGION_WRITE or both).  *handle is the caller's
+ * handle, with one reference (bl_handle_release() to drop it).  The memory
+ * is not pinned: what others reach is whatever the caller has mapped there
+ * when they copy (an unmapped page gives them -EFAULT).  -EINVAL: bad
+ * rights, size 0, a range outside user space; -EDQUOT: too many regions.
+ */
+int bl_region_create(struct bl_context *ctx, const void *addr, size_t size,
+		     uint32_t rights, uint32_t *handle);
+
+/*
+ * A new region, [offset, offset + size) of handle's, with rights a subset
+ * of its rights: what a holder passes on when it must not pass all.  The
+ * caller owns the new region (it may revoke it), which dies with handle's.
+ * -EACCES: more rights than handle has; -EINVAL: outside it, or size 0;
+ * -ELOOP: FBINDER_REGION_MAX_DEPTH narrowings in a row.
+ */
+int bl_region_narrow(struct bl_context *ctx, uint32_t handle, uint64_t offset,
+		     uint64_t size, uint32_t rights, uint32_t *narrowed);
+
+/* Rights and size of a region (either may be NULL). */
+int bl_region_info(struct bl_context *ctx, uint32_t handle, uint32_t *rights,
+		   uint64_t *size);
+
+/*
+ * Kills a region the caller owns, and every region narrowed from it: when
+ * this returns, no copy through them touches the caller's memory any more.
+ * Holders that linked get their death notice.  -EPERM: not the caller's.
+ */
+int bl_region_revoke(struct bl_context *ctx, uint32_t handle);
+
+/*
+ * Copies len bytes at offset of the region into buf (read) or from buf
+ * into the region (write).  Interrupted by a signal, the copy goes on where
+ * it stopped once the handler returned.  -EACCES: the right is missing;
+ * -EINVAL: the range is not inside the region; -EFAULT: a page of the
+ * owner's (unmapped, or without the access) or of buf could not be
+ * reached; -EKEYREVOKED, -EOWNERDEAD (above).
+ */
+int bl_region_read(struct bl_context *ctx, uint32_t handle, uint64_t offset,
+		   void *buf, size_t len);
+int bl_region_write(struct bl_context *ctx, uint32_t handle, uint64_t offset,
+		    const void *buf, size_t len);
+
+/*
+ * The same with the caller's side in iovcnt pieces (at most
+ * FBINDER_REGION_MAX_IOV); *done (may be NULL) is the number of bytes
+ * copied, also when it fails part way.
+ */
+int bl_region_readv(struct bl_context *ctx, uint32_t handle, uint64_t offset,
+		    const struct iovec *iov, int iovcnt, size_t *done);
+int bl_region_writev(struct bl_context *ctx, uint32_t handle, uint64_t offset,
+		     const struct iovec *iov, int iovcnt, size_t *done);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,7 @@ VM_ROOT_TESTS	+= proto_mgr
 # service-manager tests keep a root manager, as a system does, and run
 # their clients in a child that drops (fbt_run_as_nobody()).  proto_poll's
 # epoll regression stays root: it claims handle 0 twenty times.
-VM_CLAIM_TESTS	:= lib_call lib_pool proto_death proto_errors proto_fd proto_fd_more \
+VM_CLAIM_TESTS	:= lib_call lib_pool lib_region proto_death proto_errors proto_fd proto_fd_more \
 		   proto_idle proto_looper proto_mmap proto_nested proto_objects proto_region proto_region_memory attack_region_revoke \
 		   proto_oneway proto_poll proto_stress proto_txn sm_malformed sm_registry
 VM_ROOT_TESTS	+= $(VM_CLAIM_TESTS)
