@@ -678,8 +678,8 @@ static int check(const struct bl_reader *r, const struct item *it)
 			return -EBADMSG;
 		if (it->type == BL_TYPE_FD)
 			return o.type == FBINDER_OBJ_FD && o.fd >= 0 ? 0 : -EBADMSG;
-		return o.type == FBINDER_OBJ_LOCAL || o.type == FBINDER_OBJ_HANDLE ?
-		       0 : -EBADMSG;
+		return o.type == FBINDER_OBJ_LOCAL || o.type == FBINDER_OBJ_HANDLE ||
+		       o.type == FBINDER_OBJ_REGION ? 0 : -EBADMSG;
 	case BL_TYPE_ARRAY:
 		if (get32(it->at + 12) != 0 || get32(it->at + 4) > v / HDR)
 			return -EBADMSG;

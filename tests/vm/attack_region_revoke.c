@@ -62,12 +62,12 @@ static int reader(void *arg)
 	if (!out)
 		die("malloc");
 	fbp_open(&p, MB);
-	CHECK(fbr_get(&p, &h) == 0, "reader: get");
+	CHECK(fbrg_get(&p, &h) == 0, "reader: get");
 	put_byte(back[1]);
 	for (;;) {
 		memset(out, 0, SIZE);
 		done = 0;
-		ret = fbr_copy(&p, false, h, 0, out, SIZE, &done);
+		ret = fbrg_copy(&p, false, h, 0, out, SIZE, &done);
 		for (i = 0; i < done; i++)
 			if (out[i] != 0x11)
 				break;
@@ -98,15 +98,15 @@ static void test_revoke_barrier(struct fbp *p)
 		die("mmap");
 	for (round = 0; round < ROUNDS; round++) {
 		memset(m, 0x11, SIZE);
-		CHECK(fbr_create(p->fd, m, SIZE, FBINDER_REGION_READ, &h) == 0, "create");
-		CHECK(fbr_put(p, h) == 0, "send");
+		CHECK(fbrg_create(p->fd, m, SIZE, FBINDER_REGION_READ, &h) == 0, "create");
+		CHECK(fbrg_put(p, h) == 0, "send");
 		r = fbt_fork(reader, NULL);
 		wait_byte(back[0]);
 		usleep(round * 7000);
-		CHECK(fbr_revoke(p->fd, h) == 0, "round %d: revoke", round);
+		CHECK(fbrg_revoke(p->fd, h) == 0, "round %d: revoke", round);
 		memset(m, 0xee, SIZE);
 		CHECK(fbt_wait(r) == 0, "round %d: reader passed", round);
-		CHECK(fbr_tell(p, FBR_DROP) == 0, "relay drops it");
+		CHECK(fbrg_tell(p, FBRG_DROP) == 0, "relay drops it");
 		CHECK(fbp_release(p, h) == 0, "release");
 	}
 	munmap(m, SIZE);
@@ -125,11 +125,11 @@ static int copier(void *arg)
 	if (!out)
 		die("malloc");
 	fbp_open(&p, MB);
-	CHECK(fbr_get(&p, &h) == 0, "copier: get");
+	CHECK(fbrg_get(&p, &h) == 0, "copier: get");
 	put_byte(back[1]);
 	do {
 		done = 0;
-		ret = fbr_copy(&p, false, h, 0, out, BIG, &done);
+		ret = fbrg_copy(&p, false, h, 0, out, BIG, &done);
 	} while (!ret);
 	CHECK(expect_death && ret == -EOWNERDEAD,
 	      "copier: stopped by %s (owner gone: EOWNERDEAD)", strerror(-ret));
@@ -150,8 +150,8 @@ static void test_kill_copier(struct fbp *p)
 	if (!m)
 		die("malloc");
 	memset(m, 0x22, BIG);
-	CHECK(fbr_create(p->fd, m, BIG, FBINDER_REGION_READ, &h) == 0, "create");
-	CHECK(fbr_put(p, h) == 0, "send");
+	CHECK(fbrg_create(p->fd, m, BIG, FBINDER_REGION_READ, &h) == 0, "create");
+	CHECK(fbrg_put(p, h) == 0, "send");
 	c = fbt_fork(copier, NULL);
 	wait_byte(back[0]);
 	usleep(100 * 1000);
@@ -161,8 +161,8 @@ static void test_kill_copier(struct fbp *p)
 	ms = fbp_now_ms() - t0;
 	CHECK(status == 128 + SIGKILL, "copier killed (status %d)", status);
 	CHECK(ms < 1000, "SIGKILL in the middle of a copy took %lld ms", ms);
-	CHECK(fbr_revoke(p->fd, h) == 0, "revoke after the kill");
-	CHECK(fbr_tell(p, FBR_DROP) == 0, "relay drops it");
+	CHECK(fbrg_revoke(p->fd, h) == 0, "revoke after the kill");
+	CHECK(fbrg_tell(p, FBRG_DROP) == 0, "relay drops it");
 	CHECK(fbp_release(p, h) == 0, "release");
 	free(m);
 }
@@ -179,8 +179,8 @@ static int owner(void *arg)
 		die("malloc");
 	memset(m, 0x33, BIG);
 	fbp_open(&p, MB);
-	CHECK(fbr_create(p.fd, m, BIG, FBINDER_REGION_READ, &h) == 0, "owner: create");
-	CHECK(fbr_put(&p, h) == 0, "owner: send");
+	CHECK(fbrg_create(p.fd, m, BIG, FBINDER_REGION_READ, &h) == 0, "owner: create");
+	CHECK(fbrg_put(&p, h) == 0, "owner: send");
 	put_byte(back[1]);
 	wait_byte(go[0]);
 	_exit(fbp_child_status());	/* with the region, mid-copy */
@@ -202,7 +202,7 @@ static void test_owner_exit(void)
 
 static int manager(struct fbp *p, void *arg)
 {
-	return fbr_relay(p, arg);
+	return fbrg_relay(p, arg);
 }
 
 int main(void)
@@ -218,8 +218,8 @@ int main(void)
 	test_revoke_barrier(&p);
 	test_kill_copier(&p);
 	test_owner_exit();
-	CHECK(fbr_tell(&p, FBR_DROP) == 0, "relay drops the last");
-	CHECK(fbr_tell(&p, FBR_QUIT) == 0, "relay quits");
+	CHECK(fbrg_tell(&p, FBRG_DROP) == 0, "relay drops the last");
+	CHECK(fbrg_tell(&p, FBRG_QUIT) == 0, "relay quits");
 	CHECK(fbt_wait(mgr) == 0, "relay exited cleanly");
 	fbp_close(&p);
 	return fbt_done();

@@ -15,7 +15,9 @@
  *       mutated WRITE_READ streams (valid commands with corrupted fields,
  *       random handles, offsets, sizes, cookies, pointers, truncated
  *       buffers), random other ioctls, random mmap/mprotect/munmap/mremap,
- *       random closes and reopens, forks that use the parent's context,
+ *       memory regions created over scratch, narrowed, revoked, sent and
+ *       copied through (random handles, offsets, iovecs), random closes
+ *       and reopens, forks that use the parent's context,
  *       thread exits; each replies to (or ignores) what it receives.  The
  *       parent SIGKILLs random workers and respawns them.
  *
@@ -423,6 +425,7 @@ struct thr {
 	unsigned long long ops;
 	unsigned char rbuf[8192];
 	unsigned char wbuf[2048];
+	struct fbinder_iovec rviov[2];	/* a region copy's caller side */
 	unsigned char payload[PAYLOAD];
 	__u64 poffs[16];
 };
@@ -562,7 +565,11 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 
 		if (at + sizeof(o) > size)
 			break;
-		switch (R(7)) {
+		switch (R(8)) {
+		case 6:	/* a region handle, or any handle as one */
+			o.type = FBINDER_OBJ_REGION;
+			o.handle = pick_handle(t, c);
+			break;
 		case 0: case 4: case 5:
 			o.type = FBINDER_OBJ_LOCAL;
 			o.cookie = pick_cookie(t);
@@ -631,7 +638,7 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 	for (k = 0; k < n; k++) {
 		__u32 cmd;
 
-		switch (t->clean && R(2) ? R(5) : R(16)) {
+		switch (t->clean && R(2) ? R(5) : R(18)) {
 		case 0: case 1: case 2: case 3: case 4: {
 			struct fbinder_txn_data tx = { 0 };
 			__u32 nobj;
@@ -706,6 +713,27 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			len = put(t->wbuf, len, cap, junk, jl);
 			break;
 		}
+		case 16: case 17: {	/* region copies, the caller's side in scratch */
+			struct fbinder_region_copy rc = {
+				.handle = pick_handle(t, c),
+				.iov_count = CHANCE(90) ? 1 + R(2) : (__u32)fbr_rnd64(&t->rng),
+				.offset = pick_size(t, R(4096)),
+				.done = CHANCE(80) ? 0 : pick_size(t, R(64)),
+			};
+			struct fbinder_iovec *v = t->rviov;
+			int j;
+
+			for (j = 0; j < 2; j++) {
+				v[j].len = R(3000);
+				v[j].base = CHANCE(90) ? (uintptr_t)wp.scratch + R(wp.scratch_size - v[j].len) :
+					    pick_ptr(t, wp.scratch, v[j].len);
+			}
+			rc.iov = CHANCE(95) ? (uintptr_t)v : pick_ptr(t, v, 2 * sizeof(*v));
+			cmd = R(2) ? FBINDER_CMD_REGION_READ : FBINDER_CMD_REGION_WRITE;
+			len = put(t->wbuf, len, cap, &cmd, 4);
+			len = put(t->wbuf, len, cap, &rc, sizeof(rc));
+			break;
+		}
 		default: {	/* M's registry: publish own objects, learn others' */
 			struct fbinder_txn_data tx = { .handle = 0, .code = R(2) ? M_REG : M_GET };
 			struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = pick_cookie(t) };
@@ -755,7 +783,7 @@ static __attribute__((noinline)) void scan_objects(const struct wctx *c, const u
 			o = (const void *)(map + m->data + offs[i]);
 			if (o->type == FBINDER_OBJ_FD)
 				close(o->fd);
-			else if (o->type == FBINDER_OBJ_HANDLE)
+			else if (o->type == FBINDER_OBJ_HANDLE || o->type == FBINDER_OBJ_REGION)
 				learn_handle(c, o->handle);
 		}
 	}
@@ -897,7 +925,39 @@ static void op_ioctl(struct thr *t)
 
 	for (i = 0; i < sizeof(arg); i++)
 		arg[i] = (unsigned char)R(CHANCE(50) ? 2 : 256);
-	switch (R(10)) {
+	switch (R(14)) {
+	case 10: {	/* a region over scratch, the handle learned */
+		struct fbinder_region_create rc = {
+			.addr = (uintptr_t)wp.scratch + R(wp.scratch_size / 2),
+			.size = CHANCE(90) ? 1 + R(wp.scratch_size / 2) : fbr_rnd64(&t->rng),
+			.rights = R(CHANCE(90) ? 4 : 8),
+		};
+
+		if (!ioctl(fd, FBINDER_IOC_REGION_CREATE, &rc))
+			learn_handle(c, rc.handle);
+		count_op(t);
+		return;
+	}
+	case 11: {
+		struct fbinder_region_narrow rn = {
+			.handle = pick_handle(t, c), .rights = R(4),
+			.offset = pick_size(t, R(64)), .size = pick_size(t, R(4096)),
+			.reserved = CHANCE(95) ? 0 : 1,
+		};
+
+		if (!ioctl(fd, FBINDER_IOC_REGION_NARROW, &rn))
+			learn_handle(c, rn.new_handle);
+		count_op(t);
+		return;
+	}
+	case 12: req = FBINDER_IOC_REGION_INFO; break;	/* random struct */
+	case 13: {
+		__u32 h = pick_handle(t, c);
+
+		ioctl(fd, FBINDER_IOC_REGION_REVOKE, &h);
+		count_op(t);
+		return;
+	}
 	case 0: req = FBINDER_IOC_VERSION; break;
 	case 1: req = FBINDER_IOC_SET_MAX_THREADS; break;
 	case 2: req = FBINDER_IOC_SET_CONTEXT_MGR; break;

@@ -19,12 +19,13 @@
  * that deaths land in the middle of them: bursts of death links, threads that leave without FBINDER_IOC_THREAD_EXIT, write
  * streams longer than one ioctl's budget, and the client's own context
  * descriptor in flight on a unix socket (the context must still end with
- * the process).
+ * the process).  They also copy S's memory region while S revokes and
+ * makes it anew, and while either of them dies.
  *
  * FBINDER_KILLSTORM_ROUNDS (default 12, scaled by FBINDER_SCALE), FBINDER_KILLSTORM_SEED.
  */
 #define _GNU_SOURCE
-#include "fbproto.h"
+#include "fbregion.h"
 #include "fbrel.h"
 
 #include <fcntl.h>
@@ -45,7 +46,8 @@
 #define NCLIENTS	3
 #define NTAB		16
 
-enum { M_REG = 1, M_REG_S, M_GET_S, M_GET_ANY, C_ECHO, C_NEST, C_FD, C_SLOW, C_PEER, C_BACK, C_FLOOD };
+enum { M_REG = 1, M_REG_S, M_GET_S, M_GET_ANY, C_ECHO, C_NEST, C_FD, C_SLOW, C_PEER, C_BACK, C_FLOOD,
+       C_REGION };
 
 struct shared {
 	_Atomic int stop;
@@ -167,6 +169,33 @@ static int s_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
 	return 0;	/* nothing comes back into S's chains */
 }
 
+/* S's region: REGION_SIZE bytes of 0x5a, made anew after some revokes. */
+#define REGION_SIZE	(4 * MB)
+static unsigned char *s_mem;
+static __u32 s_region;
+static pthread_mutex_t s_region_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void s_give_region(struct fbp *p, const struct fbinder_txn_msg *m)
+{
+	struct fbinder_object o = { .type = FBINDER_OBJ_REGION };
+	__u64 off = 0;
+
+	pthread_mutex_lock(&s_region_lock);
+	if (s_region && m->txn_id % 4 == 0) {
+		fbrg_revoke(p->fd, s_region);
+		fbp_release(p, s_region);
+		s_region = 0;
+	}
+	if (!s_region && fbrg_create(p->fd, s_mem, REGION_SIZE, FBINDER_REGION_READ, &s_region))
+		s_region = 0;
+	o.handle = s_region;
+	pthread_mutex_unlock(&s_region_lock);
+	if (o.handle)
+		fbp_reply(p, m, 0, &o, sizeof(o), &off, 1);
+	else
+		fbp_reply(p, m, 1, NULL, 0, NULL, 0);
+}
+
 static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
@@ -217,6 +246,9 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 			close(fd);
 		break;
 	}
+	case C_REGION:
+		s_give_region(p, m);
+		break;
 	case C_SLOW:
 		usleep(1000 * (1 + (m->txn_id % 30)));
 		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
@@ -250,6 +282,10 @@ static int s_main(void *arg)
 
 	(void)arg;
 	fbt_become_nobody();
+	s_mem = malloc(REGION_SIZE);
+	if (!s_mem)
+		die("malloc");
+	memset(s_mem, 0x5a, REGION_SIZE);
 	fbp_open(&p, MB);
 	if (fbp_call(&p, 0, M_REG_S, &o, sizeof(o), &off, 1, &r, NULL, NULL) ||
 	    r.cmd != FBINDER_RET_REPLY)
@@ -435,6 +471,41 @@ static void c_fd_in_flight(int fd)
 	/* both ends stay open until the process exits or is killed */
 }
 
+/*
+ * Copies a random part of S's region: its bytes, or the error of a region
+ * revoked (EKEYREVOKED) or of an owner killed (EOWNERDEAD) meanwhile.
+ */
+static void c_region(struct fbp *p, __u32 hs, struct fbr_rng *rng)
+{
+	static unsigned char out[REGION_SIZE];
+	__u64 off = fbr_rnd(rng, REGION_SIZE), len = fbr_rnd(rng, REGION_SIZE - off) + 1;
+	__u64 done = 0, i;
+	struct fbp_ret r;
+	__u32 h = 0;
+	int ret;
+
+	ret = fbp_call(p, hs, C_REGION, NULL, 0, NULL, 0, &r, NULL, NULL);
+	c_result(ret, &r, "region");
+	if (ret || r.cmd != FBINDER_RET_REPLY)
+		return;
+	if (r.msg.offsets_count == 1 && fbp_obj(p, &r.msg, 0)->type == FBINDER_OBJ_REGION) {
+		h = fbp_obj(p, &r.msg, 0)->handle;
+		fbp_acquire(p, h);
+	}
+	fbp_free(p, r.msg.data);
+	if (!h)
+		return;
+	ret = fbrg_copy(p, false, h, off, out, len, &done);
+	if (ret && ret != -EKEYREVOKED && ret != -EOWNERDEAD)
+		bad("region copy error", ret, 0);
+	for (i = 0; i < done; i++)
+		if (out[i] != 0x5a) {
+			bad("region byte", (long)i, out[i]);
+			break;
+		}
+	fbp_release(p, h);
+}
+
 static int c_main(void *arg)
 {
 	struct fbinder_object me = { .type = FBINDER_OBJ_LOCAL, .cookie = 0xc100 + (intptr_t)arg };
@@ -479,7 +550,7 @@ static int c_main(void *arg)
 		fbp_wr(&p, &w, NULL, false);
 	}
 	while (!atomic_load(&sh->stop)) {
-		unsigned int op = fbr_rnd(&rng, 14);
+		unsigned int op = fbr_rnd(&rng, 15);
 		__u32 target = hs;
 
 		if (!hs && op != 11 && op != 13)
@@ -494,6 +565,9 @@ static int c_main(void *arg)
 			break;
 		case 12:
 			c_long_stream(p.fd, hs);
+			break;
+		case 14:
+			c_region(&p, target, &rng);
 			break;
 		case 13:
 			if (!in_flight)

@@ -9,7 +9,7 @@
  * (EKEYREVOKED, EOWNERDEAD) and the holders' death links fire; a context
  * never given a region reaches none; a region never travels as a node.
  *
- * Processes: the relay manager (fbr_relay), A (this one, the owner), B and
+ * Processes: the relay manager (fbrg_relay), A (this one, the owner), B and
  * C (holders), D (an owner that exits).  All but the manager's claim run
  * as uid 65534.
  */
@@ -81,16 +81,16 @@ static void test_create_args(struct fbp *p)
 {
 	__u32 h;
 
-	CHECK(fbr_create(p->fd, data, SIZE, 0, &h) == -EINVAL, "no rights: EINVAL");
-	CHECK(fbr_create(p->fd, data, SIZE, 4, &h) == -EINVAL, "unknown right: EINVAL");
-	CHECK(fbr_create(p->fd, data, 0, RD, &h) == -EINVAL, "size 0: EINVAL");
-	CHECK(fbr_create(p->fd, (void *)(uintptr_t)-4096, 8192, RD, &h) == -EINVAL,
+	CHECK(fbrg_create(p->fd, data, SIZE, 0, &h) == -EINVAL, "no rights: EINVAL");
+	CHECK(fbrg_create(p->fd, data, SIZE, 4, &h) == -EINVAL, "unknown right: EINVAL");
+	CHECK(fbrg_create(p->fd, data, 0, RD, &h) == -EINVAL, "size 0: EINVAL");
+	CHECK(fbrg_create(p->fd, (void *)(uintptr_t)-4096, 8192, RD, &h) == -EINVAL,
 	      "range wrapping the address space: EINVAL");
-	CHECK(fbr_create(p->fd, (void *)(uintptr_t)(1ULL << 62), 4096, RD, &h) == -EINVAL,
+	CHECK(fbrg_create(p->fd, (void *)(uintptr_t)(1ULL << 62), 4096, RD, &h) == -EINVAL,
 	      "range beyond user space: EINVAL");
-	CHECK(fbr_info(p->fd, 12345, NULL, NULL) == -ENOENT, "info of no handle: ENOENT");
-	CHECK(fbr_revoke(p->fd, 12345) == -ENOENT, "revoke of no handle: ENOENT");
-	CHECK(fbr_info(p->fd, 0, NULL, NULL) == -ENOENT, "handle 0 is no region: ENOENT");
+	CHECK(fbrg_info(p->fd, 12345, NULL, NULL) == -ENOENT, "info of no handle: ENOENT");
+	CHECK(fbrg_revoke(p->fd, 12345) == -ENOENT, "revoke of no handle: ENOENT");
+	CHECK(fbrg_info(p->fd, 0, NULL, NULL) == -ENOENT, "handle 0 is no region: ENOENT");
 }
 
 static void test_self(struct fbp *p)
@@ -102,37 +102,37 @@ static void test_self(struct fbp *p)
 	unsigned char b;
 
 	fbp_fill(data, SIZE, 1);
-	CHECK(fbr_create(p->fd, data, SIZE, RD | WR, &h) == 0, "create");
-	CHECK(fbr_info(p->fd, h, &rights, &size) == 0 && rights == (RD | WR) &&
+	CHECK(fbrg_create(p->fd, data, SIZE, RD | WR, &h) == 0, "create");
+	CHECK(fbrg_info(p->fd, h, &rights, &size) == 0 && rights == (RD | WR) &&
 	      size == SIZE, "info: rights %u size %llu", rights,
 	      (unsigned long long)size);
 
 	done = 0;
-	CHECK(fbr_copy(p, false, h, 0, out, SIZE, &done) == 0 && done == SIZE,
+	CHECK(fbrg_copy(p, false, h, 0, out, SIZE, &done) == 0 && done == SIZE,
 	      "read all: done %llu", (unsigned long long)done);
 	CHECK(fbp_verify(out, SIZE, 1) < 0, "read all: the owner's bytes");
 
 	/* every edge of the range */
 	done = 0;
-	CHECK(fbr_copy(p, false, h, SIZE, out, 0, &done) == 0 && done == 0,
+	CHECK(fbrg_copy(p, false, h, SIZE, out, 0, &done) == 0 && done == 0,
 	      "0 bytes at the end: ok");
 	done = 0;
-	CHECK(fbr_copy(p, false, h, SIZE - 1, &b, 1, &done) == 0 && done == 1 &&
+	CHECK(fbrg_copy(p, false, h, SIZE - 1, &b, 1, &done) == 0 && done == 1 &&
 	      b == data[SIZE - 1], "the last byte");
 	done = 0;
-	CHECK(fbr_copy(p, false, h, SIZE, &b, 1, &done) == -EINVAL && done == 0,
+	CHECK(fbrg_copy(p, false, h, SIZE, &b, 1, &done) == -EINVAL && done == 0,
 	      "1 byte past the end: EINVAL");
 	done = 0;
-	CHECK(fbr_copy(p, false, h, 0, out, SIZE + 1, &done) == -EINVAL,
+	CHECK(fbrg_copy(p, false, h, 0, out, SIZE + 1, &done) == -EINVAL,
 	      "1 byte more than the region: EINVAL");
 	done = 0;
-	CHECK(fbr_copy(p, false, h, UINT64_MAX, &b, 1, &done) == -EINVAL,
+	CHECK(fbrg_copy(p, false, h, UINT64_MAX, &b, 1, &done) == -EINVAL,
 	      "offset 2^64-1: EINVAL");
 	done = 0;
-	CHECK(fbr_copy(p, false, h, SIZE + 1, out, 0, &done) == -EINVAL,
+	CHECK(fbrg_copy(p, false, h, SIZE + 1, out, 0, &done) == -EINVAL,
 	      "offset past the end, 0 bytes: EINVAL");
 	done = 5;
-	CHECK(fbr_copy_once(p, false, h, 0, out, 4, &done) == -EINVAL,
+	CHECK(fbrg_copy_once(p, false, h, 0, out, 4, &done) == -EINVAL,
 	      "done beyond the length: EINVAL");
 
 	/* iovecs: an empty one, pieces across pages */
@@ -142,26 +142,26 @@ static void test_self(struct fbp *p)
 	iov[2] = (struct fbinder_iovec){ (__u64)(uintptr_t)(out + 100), 5000 };
 	iov[3] = (struct fbinder_iovec){ (__u64)(uintptr_t)(out + 5100), SIZE - 5100 };
 	done = 0;
-	CHECK(fbr_copy_iov(p, false, h, 0, iov, 4, &done) == 0 && done == SIZE,
+	CHECK(fbrg_copy_iov(p, false, h, 0, iov, 4, &done) == 0 && done == SIZE,
 	      "read into 4 iovecs");
 	CHECK(fbp_verify(out, SIZE, 1) < 0, "4 iovecs: the owner's bytes");
 	done = 0;
-	CHECK(fbr_copy_iov(p, false, h, 0, iov, FBINDER_REGION_MAX_IOV + 1, &done) == -EINVAL,
+	CHECK(fbrg_copy_iov(p, false, h, 0, iov, FBINDER_REGION_MAX_IOV + 1, &done) == -EINVAL,
 	      "more than FBINDER_REGION_MAX_IOV iovecs: EINVAL");
 	iov[0].base = 16;	/* unmapped */
 	done = 0;
-	CHECK(fbr_copy_iov(p, false, h, 0, iov, 1, &done) == -EFAULT && done == 0,
+	CHECK(fbrg_copy_iov(p, false, h, 0, iov, 1, &done) == -EFAULT && done == 0,
 	      "a bad pointer of the caller: EFAULT");
 
 	/* write, then read back through the memory itself */
 	fbp_fill(out, 3000, 7);
 	done = 0;
-	CHECK(fbr_copy(p, true, h, 1000, out, 3000, &done) == 0 && done == 3000,
+	CHECK(fbrg_copy(p, true, h, 1000, out, 3000, &done) == 0 && done == 3000,
 	      "write 3000 bytes at 1000");
 	CHECK(fbp_verify(data + 1000, 3000, 7) < 0, "the write landed in the owner's memory");
 	fbp_fill(data, SIZE, 1);
 	CHECK(fbp_release(p, h) == 0, "release");
-	CHECK(fbr_info(p->fd, h, NULL, NULL) == -ENOENT, "released: ENOENT");
+	CHECK(fbrg_info(p->fd, h, NULL, NULL) == -ENOENT, "released: ENOENT");
 }
 
 static void test_narrow(struct fbp *p)
@@ -171,48 +171,48 @@ static void test_narrow(struct fbp *p)
 	__u64 size, done;
 	int i;
 
-	CHECK(fbr_create(p->fd, data, SIZE, RD | WR, &h) == 0, "create");
-	CHECK(fbr_narrow(p->fd, h, 0, SIZE, RD, &ro) == 0, "narrow to read only");
-	CHECK(fbr_narrow(p->fd, ro, 0, SIZE, RD | WR, &x) == -EACCES,
+	CHECK(fbrg_create(p->fd, data, SIZE, RD | WR, &h) == 0, "create");
+	CHECK(fbrg_narrow(p->fd, h, 0, SIZE, RD, &ro) == 0, "narrow to read only");
+	CHECK(fbrg_narrow(p->fd, ro, 0, SIZE, RD | WR, &x) == -EACCES,
 	      "widen the rights: EACCES");
-	CHECK(fbr_narrow(p->fd, ro, 1, SIZE, RD, &x) == -EINVAL, "past the end: EINVAL");
-	CHECK(fbr_narrow(p->fd, ro, SIZE, 1, RD, &x) == -EINVAL, "at the end: EINVAL");
-	CHECK(fbr_narrow(p->fd, ro, 0, 0, RD, &x) == -EINVAL, "size 0: EINVAL");
-	CHECK(fbr_narrow(p->fd, ro, 2, UINT64_MAX, RD, &x) == -EINVAL,
+	CHECK(fbrg_narrow(p->fd, ro, 1, SIZE, RD, &x) == -EINVAL, "past the end: EINVAL");
+	CHECK(fbrg_narrow(p->fd, ro, SIZE, 1, RD, &x) == -EINVAL, "at the end: EINVAL");
+	CHECK(fbrg_narrow(p->fd, ro, 0, 0, RD, &x) == -EINVAL, "size 0: EINVAL");
+	CHECK(fbrg_narrow(p->fd, ro, 2, UINT64_MAX, RD, &x) == -EINVAL,
 	      "offset + size wraps: EINVAL");
-	CHECK(fbr_narrow(p->fd, ro, 0, 10, 0, &x) == -EINVAL, "no rights: EINVAL");
-	CHECK(fbr_narrow(p->fd, ro, 1000, 100, RD, &sub) == 0, "narrow to [1000, 1100)");
-	CHECK(fbr_info(p->fd, sub, &rights, &size) == 0 && rights == RD && size == 100,
+	CHECK(fbrg_narrow(p->fd, ro, 0, 10, 0, &x) == -EINVAL, "no rights: EINVAL");
+	CHECK(fbrg_narrow(p->fd, ro, 1000, 100, RD, &sub) == 0, "narrow to [1000, 1100)");
+	CHECK(fbrg_info(p->fd, sub, &rights, &size) == 0 && rights == RD && size == 100,
 	      "narrowed info");
 	done = 0;
-	CHECK(fbr_copy(p, false, sub, 0, out, 100, &done) == 0 &&
+	CHECK(fbrg_copy(p, false, sub, 0, out, 100, &done) == 0 &&
 	      !memcmp(out, data + 1000, 100), "narrowed offsets are its own");
 	done = 0;
-	CHECK(fbr_copy(p, false, sub, 1, out, 100, &done) == -EINVAL,
+	CHECK(fbrg_copy(p, false, sub, 1, out, 100, &done) == -EINVAL,
 	      "past the narrowed end: EINVAL");
 	done = 0;
-	CHECK(fbr_copy(p, true, sub, 0, out, 1, &done) == -EACCES,
+	CHECK(fbrg_copy(p, true, sub, 0, out, 1, &done) == -EACCES,
 	      "write through a read-only narrowing: EACCES");
 
 	chain[0] = h;
 	for (i = 1; i < FBINDER_REGION_MAX_DEPTH; i++)
-		CHECK(fbr_narrow(p->fd, chain[i - 1], 1, SIZE - i, RD, &chain[i]) == 0,
+		CHECK(fbrg_narrow(p->fd, chain[i - 1], 1, SIZE - i, RD, &chain[i]) == 0,
 		      "narrow chain level %d", i + 1);
-	CHECK(fbr_narrow(p->fd, chain[i - 1], 0, 1, RD, &x) == -ELOOP,
+	CHECK(fbrg_narrow(p->fd, chain[i - 1], 0, 1, RD, &x) == -ELOOP,
 	      "a chain deeper than FBINDER_REGION_MAX_DEPTH: ELOOP");
 	done = 0;
-	CHECK(fbr_copy(p, false, chain[i - 1], 0, out, 1, &done) == 0 &&
+	CHECK(fbrg_copy(p, false, chain[i - 1], 0, out, 1, &done) == 0 &&
 	      out[0] == data[FBINDER_REGION_MAX_DEPTH - 1], "the deepest reads its byte");
 
 	/* revoking the root kills the whole tree, the owner's own handles too */
-	CHECK(fbr_revoke(p->fd, h) == 0, "revoke the root");
-	CHECK(fbr_revoke(p->fd, h) == -EKEYREVOKED, "revoke again: EKEYREVOKED");
+	CHECK(fbrg_revoke(p->fd, h) == 0, "revoke the root");
+	CHECK(fbrg_revoke(p->fd, h) == -EKEYREVOKED, "revoke again: EKEYREVOKED");
 	done = 0;
-	CHECK(fbr_copy(p, false, sub, 0, out, 1, &done) == -EKEYREVOKED,
+	CHECK(fbrg_copy(p, false, sub, 0, out, 1, &done) == -EKEYREVOKED,
 	      "narrowed after the root's revoke: EKEYREVOKED");
-	CHECK(fbr_info(p->fd, chain[i - 1], NULL, NULL) == -EKEYREVOKED,
+	CHECK(fbrg_info(p->fd, chain[i - 1], NULL, NULL) == -EKEYREVOKED,
 	      "deepest after the root's revoke: EKEYREVOKED");
-	CHECK(fbr_narrow(p->fd, ro, 0, 1, RD, &x) == -EKEYREVOKED,
+	CHECK(fbrg_narrow(p->fd, ro, 0, 1, RD, &x) == -EKEYREVOKED,
 	      "narrowing a revoked region: EKEYREVOKED");
 	for (i = 0; i < FBINDER_REGION_MAX_DEPTH; i++)
 		fbp_release(p, chain[i]);
@@ -227,19 +227,19 @@ static void test_not_a_node(struct fbp *p)
 	struct fbp_ret rep;
 	__u32 h;
 
-	CHECK(fbr_create(p->fd, data, SIZE, RD, &h) == 0, "create");
+	CHECK(fbrg_create(p->fd, data, SIZE, RD, &h) == 0, "create");
 	CHECK(fbp_call(p, h, 1, NULL, 0, NULL, 0, &rep, NULL, NULL) == -EINVAL,
 	      "a call to a region handle: EINVAL");
 	obj.handle = h;
-	CHECK(fbp_call(p, 0, FBR_PUT, &obj, sizeof(obj), &off, 1, &rep, NULL, NULL) == -EINVAL,
+	CHECK(fbp_call(p, 0, FBRG_PUT, &obj, sizeof(obj), &off, 1, &rep, NULL, NULL) == -EINVAL,
 	      "a region handle sent as FBINDER_OBJ_HANDLE: EINVAL");
 	obj.type = FBINDER_OBJ_REGION;
 	obj.flags = 1;
-	CHECK(fbp_call(p, 0, FBR_PUT, &obj, sizeof(obj), &off, 1, &rep, NULL, NULL) == -EINVAL,
+	CHECK(fbp_call(p, 0, FBRG_PUT, &obj, sizeof(obj), &off, 1, &rep, NULL, NULL) == -EINVAL,
 	      "FBINDER_OBJ_REGION with flags: EINVAL");
 	obj.flags = 0;
 	obj.handle = 0;
-	CHECK(fbp_call(p, 0, FBR_PUT, &obj, sizeof(obj), &off, 1, &rep, NULL, NULL) == -EINVAL,
+	CHECK(fbp_call(p, 0, FBRG_PUT, &obj, sizeof(obj), &off, 1, &rep, NULL, NULL) == -EINVAL,
 	      "handle 0 sent as FBINDER_OBJ_REGION: EINVAL");
 	fbp_release(p, h);
 }
@@ -254,29 +254,29 @@ static int holder_b(int go, int back)
 	struct fbp p;
 
 	fbp_open(&p, 1 * MB);
-	CHECK(fbr_get(&p, &h) == 0, "B: get the region");
-	CHECK(fbr_info(p.fd, h, &rights, &size) == 0 && rights == RD && size == SIZE,
+	CHECK(fbrg_get(&p, &h) == 0, "B: get the region");
+	CHECK(fbrg_info(p.fd, h, &rights, &size) == 0 && rights == RD && size == SIZE,
 	      "B: info rights %u size %llu", rights, (unsigned long long)size);
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 0, out, SIZE, &done) == 0 && done == SIZE &&
+	CHECK(fbrg_copy(&p, false, h, 0, out, SIZE, &done) == 0 && done == SIZE &&
 	      fbp_verify(out, SIZE, 1) < 0, "B: reads the owner's bytes");
 	done = 0;
-	CHECK(fbr_copy(&p, true, h, 0, out, 1, &done) == -EACCES && done == 0,
+	CHECK(fbrg_copy(&p, true, h, 0, out, 1, &done) == -EACCES && done == 0,
 	      "B: no write through a read grant: EACCES");
-	CHECK(fbr_narrow(p.fd, h, 0, SIZE, RD | WR, &x) == -EACCES, "B: no widening: EACCES");
-	CHECK(fbr_narrow(p.fd, h, 10, 20, RD, &sub) == 0, "B: narrow");
-	CHECK(fbr_revoke(p.fd, h) == -EPERM, "B: revoke of A's region: EPERM");
+	CHECK(fbrg_narrow(p.fd, h, 0, SIZE, RD | WR, &x) == -EACCES, "B: no widening: EACCES");
+	CHECK(fbrg_narrow(p.fd, h, 10, 20, RD, &sub) == 0, "B: narrow");
+	CHECK(fbrg_revoke(p.fd, h) == -EPERM, "B: revoke of A's region: EPERM");
 	CHECK(link_death(&p, h, DEATH_COOKIE) == 0, "B: link death to the region");
 	put_byte(back);		/* A: revoke now */
 	wait_byte(go);
 	expect_death(&p, DEATH_COOKIE, "B: A revoked");
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 0, &b, 1, &done) == -EKEYREVOKED,
+	CHECK(fbrg_copy(&p, false, h, 0, &b, 1, &done) == -EKEYREVOKED,
 	      "B: read after the revoke: EKEYREVOKED");
 	done = 0;
-	CHECK(fbr_copy(&p, false, sub, 0, &b, 1, &done) == -EKEYREVOKED,
+	CHECK(fbrg_copy(&p, false, sub, 0, &b, 1, &done) == -EKEYREVOKED,
 	      "B: its narrowing after the revoke: EKEYREVOKED");
-	CHECK(fbr_revoke(p.fd, sub) == -EKEYREVOKED,
+	CHECK(fbrg_revoke(p.fd, sub) == -EKEYREVOKED,
 	      "B: revoke of its dead narrowing: EKEYREVOKED");
 	CHECK(fbp_release(&p, h) == 0 && fbp_release(&p, sub) == 0, "B: release");
 	fbp_close(&p);
@@ -303,9 +303,9 @@ static int child_c(void *arg)
 	(void)arg;
 	fbp_open(&p, 0);
 	for (id = 0; id < 64; id++)
-		found += fbr_info(p.fd, id, NULL, NULL) != -ENOENT;
+		found += fbrg_info(p.fd, id, NULL, NULL) != -ENOENT;
 	CHECK(!found, "C: no handle id 0..63 names a region: %d did", found);
-	CHECK(fbr_copy(&p, false, 1, 0, &b, 1, &done) == -ENOENT,
+	CHECK(fbrg_copy(&p, false, 1, 0, &b, 1, &done) == -ENOENT,
 	      "C: a read through a guessed id: ENOENT");
 	fbp_close(&p);
 	return fbp_child_status();
@@ -318,19 +318,19 @@ static void test_holder(struct fbp *p)
 	pid_t b;
 
 	fbp_fill(data, SIZE, 1);
-	CHECK(fbr_create(p->fd, data, SIZE, RD, &h) == 0, "create read only");
-	CHECK(fbr_put(p, h) == 0, "send it to the relay");
+	CHECK(fbrg_create(p->fd, data, SIZE, RD, &h) == 0, "create read only");
+	CHECK(fbrg_put(p, h) == 0, "send it to the relay");
 	pipe_or_die(go);
 	pipe_or_die(back);
 	fds[0] = go[0];
 	fds[1] = back[1];
 	b = fbt_fork(child_b, fds);
 	wait_byte(back[0]);
-	CHECK(fbr_revoke(p->fd, h) == 0, "A: revoke");
+	CHECK(fbrg_revoke(p->fd, h) == 0, "A: revoke");
 	put_byte(go[1]);
 	CHECK(fbt_wait(b) == 0, "B passed");
 	CHECK(fbt_wait(fbt_fork(child_c, NULL)) == 0, "C passed");
-	CHECK(fbr_tell(p, FBR_DROP) == 0, "relay drops it");
+	CHECK(fbrg_tell(p, FBRG_DROP) == 0, "relay drops it");
 	CHECK(fbp_release(p, h) == 0, "A: release");
 	close(go[0]);
 	close(go[1]);
@@ -348,8 +348,8 @@ static int child_d(void *arg)
 	__u32 h;
 
 	fbp_open(&p, 1 * MB);
-	CHECK(fbr_create(p.fd, mine, sizeof(mine), RD | WR, &h) == 0, "D: create");
-	CHECK(fbr_put(&p, h) == 0, "D: send it");
+	CHECK(fbrg_create(p.fd, mine, sizeof(mine), RD | WR, &h) == 0, "D: create");
+	CHECK(fbrg_put(&p, h) == 0, "D: send it");
 	put_byte(fds[1]);
 	wait_byte(fds[0]);
 	return fbp_child_status();	/* exits holding it */
@@ -369,17 +369,17 @@ static void test_owner_exit(struct fbp *p)
 	fds[1] = back[1];
 	d = fbt_fork(child_d, fds);
 	wait_byte(back[0]);
-	CHECK(fbr_get(p, &h) == 0, "A: get D's region");
-	CHECK(fbr_copy(p, false, h, 0, &b, 1, &done) == 0, "A: reads D's region");
+	CHECK(fbrg_get(p, &h) == 0, "A: get D's region");
+	CHECK(fbrg_copy(p, false, h, 0, &b, 1, &done) == 0, "A: reads D's region");
 	CHECK(link_death(p, h, DEATH_COOKIE + 1) == 0, "A: link death");
 	put_byte(go[1]);
 	CHECK(fbt_wait(d) == 0, "D passed");
 	expect_death(p, DEATH_COOKIE + 1, "A: D exited");
 	done = 0;
-	CHECK(fbr_copy(p, false, h, 0, &b, 1, &done) == -EOWNERDEAD,
+	CHECK(fbrg_copy(p, false, h, 0, &b, 1, &done) == -EOWNERDEAD,
 	      "A: read after the owner's exit: EOWNERDEAD");
-	CHECK(fbr_info(p->fd, h, NULL, NULL) == -EOWNERDEAD, "A: info: EOWNERDEAD");
-	CHECK(fbr_tell(p, FBR_DROP) == 0, "relay drops it");
+	CHECK(fbrg_info(p->fd, h, NULL, NULL) == -EOWNERDEAD, "A: info: EOWNERDEAD");
+	CHECK(fbrg_tell(p, FBRG_DROP) == 0, "relay drops it");
 	CHECK(fbp_release(p, h) == 0, "A: release");
 	close(go[0]);
 	close(go[1]);
@@ -389,7 +389,7 @@ static void test_owner_exit(struct fbp *p)
 
 static int manager(struct fbp *p, void *arg)
 {
-	return fbr_relay(p, arg);
+	return fbrg_relay(p, arg);
 }
 
 int main(void)
@@ -407,7 +407,7 @@ int main(void)
 	test_not_a_node(&p);
 	test_holder(&p);
 	test_owner_exit(&p);
-	CHECK(fbr_tell(&p, FBR_QUIT) == 0, "relay quits");
+	CHECK(fbrg_tell(&p, FBRG_QUIT) == 0, "relay quits");
 	CHECK(fbt_wait(mgr) == 0, "relay exited cleanly");
 	fbp_close(&p);
 	free(data - 5);

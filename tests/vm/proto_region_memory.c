@@ -69,45 +69,45 @@ static int holder(void *arg)
 
 	(void)arg;
 	fbp_open(&p, MB);
-	CHECK(fbr_get(&p, &h) == 0, "B: get");
+	CHECK(fbrg_get(&p, &h) == 0, "B: get");
 	wait_byte(sync_go[0]);
 
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 0, out, PAGES * PG, &done) == 0 &&
+	CHECK(fbrg_copy(&p, false, h, 0, out, PAGES * PG, &done) == 0 &&
 	      (bad = fbp_verify(out, PAGES * PG, 3)) < 0, "B: baseline read");
 	step_done();	/* A unmapped pages 4, 5 */
 
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 0, out, PAGES * PG, &done) == -EFAULT &&
+	CHECK(fbrg_copy(&p, false, h, 0, out, PAGES * PG, &done) == -EFAULT &&
 	      done == 4 * PG, "B: unmapped pages 4-5: EFAULT at byte %d (done %llu)",
 	      4 * PG, (unsigned long long)done);
 	CHECK(fbp_verify(out, 4 * PG, 3) < 0, "B: the bytes before the hole arrived");
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 6 * PG, out, 2 * PG, &done) == 0,
+	CHECK(fbrg_copy(&p, false, h, 6 * PG, out, 2 * PG, &done) == 0,
 	      "B: the pages after the hole read fine");
 	step_done();	/* A mapped fresh zero pages at 4, 5; moved 8, 9 away */
 
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 4 * PG, out, 2 * PG, &done) == 0,
+	CHECK(fbrg_copy(&p, false, h, 4 * PG, out, 2 * PG, &done) == 0,
 	      "B: pages mapped anew read");
 	CHECK(out[0] == 0 && out[2 * PG - 1] == 0, "B: ...and are the owner's new zero pages");
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 6 * PG, out, 4 * PG, &done) == -EFAULT &&
+	CHECK(fbrg_copy(&p, false, h, 6 * PG, out, 4 * PG, &done) == -EFAULT &&
 	      done == 2 * PG, "B: pages moved away by mremap: EFAULT at their start");
 	step_done();	/* A: page 10 PROT_NONE, page 11 PROT_READ */
 
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 10 * PG, out, PG, &done) == -EFAULT && done == 0,
+	CHECK(fbrg_copy(&p, false, h, 10 * PG, out, PG, &done) == -EFAULT && done == 0,
 	      "B: a PROT_NONE page: EFAULT");
 	done = 0;
-	CHECK(fbr_copy(&p, false, h, 11 * PG, out, PG, &done) == 0,
+	CHECK(fbrg_copy(&p, false, h, 11 * PG, out, PG, &done) == 0,
 	      "B: a PROT_READ page reads");
 	done = 0;
-	CHECK(fbr_copy(&p, true, h, 11 * PG, out, 16, &done) == -EFAULT && done == 0,
+	CHECK(fbrg_copy(&p, true, h, 11 * PG, out, 16, &done) == -EFAULT && done == 0,
 	      "B: writing a PROT_READ page: EFAULT");
 	fbp_fill(out, PG, 9);
 	done = 0;
-	CHECK(fbr_copy(&p, true, h, 12 * PG + 100, out, PG, &done) == 0,
+	CHECK(fbrg_copy(&p, true, h, 12 * PG + 100, out, PG, &done) == 0,
 	      "B: writing a writable page, across a page edge");
 	step_done();	/* A checks the bytes B wrote */
 
@@ -128,8 +128,8 @@ static void test_page_tables(struct fbp *p)
 	if (m == MAP_FAILED || away == MAP_FAILED)
 		die("mmap");
 	fbp_fill(m, PAGES * PG, 3);
-	CHECK(fbr_create(p->fd, m, PAGES * PG, RD | WR, &h) == 0, "A: create");
-	CHECK(fbr_put(p, h) == 0, "A: send");
+	CHECK(fbrg_create(p->fd, m, PAGES * PG, RD | WR, &h) == 0, "A: create");
+	CHECK(fbrg_put(p, h) == 0, "A: send");
 	b = fbt_fork(holder, NULL);
 	put_byte(sync_go[1]);
 
@@ -155,7 +155,7 @@ static void test_page_tables(struct fbp *p)
 	CHECK(fbp_verify(m + 12 * PG + 100, PG, 9) < 0, "A: B's write is in A's memory");
 	put_byte(sync_go[1]);
 	CHECK(fbt_wait(b) == 0, "B passed");
-	CHECK(fbr_tell(p, FBR_DROP) == 0, "relay drops it");
+	CHECK(fbrg_tell(p, FBRG_DROP) == 0, "relay drops it");
 	CHECK(fbp_release(p, h) == 0, "A: release");
 	munmap(m, PAGES * PG);
 	munmap(away, 2 * PG);
@@ -182,8 +182,8 @@ static int exec_owner(void *arg)
 	(void)arg;
 	fbp_open(&p, MB);
 	memset(exec_area, 0x33, sizeof(exec_area));
-	CHECK(fbr_create(p.fd, exec_area, sizeof(exec_area), RD, &h) == 0, "E: create");
-	CHECK(fbr_put(&p, h) == 0, "E: send");
+	CHECK(fbrg_create(p.fd, exec_area, sizeof(exec_area), RD, &h) == 0, "E: create");
+	CHECK(fbrg_put(&p, h) == 0, "E: send");
 	if (fbt_failures)
 		return 1;
 	/* the context survives exec: its descriptor stays open */
@@ -207,13 +207,13 @@ static void test_exec(struct fbp *p)
 
 	e = fbt_fork(exec_owner, NULL);
 	wait_byte(sync_back[0]);	/* the new image runs */
-	CHECK(fbr_get(p, &h) == 0, "A: get E's region");
-	CHECK(fbr_copy(p, false, h, 0, out, sizeof(out), &done) == -EOWNERDEAD && done == 0,
+	CHECK(fbrg_get(p, &h) == 0, "A: get E's region");
+	CHECK(fbrg_copy(p, false, h, 0, out, sizeof(out), &done) == -EOWNERDEAD && done == 0,
 	      "A: read after the owner's exec: EOWNERDEAD (done %llu, first byte %#x)",
 	      (unsigned long long)done, out[0]);
 	put_byte(sync_go[1]);
 	CHECK(fbt_wait(e) == 0, "E passed");
-	CHECK(fbr_tell(p, FBR_DROP) == 0, "relay drops it");
+	CHECK(fbrg_tell(p, FBRG_DROP) == 0, "relay drops it");
 	CHECK(fbp_release(p, h) == 0, "A: release");
 }
 
@@ -229,12 +229,12 @@ static void test_huge(struct fbp *p)
 	if (!src || !dst)
 		die("malloc");
 	fbp_fill(src, HUGE, 5);
-	CHECK(fbr_create(p->fd, src, HUGE, RD, &h) == 0, "create %d MiB", HUGE / MB);
-	ret = fbr_copy_once(p, false, h, 0, dst, HUGE, &done);
+	CHECK(fbrg_create(p->fd, src, HUGE, RD, &h) == 0, "create %d MiB", HUGE / MB);
+	ret = fbrg_copy_once(p, false, h, 0, dst, HUGE, &done);
 	CHECK(ret == -EINTR && done == 16 * MB,
 	      "one command stops after 16 MiB with EINTR (got %d, done %llu)", ret,
 	      (unsigned long long)done);
-	CHECK(fbr_copy(p, false, h, 0, dst, HUGE, &done) == 0 && done == HUGE,
+	CHECK(fbrg_copy(p, false, h, 0, dst, HUGE, &done) == 0 && done == HUGE,
 	      "called again it goes on to the end");
 	CHECK(fbp_verify(dst, HUGE, 5) < 0, "%d MiB arrived intact", HUGE / MB);
 	CHECK(fbp_release(p, h) == 0, "release");
@@ -244,7 +244,7 @@ static void test_huge(struct fbp *p)
 
 static int manager(struct fbp *p, void *arg)
 {
-	return fbr_relay(p, arg);
+	return fbrg_relay(p, arg);
 }
 
 int main(int argc, char **argv)
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 	test_page_tables(&p);
 	test_exec(&p);
 	test_huge(&p);
-	CHECK(fbr_tell(&p, FBR_QUIT) == 0, "relay quits");
+	CHECK(fbrg_tell(&p, FBRG_QUIT) == 0, "relay quits");
 	CHECK(fbt_wait(mgr) == 0, "relay exited cleanly");
 	fbp_close(&p);
 	return fbt_done();

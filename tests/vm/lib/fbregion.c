@@ -9,40 +9,40 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-static int fbr_ioctl(int fd, unsigned long req, void *arg)
+static int fbrg_ioctl(int fd, unsigned long req, void *arg)
 {
 	return ioctl(fd, req, arg) < 0 ? -errno : 0;
 }
 
-int fbr_create(int fd, const void *addr, __u64 size, __u32 rights, __u32 *handle)
+int fbrg_create(int fd, const void *addr, __u64 size, __u32 rights, __u32 *handle)
 {
 	struct fbinder_region_create c = {
 		.addr = (__u64)(uintptr_t)addr, .size = size, .rights = rights,
 	};
-	int ret = fbr_ioctl(fd, FBINDER_IOC_REGION_CREATE, &c);
+	int ret = fbrg_ioctl(fd, FBINDER_IOC_REGION_CREATE, &c);
 
 	if (!ret && handle)
 		*handle = c.handle;
 	return ret;
 }
 
-int fbr_narrow(int fd, __u32 handle, __u64 offset, __u64 size, __u32 rights,
+int fbrg_narrow(int fd, __u32 handle, __u64 offset, __u64 size, __u32 rights,
 	       __u32 *new_handle)
 {
 	struct fbinder_region_narrow n = {
 		.handle = handle, .rights = rights, .offset = offset, .size = size,
 	};
-	int ret = fbr_ioctl(fd, FBINDER_IOC_REGION_NARROW, &n);
+	int ret = fbrg_ioctl(fd, FBINDER_IOC_REGION_NARROW, &n);
 
 	if (!ret && new_handle)
 		*new_handle = n.new_handle;
 	return ret;
 }
 
-int fbr_info(int fd, __u32 handle, __u32 *rights, __u64 *size)
+int fbrg_info(int fd, __u32 handle, __u32 *rights, __u64 *size)
 {
 	struct fbinder_region_info i = { .handle = handle };
-	int ret = fbr_ioctl(fd, FBINDER_IOC_REGION_INFO, &i);
+	int ret = fbrg_ioctl(fd, FBINDER_IOC_REGION_INFO, &i);
 
 	if (!ret) {
 		if (rights)
@@ -53,12 +53,12 @@ int fbr_info(int fd, __u32 handle, __u32 *rights, __u64 *size)
 	return ret;
 }
 
-int fbr_revoke(int fd, __u32 handle)
+int fbrg_revoke(int fd, __u32 handle)
 {
-	return fbr_ioctl(fd, FBINDER_IOC_REGION_REVOKE, &handle);
+	return fbrg_ioctl(fd, FBINDER_IOC_REGION_REVOKE, &handle);
 }
 
-int fbr_copy_iov(struct fbp *p, bool to_region, __u32 handle, __u64 offset,
+int fbrg_copy_iov(struct fbp *p, bool to_region, __u32 handle, __u64 offset,
 		 const struct fbinder_iovec *iov, __u32 n, __u64 *done)
 {
 	struct fbinder_region_copy c = {
@@ -78,32 +78,32 @@ int fbr_copy_iov(struct fbp *p, bool to_region, __u32 handle, __u64 offset,
 	return ret;
 }
 
-int fbr_copy_once(struct fbp *p, bool to_region, __u32 handle, __u64 offset,
+int fbrg_copy_once(struct fbp *p, bool to_region, __u32 handle, __u64 offset,
 		  void *buf, __u64 len, __u64 *done)
 {
 	struct fbinder_iovec v = { .base = (__u64)(uintptr_t)buf, .len = len };
 
-	return fbr_copy_iov(p, to_region, handle, offset, &v, 1, done);
+	return fbrg_copy_iov(p, to_region, handle, offset, &v, 1, done);
 }
 
-int fbr_copy(struct fbp *p, bool to_region, __u32 handle, __u64 offset,
+int fbrg_copy(struct fbp *p, bool to_region, __u32 handle, __u64 offset,
 	     void *buf, __u64 len, __u64 *done)
 {
 	int ret;
 
 	do
-		ret = fbr_copy_once(p, to_region, handle, offset, buf, len, done);
+		ret = fbrg_copy_once(p, to_region, handle, offset, buf, len, done);
 	while (ret == -EINTR);
 	return ret;
 }
 
-struct fbr_relay_state {
+struct fbrg_relay_state {
 	__u32 held;
 };
 
-static int fbr_relay_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int fbrg_relay_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 {
-	struct fbr_relay_state *st = arg;
+	struct fbrg_relay_state *st = arg;
 	const struct fbinder_txn_msg *m = &r->msg;
 	struct fbinder_object obj = { .type = FBINDER_OBJ_REGION };
 	__u64 off = 0;
@@ -113,7 +113,7 @@ static int fbr_relay_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	switch (m->code) {
-	case FBR_PUT:
+	case FBRG_PUT:
 		if (m->offsets_count != 1 || fbp_obj(p, m, 0)->type != FBINDER_OBJ_REGION) {
 			status = -EINVAL;
 			break;
@@ -123,7 +123,7 @@ static int fbr_relay_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		st->held = fbp_obj(p, m, 0)->handle;
 		status = fbp_acquire(p, st->held);
 		break;
-	case FBR_GET:
+	case FBRG_GET:
 		if (!st->held)
 			return fbp_reply(p, m, (__u32)-ENOENT, NULL, 0, NULL, 0) ? -1 : 0;
 		obj.handle = st->held;
@@ -131,12 +131,12 @@ static int fbr_relay_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		/* the object may be dead or the caller gone: not the relay's problem */
 		(void)ret;
 		return 0;
-	case FBR_DROP:
+	case FBRG_DROP:
 		if (st->held)
 			status = fbp_release(p, st->held);
 		st->held = 0;
 		break;
-	case FBR_QUIT:
+	case FBRG_QUIT:
 		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
 		return 1;
 	default:
@@ -146,22 +146,22 @@ static int fbr_relay_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	return 0;
 }
 
-int fbr_relay(struct fbp *p, void *arg)
+int fbrg_relay(struct fbp *p, void *arg)
 {
-	struct fbr_relay_state st = { 0 };
+	struct fbrg_relay_state st = { 0 };
 
 	(void)arg;
-	return fbp_serve(p, fbr_relay_handle, &st) ? 1 : 0;
+	return fbp_serve(p, fbrg_relay_handle, &st) ? 1 : 0;
 }
 
-int fbr_put(struct fbp *p, __u32 handle)
+int fbrg_put(struct fbp *p, __u32 handle)
 {
 	struct fbinder_object obj = { .type = FBINDER_OBJ_REGION, .handle = handle };
 	__u64 off = 0;
 	struct fbp_ret rep;
 	int ret;
 
-	ret = fbp_call(p, 0, FBR_PUT, &obj, sizeof(obj), &off, 1, &rep, NULL, NULL);
+	ret = fbp_call(p, 0, FBRG_PUT, &obj, sizeof(obj), &off, 1, &rep, NULL, NULL);
 	if (ret)
 		return ret;
 	if (rep.cmd != FBINDER_RET_REPLY)
@@ -170,13 +170,13 @@ int fbr_put(struct fbp *p, __u32 handle)
 	return (__s32)rep.msg.code;
 }
 
-int fbr_get(struct fbp *p, __u32 *handle)
+int fbrg_get(struct fbp *p, __u32 *handle)
 {
 	const struct fbinder_object *obj;
 	struct fbp_ret rep;
 	int ret;
 
-	ret = fbp_call(p, 0, FBR_GET, NULL, 0, NULL, 0, &rep, NULL, NULL);
+	ret = fbp_call(p, 0, FBRG_GET, NULL, 0, NULL, 0, &rep, NULL, NULL);
 	if (ret)
 		return ret;
 	if (rep.cmd != FBINDER_RET_REPLY)
@@ -195,7 +195,7 @@ int fbr_get(struct fbp *p, __u32 *handle)
 	return ret;
 }
 
-int fbr_tell(struct fbp *p, __u32 code)
+int fbrg_tell(struct fbp *p, __u32 code)
 {
 	struct fbp_ret rep;
 	int ret;
