@@ -55,6 +55,36 @@ LAYOUT(fbinder_write_read, read_consumed, 40);
 SIZE(fbinder_version, 8);
 LAYOUT(fbinder_version, abi_version, 0);
 
+SIZE(fbinder_region_create, 24);
+LAYOUT(fbinder_region_create, addr, 0);
+LAYOUT(fbinder_region_create, size, 8);
+LAYOUT(fbinder_region_create, rights, 16);
+LAYOUT(fbinder_region_create, handle, 20);
+
+SIZE(fbinder_region_narrow, 32);
+LAYOUT(fbinder_region_narrow, handle, 0);
+LAYOUT(fbinder_region_narrow, rights, 4);
+LAYOUT(fbinder_region_narrow, offset, 8);
+LAYOUT(fbinder_region_narrow, size, 16);
+LAYOUT(fbinder_region_narrow, new_handle, 24);
+LAYOUT(fbinder_region_narrow, reserved, 28);
+
+SIZE(fbinder_region_info, 16);
+LAYOUT(fbinder_region_info, handle, 0);
+LAYOUT(fbinder_region_info, rights, 4);
+LAYOUT(fbinder_region_info, size, 8);
+
+SIZE(fbinder_iovec, 16);
+LAYOUT(fbinder_iovec, base, 0);
+LAYOUT(fbinder_iovec, len, 8);
+
+SIZE(fbinder_region_copy, 32);
+LAYOUT(fbinder_region_copy, handle, 0);
+LAYOUT(fbinder_region_copy, iov_count, 4);
+LAYOUT(fbinder_region_copy, offset, 8);
+LAYOUT(fbinder_region_copy, iov, 16);
+LAYOUT(fbinder_region_copy, done, 24);
+
 #ifndef ABI_STATIC_ONLY
 #include <check.h>
 #include <stdlib.h>
@@ -87,6 +117,12 @@ START_TEST(test_ioctl_numbers)
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_VERSION), 8);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_SEND), 40);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_RET_TRANSACTION), 64);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_REGION_READ), 32);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_REGION_WRITE), 32);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_REGION_CREATE), 24);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_REGION_NARROW), 32);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_REGION_INFO), 16);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_REGION_REVOKE), 4);
 	ck_assert_uint_eq(_IOC_TYPE(FBINDER_IOC_VERSION), FBINDER_IOC_MAGIC);
 }
 END_TEST

@@ -944,6 +944,7 @@ START_TEST(test_bad_objects)
 	struct bl_reader r;
 	uint64_t off = 8;
 	struct fbinder_object o;
+	uint32_t h;
 	int fd;
 
 #define OBJ(tag, pad, t, fl, val) do {					\
@@ -962,8 +963,12 @@ START_TEST(test_bad_objects)
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
 	OBJ(BL_TYPE_OBJECT, 0, 0, 0, 99);			/* type 0 */
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
-	OBJ(BL_TYPE_OBJECT, 0, 4, 0, 99);			/* unknown type */
+	OBJ(BL_TYPE_OBJECT, 0, 5, 0, 99);			/* unknown type */
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
+	OBJ(BL_TYPE_OBJECT, 0, FBINDER_OBJ_REGION, 0, 99);	/* a region handle */
+	ck_assert_int_eq(bl_reader_read_handle(&r, &h), -EBADMSG);
+	ck_assert_int_eq(bl_reader_read_region(&r, &h), 0);
+	ck_assert_uint_eq(h, 99);
 	OBJ(BL_TYPE_OBJECT, 0, FBINDER_OBJ_FD, 0, 3);		/* fd under object tag */
 	ck_assert_int_eq(bl_reader_read_object(&r, &o), -EBADMSG);
 	ck_assert_int_eq(bl_reader_skip(&r), -EBADMSG);
