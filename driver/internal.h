@@ -70,6 +70,14 @@
  *              one with more death links than a batch leaves its id at
  *              once and goes once they went (fbinder_ctx_drop_dying_handles()),
  *              before the ioctl that freed it returns.
+ *   fbinder_region  with its node (fbinder_node.region): while a handle of
+ *              it, a region narrowed from it (nr_children), a copy or
+ *              a revoke (tmp_refs) or a death link refers to it; dead
+ *              from its revoke or its owner's end on.  A copy moves
+ *              bytes only inside a window counted in fbinder_region.copying
+ *              of its whole chain, which revoke waits to drain.  The
+ *              root's mm_struct (mmgrab()) is dropped by a work item
+ *              after the node went (region.c).
  *   fbinder_txn  a call lives until its caller consumed the reply or the
  *              failure; a oneway message until it is delivered.  Then it
  *              goes back to its device's few spares (fbinder_device.spare_txns)

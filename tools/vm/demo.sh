@@ -92,8 +92,21 @@ run "fbservice list"
 run "fbservice check calculator; echo \"exit status \$?\""
 run "fbservice call calculator 1 i64 1 i64 1; echo \"exit status \$?\""
 
-step "8. Shut down, unload: nothing may stay behind"
-for p in $(pidof echo-service threadpool-service deathwatch); do kill "$p"; done
+step "8. Bulk data by memory region"
+say "A message is copied into the receiver's mapping (16 MiB at most). For bulk data a"
+say "service hands out a memory region instead: a capability to copy straight from its"
+say "memory, one copy, any size, read-only here, and revocable."
+run "bulk-service 256 --revoke-after 1 >/tmp/bulk.log 2>&1 &"
+run "fbservice wait bulk 20000 >/dev/null" || exit 1
+cat /tmp/bulk.log
+run "bulk-client"
+cat /tmp/bulk.log
+say "The service revoked the region after that first client; the next one is refused:"
+run "bulk-client; echo \"exit status \$?\""
+run "grep -E '^live_regions' /sys/kernel/debug/fastbinder/stats"
+
+step "9. Shut down, unload: nothing may stay behind"
+for p in $(pidof echo-service threadpool-service deathwatch bulk-service); do kill "$p"; done
 echo "\$ kill -TERM \$SM; wait \$SM"
 kill -TERM $SM
 wait $SM
