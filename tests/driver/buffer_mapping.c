@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_mmap: the receive buffer is mapped once, read-only, within
+ * buffer_mapping: the receive buffer is mapped once, read-only, within
  * max_map_size, and only its owner process may use the context.
  * mprotect() to writable is EACCES; a write to the mapping is SIGSEGV,
  * a read of a page no message occupies SIGBUS.  Those run as uid 65534
@@ -16,7 +16,7 @@
  * First, once and in order: a cached page the shrinker took is unmapped
  * (reading it raises SIGBUS).
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <fcntl.h>
 #include <setjmp.h>
@@ -31,7 +31,7 @@
 
 static size_t max_map_size(void)
 {
-	char *s = fbp_slurp("/sys/module/fastbinder/parameters/max_map_size");
+	char *s = fbt_slurp("/sys/module/fastbinder/parameters/max_map_size");
 	size_t v = 16 * MB;
 
 	if (s && *s)
@@ -164,24 +164,24 @@ static void test_oversize_map(void)
  */
 static int write_to_mapping(void *arg)
 {
-	static struct fbp a, b;
+	static struct fbt_ctx a, b;
 	static const char hello[] = "populated page";
-	struct fbp_ret r;
+	struct fbt_ret r;
 	volatile char *p;
 	int ret;
 
 	(void)arg;
-	fbp_open(&a, MB);
-	fbp_open(&b, MB);
-	ret = fbp_set_mgr(a.fd, 0xa11ce);
+	fbt_ctx_open(&a, MB);
+	fbt_ctx_open(&b, MB);
+	ret = fbt_set_mgr(a.fd, 0xa11ce);
 	if (ret)
 		return 10;
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	if (fbp_oneway(&b, 0, 1, hello, sizeof(hello), NULL, 0))
+	if (fbt_oneway(&b, 0, 1, hello, sizeof(hello), NULL, 0))
 		return 11;
-	if (fbp_next(&a, &r) || r.cmd != FBINDER_RET_TRANSACTION)
+	if (fbt_next(&a, &r) || r.cmd != FBINDER_RET_TRANSACTION)
 		return 12;
-	p = (volatile char *)fbp_data(&a, &r.msg);
+	p = (volatile char *)fbt_data(&a, &r.msg);
 	if (memcmp((const char *)p, hello, sizeof(hello)))
 		return 13;
 	p[0] = 'X';	/* must fault */
@@ -254,7 +254,7 @@ static int other_process(void *arg)
 		       ret, ret < 0 ? strerror(errno) : "success");
 		bad = 1;
 	}
-	ret = fbinder_write_read(fd, NULL, 0, NULL, NULL, 0, NULL);
+	ret = fbt_write_read(fd, NULL, 0, NULL, NULL, 0, NULL);
 	if (ret != -EPERM) {
 		printf("not ok: WRITE_READ from another process: %s, want EPERM\n",
 		       strerror(-ret));
@@ -273,17 +273,17 @@ static int other_process(void *arg)
 /* Every ioctl on a context from a process other than its owner (a forked child) is EPERM. */
 static void test_other_process_eperm(void)
 {
-	struct fbp p;
+	struct fbt_ctx p;
 	struct fbinder_version v;
 	int st;
 
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	st = fbt_wait(fbt_fork(other_process, &p.fd));
 	CHECK(st == 0, "forked child could use its parent's context (status %d)", st);
 	/* The owner still can. */
 	CHECK(ioctl(p.fd, FBINDER_IOC_VERSION, &v) == 0 && v.abi_version == FBINDER_ABI_VERSION,
 	      "owner's FBINDER_IOC_VERSION after the child's attempts: %s", strerror(errno));
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	printf("# ioctls from another process refused with EPERM\n");
 }
 
@@ -320,7 +320,7 @@ struct fill_req {
 };
 
 /* The manager answers C_FILL with size bytes of the seed's pattern. */
-static int fill_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int fill_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	static unsigned char buf[FILL_MAX];
 	struct fill_req req;
@@ -330,17 +330,17 @@ static int fill_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	memset(&req, 0, sizeof(req));
 	if (r->msg.data_size == sizeof(req))
-		memcpy(&req, fbp_data(p, &r->msg), sizeof(req));
+		memcpy(&req, fbt_data(p, &r->msg), sizeof(req));
 	if (req.size > FILL_MAX)
 		req.size = 0;
-	fbp_fill(buf, req.size, req.seed);
-	return fbp_reply(p, &r->msg, 0, buf, req.size, NULL, 0) ? -1 : 0;
+	fbt_fill(buf, req.size, req.seed);
+	return fbt_reply(p, &r->msg, 0, buf, req.size, NULL, 0) ? -1 : 0;
 }
 
-static int fill_manager(struct fbp *p, void *arg)
+static int fill_manager(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
-	return fbp_serve(p, fill_handler, NULL) ? 1 : 0;
+	return fbt_serve(p, fill_handler, NULL) ? 1 : 0;
 }
 
 /* Root: run the shrinker over and over until killed. */
@@ -365,39 +365,39 @@ static int shrink_worker(void *arg)
 {
 	unsigned int round = (unsigned int)(uintptr_t)arg, i, k;
 	struct fill_req req;
-	struct fbp_ret reply;
-	struct fbp p;
+	struct fbt_ret reply;
+	struct fbt_ctx p;
 	long bad;
 	int ret;
 
 	fbt_become_nobody();
 	for (i = 0; i < 4; i++) {
-		fbp_open(&p, MB);
+		fbt_ctx_open(&p, MB);
 		for (k = 0; k < 6; k++) {
 			req.size = 4096 * (1 + (round * 7 + i * 5 + k * 3) % 16) - 8 * k;
 			req.seed = round << 16 | i << 8 | k;
-			ret = fbp_call(&p, 0, C_FILL, &req, sizeof(req), NULL, 0,
+			ret = fbt_call(&p, 0, C_FILL, &req, sizeof(req), NULL, 0,
 				       &reply, NULL, NULL);
 			CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "fill: %s %s",
-			      strerror(-ret), fbp_ret_name(reply.cmd));
+			      strerror(-ret), fbt_ret_name(reply.cmd));
 			if (ret || reply.cmd != FBINDER_RET_REPLY)
 				break;
 			CHECK(reply.msg.data_size == req.size, "fill size %llu, expected %u",
 			      (unsigned long long)reply.msg.data_size, req.size);
-			bad = fbp_verify(fbp_data(&p, &reply.msg), req.size, req.seed);
+			bad = fbt_verify(fbt_data(&p, &reply.msg), req.size, req.seed);
 			CHECK(bad < 0, "reply byte %ld differs from what was sent", bad);
-			CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
+			CHECK(fbt_free_buffer(&p, reply.msg.data) == 0, "free");
 		}
 		if (i == 3)
 			break;		/* exit with it mapped */
 		if (i & 1) {
-			fbp_close(&p);	/* munmap, then close */
+			fbt_ctx_close(&p);	/* munmap, then close */
 		} else {
 			CHECK(close(p.fd) == 0, "close");	/* close, then munmap */
 			munmap((void *)p.map, p.map_size);
 		}
 	}
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 static sigjmp_buf bus_jmp;
@@ -422,18 +422,18 @@ static int reclaimed_worker(void *arg)
 	int *sync = arg;	/* [0] to root, [1] from root */
 	struct fill_req req = { .size = FILL_MAX, .seed = 77 };
 	volatile const unsigned char *m;
-	struct fbp_ret reply;
-	struct fbp p;
+	struct fbt_ret reply;
+	struct fbt_ctx p;
 	char c = 'f';
 	int sig;
 
 	fbt_become_nobody();
-	fbp_open(&p, MB);
-	if (fbp_call(&p, 0, C_FILL, &req, sizeof(req), NULL, 0, &reply, NULL, NULL) ||
+	fbt_ctx_open(&p, MB);
+	if (fbt_call(&p, 0, C_FILL, &req, sizeof(req), NULL, 0, &reply, NULL, NULL) ||
 	    reply.cmd != FBINDER_RET_REPLY || reply.msg.data != 0)
 		die("fill");
-	CHECK(fbp_verify(fbp_data(&p, &reply.msg), req.size, req.seed) < 0, "fill content");
-	CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
+	CHECK(fbt_verify(fbt_data(&p, &reply.msg), req.size, req.seed) < 0, "fill content");
+	CHECK(fbt_free_buffer(&p, reply.msg.data) == 0, "free");
 	if (write(sync[0], &c, 1) != 1 || read(sync[1], &c, 1) != 1)
 		die("sync with root");
 	m = p.map;
@@ -445,8 +445,8 @@ static int reclaimed_worker(void *arg)
 	      "a cached page read after the shrinker ran: %s, expected SIGBUS",
 	      sig ? strsignal(sig) : "still mapped");
 	signal(SIGBUS, SIG_DFL);
-	fbp_close(&p);
-	return fbp_child_status();
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 static void test_shrink_unmaps(void)
@@ -455,7 +455,7 @@ static void test_shrink_unmaps(void)
 	pid_t mgr, w;
 	char c;
 
-	mgr = fbp_spawn_manager(MB, 0xf110, fill_manager, NULL);
+	mgr = fbt_spawn_manager(MB, 0xf110, fill_manager, NULL);
 	if (pipe(to_root) || pipe(from_root))
 		die("pipe");
 	sync[0] = to_root[1];
@@ -482,10 +482,10 @@ static void test_shrink_race(void)
 	pid_t mgr, drop, w[SHRINK_WORKERS];
 	long long end;
 
-	mgr = fbp_spawn_manager(MB, 0xf111, fill_manager, NULL);
+	mgr = fbt_spawn_manager(MB, 0xf111, fill_manager, NULL);
 	drop = fbt_fork(dropper, NULL);
-	end = fbp_now_ms() + SHRINK_MS;
-	while (fbp_now_ms() < end) {
+	end = fbt_now_ms() + SHRINK_MS;
+	while (fbt_now_ms() < end) {
 		for (i = 0; i < SHRINK_WORKERS; i++)
 			w[i] = fbt_fork(shrink_worker, (void *)(uintptr_t)round++);
 		for (i = 0; i < SHRINK_WORKERS; i++)
@@ -503,13 +503,14 @@ static void test_shrink_race(void)
 int main(void)
 {
 	if (geteuid() != 0) {
-		printf("# not root: the shrinker race needs drop_caches, skipped\n");
-		return mapping_tests(NULL);
+		CHECK(mapping_tests(NULL) == 0, "the mapping checks failed");
+		fbt_skip("not root: the shrinker race needs drop_caches");
+		return fbt_done();
 	}
 	CHECK(fbt_wait(fbt_fork(mapping_tests, NULL)) == 0,
 	      "the mapping checks (as uid %d) failed", FBT_NOBODY_UID);
 	test_shrink_unmaps();
 	test_shrink_race();
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_stress: 4 worker processes x 4 client threads (plus 2 looper
+ * concurrent_traffic: 4 worker processes x 4 client threads (plus 2 looper
  * threads each) and a 4-thread manager, for a bounded time (~6 s): sync
  * calls to the manager and to each other's objects, oneways to each other,
  * objects passed along (own objects and third parties' handles).  Every
@@ -8,7 +8,7 @@
  * receiver, every sender's oneways arrive in order without gaps, and the
  * live counts return to zero at the end.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -46,10 +46,10 @@ static __u32 seed_of(const struct hdr *h)
 }
 
 /* Check a call or oneway; returns the pattern size or -1.  me: receiving worker or -1 (M). */
-static long check_msg(const struct fbp *p, const struct fbinder_txn_msg *m, int me,
+static long check_msg(const struct fbt_ctx *p, const struct fbinder_txn_msg *m, int me,
 		      const __u32 *table)
 {
-	const unsigned char *d = fbp_data(p, m);
+	const unsigned char *d = fbt_data(p, m);
 	struct hdr h;
 	size_t off;
 
@@ -64,7 +64,7 @@ static long check_msg(const struct fbp *p, const struct fbinder_txn_msg *m, int 
 		      (unsigned long long)m->data_size);
 		return -1;
 	}
-	if (fbp_verify(d + off, h.size, seed_of(&h)) >= 0) {
+	if (fbt_verify(d + off, h.size, seed_of(&h)) >= 0) {
 		CHECK(0, "payload from %u/%u seq %u corrupted", h.from_w, h.from_t, h.seq);
 		return -1;
 	}
@@ -76,7 +76,7 @@ static long check_msg(const struct fbp *p, const struct fbinder_txn_msg *m, int 
 			      (unsigned long long)m->offsets_count);
 			return -1;
 		}
-		o = fbp_obj(p, m, 0);
+		o = fbt_obj(p, m, 0);
 		if ((int)h.obj_owner == me)
 			CHECK(o->type == FBINDER_OBJ_LOCAL && o->cookie == WCOOKIE(me),
 			      "worker %d: own object arrived as type %u value 0x%llx", me,
@@ -91,17 +91,17 @@ static long check_msg(const struct fbp *p, const struct fbinder_txn_msg *m, int 
 	return h.size;
 }
 
-static int reply_echo(struct fbp *p, const struct fbinder_txn_msg *m, long size)
+static int reply_echo(struct fbt_ctx *p, const struct fbinder_txn_msg *m, long size)
 {
 	static __thread unsigned char out[sizeof(struct rep) + MAXPAT];
 	struct hdr h;
 	struct rep r = { .magic = RMAGIC, .size = size < 0 ? 0 : size };
 
-	memcpy(&h, fbp_data(p, m), sizeof(h));
+	memcpy(&h, fbt_data(p, m), sizeof(h));
 	r.seq = h.seq;
 	memcpy(out, &r, sizeof(r));
-	fbp_fill(out + sizeof(r), r.size, seed_of(&h) ^ 0xffff);
-	return fbp_reply(p, m, size < 0, out, sizeof(r) + r.size, NULL, 0);
+	fbt_fill(out + sizeof(r), r.size, seed_of(&h) ^ 0xffff);
+	return fbt_reply(p, m, size < 0, out, sizeof(r) + r.size, NULL, 0);
 }
 
 /* ---- the manager ---- */
@@ -110,9 +110,9 @@ static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mcond = PTHREAD_COND_INITIALIZER;
 static __u32 mtable[NW];
 static int at_barrier[2], left_barrier;
-static struct fbp *mctx;
+static struct fbt_ctx *mctx;
 
-static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int m_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
 	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE };
@@ -122,30 +122,30 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 	(void)arg;
 	if (r->cmd != FBINDER_RET_TRANSACTION) {
-		CHECK(0, "M got %s", fbp_ret_name(r->cmd));
+		CHECK(0, "M got %s", fbt_ret_name(r->cmd));
 		return 0;
 	}
 	if (m->code != C_ECHO && m->data_size >= 4)
-		memcpy(&w, fbp_data(p, m), 4);
+		memcpy(&w, fbt_data(p, m), 4);
 	switch (m->code) {
 	case C_REGISTER:
-		CHECK(w < NW && m->offsets_count == 1 && fbp_obj(p, m, 0)->type == FBINDER_OBJ_HANDLE,
+		CHECK(w < NW && m->offsets_count == 1 && fbt_obj(p, m, 0)->type == FBINDER_OBJ_HANDLE,
 		      "M: bad register");
-		o.handle = fbp_obj(p, m, 0)->handle;
-		CHECK(fbp_acquire(p, o.handle) == 0, "M: acquire");
+		o.handle = fbt_obj(p, m, 0)->handle;
+		CHECK(fbt_acquire(p, o.handle) == 0, "M: acquire");
 		pthread_mutex_lock(&mlock);
 		mtable[w % NW] = o.handle;
 		pthread_mutex_unlock(&mlock);
-		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 		return 0;
 	case C_LOOKUP:
 		pthread_mutex_lock(&mlock);
 		o.handle = mtable[w % NW];
 		pthread_mutex_unlock(&mlock);
 		if (!o.handle)
-			fbp_reply(p, m, 1, NULL, 0, NULL, 0);	/* not yet */
+			fbt_reply(p, m, 1, NULL, 0, NULL, 0);	/* not yet */
 		else
-			fbp_reply(p, m, 0, &o, sizeof(o), &off, 1);
+			fbt_reply(p, m, 0, &o, sizeof(o), &off, 1);
 		return 0;
 	case C_ECHO:
 		ret = reply_echo(p, m, check_msg(p, m, -1, NULL));
@@ -159,11 +159,11 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		while (at_barrier[w] < NW)
 			pthread_cond_wait(&mcond, &mlock);
 		pthread_mutex_unlock(&mlock);
-		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 		pthread_mutex_lock(&mlock);
 		if (w == 1 && ++left_barrier == NW) {
 			fflush(NULL);
-			_exit(fbp_child_status());
+			_exit(fbt_child_status());
 		}
 		pthread_mutex_unlock(&mlock);
 		return 0;
@@ -174,21 +174,21 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *m_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
-	struct fbp_w w;
+	struct fbt_ctx *t = malloc(sizeof(*t));
+	struct fbt_w w;
 
 	(void)arg;
 	if (!t)
 		die("malloc");
-	fbp_attach(t, mctx);
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
-	CHECK(fbp_wr(t, &w, NULL, false) == 0, "M: ENTER_LOOPER");
-	fbp_serve(t, m_handle, NULL);
+	fbt_ctx_attach(t, mctx);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+	CHECK(fbt_wr(t, &w, NULL, false) == 0, "M: ENTER_LOOPER");
+	fbt_serve(t, m_handle, NULL);
 	die("M: looper ended");
 }
 
-static int m_main(struct fbp *p, void *arg)
+static int m_main(struct fbt_ctx *p, void *arg)
 {
 	pthread_t th;
 	int i;
@@ -206,7 +206,7 @@ static int m_main(struct fbp *p, void *arg)
 /* ---- a worker ---- */
 
 static int me;
-static struct fbp wctx;
+static struct fbt_ctx wctx;
 static __u32 table[NW];		/* my handles of the workers' objects */
 static long long deadline;
 static pthread_mutex_t olock = PTHREAD_MUTEX_INITIALIZER;
@@ -214,7 +214,7 @@ static __u32 last_seq[NW][NT];	/* oneways received, per sender thread */
 static unsigned long stat_calls, stat_oneways, stat_objs, stat_busy;
 static int ending;		/* at the end barrier: releases may come */
 
-static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int w_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
 	struct hdr h;
@@ -231,7 +231,7 @@ static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	    r->rel.cookie == WCOOKIE(me))
 		return 0;
 	if (r->cmd != FBINDER_RET_TRANSACTION) {
-		CHECK(0, "worker %d got %s", me, fbp_ret_name(r->cmd));
+		CHECK(0, "worker %d got %s", me, fbt_ret_name(r->cmd));
 		return 0;
 	}
 	CHECK(m->cookie == WCOOKIE(me), "worker %d: call to cookie 0x%llx", me,
@@ -240,7 +240,7 @@ static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (m->code == C_ONE) {
 		CHECK(m->flags & FBINDER_TXN_ONEWAY, "C_ONE not oneway");
 		if (size >= 0) {
-			memcpy(&h, fbp_data(p, m), sizeof(h));
+			memcpy(&h, fbt_data(p, m), sizeof(h));
 			pthread_mutex_lock(&olock);
 			if (h.from_w < NW && h.from_t < NT) {
 				CHECK(h.seq == last_seq[h.from_w][h.from_t] + 1,
@@ -250,7 +250,7 @@ static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 			}
 			pthread_mutex_unlock(&olock);
 		}
-		fbp_free(p, m->data);	/* after the check: the next one waits for this */
+		fbt_free_buffer(p, m->data);	/* after the check: the next one waits for this */
 		return 0;
 	}
 	ret = reply_echo(p, m, size);
@@ -260,17 +260,17 @@ static int w_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *w_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
-	struct fbp_w w;
+	struct fbt_ctx *t = malloc(sizeof(*t));
+	struct fbt_w w;
 
 	(void)arg;
 	if (!t)
 		die("malloc");
-	fbp_attach(t, &wctx);
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
-	CHECK(fbp_wr(t, &w, NULL, false) == 0, "worker: ENTER_LOOPER");
-	fbp_serve(t, w_handle, NULL);
+	fbt_ctx_attach(t, &wctx);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+	CHECK(fbt_wr(t, &w, NULL, false) == 0, "worker: ENTER_LOOPER");
+	fbt_serve(t, w_handle, NULL);
 	die("worker looper ended");
 }
 
@@ -287,14 +287,14 @@ static void *w_client(void *arg)
 	static __thread unsigned char buf[sizeof(struct hdr) + 16 + MAXPAT];
 	__u32 tid = (uintptr_t)arg, rnd = 0x9e3779b9u * (me * NT + tid + 1), seq[NW] = { 0 };
 	__u32 callseq = 0;
-	struct fbp *t = fbp_thread(&wctx, false);
+	struct fbt_ctx *t = fbt_ctx_thread(&wctx, false);
 	unsigned long calls = 0, ones = 0, objs = 0, busy = 0;
 
-	while (fbp_now_ms() < deadline && !fbt_failures) {
+	while (fbt_now_ms() < deadline && !fbt_failures) {
 		__u32 op = xrand(&rnd) % 4, peer = xrand(&rnd) % NW, q = xrand(&rnd) % NW;
 		struct hdr h = { .magic = MAGIC, .from_w = me, .from_t = tid,
 				 .size = xrand(&rnd) % MAXPAT, .obj_owner = NOOBJ };
-		struct fbp_ret r;
+		struct fbt_ret r;
 		__u32 handle = 0;
 		__u64 off = sizeof(h);
 		size_t len;
@@ -318,11 +318,11 @@ static void *w_client(void *arg)
 		h.seq = op == 2 ? seq[peer] + 1 : ++callseq;
 		memcpy(buf, &h, sizeof(h));
 		len = sizeof(h) + (op == 3 ? sizeof(struct fbinder_object) : 0);
-		fbp_fill(buf + len, h.size, seed_of(&h));
+		fbt_fill(buf + len, h.size, seed_of(&h));
 		len += h.size;
 
 		if (op == 2) {
-			ret = fbp_oneway(t, handle, C_ONE, buf, len, NULL, 0);
+			ret = fbt_oneway(t, handle, C_ONE, buf, len, NULL, 0);
 			if (ret == -ENOSPC || ret == -EDQUOT) {
 				busy++;	/* back pressure: nothing was queued */
 				usleep(1000);
@@ -334,7 +334,7 @@ static void *w_client(void *arg)
 			ones++;
 			continue;
 		}
-		ret = fbp_call(t, handle, C_ECHO, buf, len, op == 3 ? &off : NULL, op == 3,
+		ret = fbt_call(t, handle, C_ECHO, buf, len, op == 3 ? &off : NULL, op == 3,
 			       &r, NULL, NULL);
 		if (ret == -ENOSPC) {
 			busy++;
@@ -342,25 +342,25 @@ static void *w_client(void *arg)
 			continue;
 		}
 		CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "worker %d/%u: call op %u to %u: %s %s (%d)",
-		      me, tid, op, peer, strerror(-ret), fbp_ret_name(r.cmd),
+		      me, tid, op, peer, strerror(-ret), fbt_ret_name(r.cmd),
 		      r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
 		if (ret || r.cmd != FBINDER_RET_REPLY)
 			continue;
 		calls++;
 		{
-			const unsigned char *d = fbp_data(t, &r.msg);
+			const unsigned char *d = fbt_data(t, &r.msg);
 			struct rep rp = { 0 };
 
 			if (r.msg.data_size >= sizeof(rp))
 				memcpy(&rp, d, sizeof(rp));
 			CHECK(r.msg.code == 0 && rp.magic == RMAGIC && rp.seq == h.seq &&
 			      rp.size == h.size && r.msg.data_size == sizeof(rp) + h.size &&
-			      fbp_verify(d + sizeof(rp), h.size, seed_of(&h) ^ 0xffff) < 0,
+			      fbt_verify(d + sizeof(rp), h.size, seed_of(&h) ^ 0xffff) < 0,
 			      "worker %d/%u: reply to op %u seq %u wrong (code %u, %llu bytes, seq %u)",
 			      me, tid, op, h.seq, r.msg.code, (unsigned long long)r.msg.data_size,
 			      rp.seq);
 		}
-		CHECK(fbp_free(t, r.msg.data) == 0, "free reply");
+		CHECK(fbt_free_buffer(t, r.msg.data) == 0, "free reply");
 	}
 	pthread_mutex_lock(&olock);
 	stat_calls += calls;
@@ -376,14 +376,14 @@ static int worker(void *arg)
 {
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL };
 	pthread_t th[NL + NT];
-	struct fbp_ret r;
+	struct fbt_ret r;
 	__u64 off;
 	__u32 buf[6], phase;
 	int i, ret;
 
 	me = (int)(uintptr_t)arg;
 	alarm(50);
-	fbp_open(&wctx, MB);
+	fbt_ctx_open(&wctx, MB);
 	for (i = 0; i < NL; i++)
 		if (pthread_create(&th[i], NULL, w_looper, NULL))
 			die("pthread_create");
@@ -394,37 +394,37 @@ static int worker(void *arg)
 	buf[1] = 0;
 	memcpy(&buf[2], &o, sizeof(o));
 	off = 8;
-	ret = fbp_call(&wctx, 0, C_REGISTER, buf, 8 + sizeof(o), &off, 1, &r, NULL, NULL);
+	ret = fbt_call(&wctx, 0, C_REGISTER, buf, 8 + sizeof(o), &off, 1, &r, NULL, NULL);
 	if (ret || r.cmd != FBINDER_RET_REPLY)
-		die("worker %d: register: %s %s", me, strerror(-ret), fbp_ret_name(r.cmd));
-	fbp_free(&wctx, r.msg.data);
+		die("worker %d: register: %s %s", me, strerror(-ret), fbt_ret_name(r.cmd));
+	fbt_free_buffer(&wctx, r.msg.data);
 	for (i = 0; i < NW; i++) {
 		__u32 w = i;
 
 		if (i == me)
 			continue;
 		for (;;) {
-			ret = fbp_call(&wctx, 0, C_LOOKUP, &w, 4, NULL, 0, &r, NULL, NULL);
+			ret = fbt_call(&wctx, 0, C_LOOKUP, &w, 4, NULL, 0, &r, NULL, NULL);
 			if (ret || r.cmd != FBINDER_RET_REPLY)
 				die("worker %d: lookup: %s", me, strerror(-ret));
 			if (r.msg.code == 0)
 				break;
-			fbp_free(&wctx, r.msg.data);
+			fbt_free_buffer(&wctx, r.msg.data);
 			usleep(5000);
 		}
-		CHECK(r.msg.offsets_count == 1 && fbp_obj(&wctx, &r.msg, 0)->type == FBINDER_OBJ_HANDLE,
+		CHECK(r.msg.offsets_count == 1 && fbt_obj(&wctx, &r.msg, 0)->type == FBINDER_OBJ_HANDLE,
 		      "worker %d: lookup of %d gave no handle", me, i);
-		table[i] = fbp_obj(&wctx, &r.msg, 0)->handle;
-		CHECK(fbp_acquire(&wctx, table[i]) == 0, "worker %d: acquire", me);
-		fbp_free(&wctx, r.msg.data);
+		table[i] = fbt_obj(&wctx, &r.msg, 0)->handle;
+		CHECK(fbt_acquire(&wctx, table[i]) == 0, "worker %d: acquire", me);
+		fbt_free_buffer(&wctx, r.msg.data);
 	}
 
 	/* Everyone holds everyone's handle before objects start travelling. */
 	phase = 0;
-	ret = fbp_call(&wctx, 0, C_BARRIER, &phase, 4, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&wctx, 0, C_BARRIER, &phase, 4, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "worker %d: start barrier: %s", me, strerror(-ret));
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&wctx, r.msg.data);
+		fbt_free_buffer(&wctx, r.msg.data);
 
 	for (i = 0; i < NT; i++)
 		if (pthread_create(&th[NL + i], NULL, w_client, (void *)(uintptr_t)i))
@@ -435,13 +435,13 @@ static int worker(void *arg)
 	/* Everyone's clients are done once the barrier opens; then leave. */
 	phase = 1;
 	__atomic_store_n(&ending, 1, __ATOMIC_RELEASE);
-	ret = fbp_call(&wctx, 0, C_BARRIER, &phase, 4, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&wctx, 0, C_BARRIER, &phase, 4, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "worker %d: end barrier: %s", me, strerror(-ret));
 	printf("# worker %d: %lu calls, %lu oneways, %lu with objects, %lu ENOSPC retries\n", me,
 	       stat_calls, stat_oneways, stat_objs, stat_busy);
 	CHECK(stat_calls > 0 && stat_oneways > 0, "worker %d made no progress", me);
 	fflush(NULL);
-	_exit(fbp_child_status());
+	_exit(fbt_child_status());
 }
 
 int main(void)
@@ -450,9 +450,9 @@ int main(void)
 	int i, st;
 
 	alarm(55);
-	mpid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, m_main, NULL);
+	mpid = fbt_spawn_manager_ex(MB, MGR_COOKIE, FBT_MGR_NOBODY, m_main, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	deadline = fbp_now_ms() + RUN_MS;	/* inherited by the workers */
+	deadline = fbt_now_ms() + RUN_MS;	/* inherited by the workers */
 	for (i = 0; i < NW; i++)
 		wpid[i] = fbt_fork(worker, (void *)(uintptr_t)i);
 	for (i = 0; i < NW; i++) {
@@ -461,6 +461,6 @@ int main(void)
 	}
 	st = fbt_wait(mpid);
 	CHECK(st == 0, "manager exited with %d", st);
-	CHECK(fbp_wait_live_zero(3000) == 0, "live counts did not return to zero");
+	CHECK(fbt_wait_live_zero(3000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_death_more: the corner cases of death notifications, each with the
+ * death_corner_cases: the corner cases of death notifications, each with the
  * outcome docs/abi.md gives it.
  *
  *  - link after death, on a handle other than 0: linked, and FBINDER_RET_DEAD
@@ -24,7 +24,7 @@
  *    debugfs stats, live_death_links included, back to zero) and a later
  *    death of that node tells nobody.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -43,7 +43,7 @@
 
 /* ---- the owner: the context manager, handing out objects ---- */
 
-static int owner_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int owner_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL };
 	__u64 off = 0;
@@ -52,22 +52,22 @@ static int owner_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (r->msg.code == C_GIVE && r->msg.data_size == sizeof(__u64)) {
-		memcpy(&o.cookie, fbp_data(p, &r->msg), sizeof(o.cookie));
-		return fbp_reply(p, &r->msg, 0, &o, sizeof(o), &off, 1) ? -1 : 0;
+		memcpy(&o.cookie, fbt_data(p, &r->msg), sizeof(o.cookie));
+		return fbt_reply(p, &r->msg, 0, &o, sizeof(o), &off, 1) ? -1 : 0;
 	}
-	return fbp_reply(p, &r->msg, 1, NULL, 0, NULL, 0) ? -1 : 0;
+	return fbt_reply(p, &r->msg, 1, NULL, 0, NULL, 0) ? -1 : 0;
 }
 
-static int owner_body(struct fbp *p, void *arg)
+static int owner_body(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
 	alarm(50);
-	return fbp_serve(p, owner_handler, NULL) ? 1 : 0;
+	return fbt_serve(p, owner_handler, NULL) ? 1 : 0;
 }
 
 static pid_t owner_start(void)
 {
-	return fbp_spawn_manager(MB, MGR_COOKIE, owner_body, NULL);
+	return fbt_spawn_manager(MB, MGR_COOKIE, owner_body, NULL);
 }
 
 static void owner_kill(pid_t pid)
@@ -77,52 +77,52 @@ static void owner_kill(pid_t pid)
 }
 
 /* A handle of ours (with a reference of our own) on the owner's object cookie. */
-static __u32 get_handle(struct fbp *p, __u64 cookie)
+static __u32 get_handle(struct fbt_ctx *p, __u64 cookie)
 {
 	const struct fbinder_object *o;
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	__u32 h;
 
-	if (fbp_call(p, 0, C_GIVE, &cookie, sizeof(cookie), NULL, 0, &reply,
+	if (fbt_call(p, 0, C_GIVE, &cookie, sizeof(cookie), NULL, 0, &reply,
 		     NULL, NULL))
 		die("C_GIVE call");
 	if (reply.cmd != FBINDER_RET_REPLY || reply.msg.offsets_count != 1)
-		die("C_GIVE: no object in the reply (%s)", fbp_ret_name(reply.cmd));
-	o = fbp_obj(p, &reply.msg, 0);
+		die("C_GIVE: no object in the reply (%s)", fbt_ret_name(reply.cmd));
+	o = fbt_obj(p, &reply.msg, 0);
 	if (o->type != FBINDER_OBJ_HANDLE || o->handle == 0)
 		die("C_GIVE: object type %u handle %u", o->type, o->handle);
 	h = o->handle;
-	if (fbp_acquire(p, h))
+	if (fbt_acquire(p, h))
 		die("acquire %u", h);
-	if (fbp_free(p, reply.msg.data))
+	if (fbt_free_buffer(p, reply.msg.data))
 		die("free");
 	return h;
 }
 
-static int death_cmd(struct fbp *p, __u32 cmd, __u32 handle, __u64 cookie)
+static int death_cmd(struct fbt_ctx *p, __u32 cmd, __u32 handle, __u64 cookie)
 {
 	struct fbinder_death d = { .handle = handle, .cookie = cookie };
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, cmd, &d, sizeof(d));
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, cmd, &d, sizeof(d));
+	return fbt_wr(p, &w, NULL, false);
 }
 
 #define do_link(p, h, c)	death_cmd(p, FBINDER_CMD_LINK_DEATH, h, c)
 #define do_unlink(p, h, c)	death_cmd(p, FBINDER_CMD_UNLINK_DEATH, h, c)
 
-static int do_done(struct fbp *p, __u64 cookie)
+static int do_done(struct fbt_ctx *p, __u64 cookie)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	return fbt_wr(p, &w, NULL, false);
 }
 
 /* Blocks until the context has work to read (a real wait, not a sleep). */
-static void wait_pending(struct fbp *p, const char *what)
+static void wait_pending(struct fbt_ctx *p, const char *what)
 {
 	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
 	int n = poll(&pfd, 1, 10000);
@@ -133,27 +133,27 @@ static void wait_pending(struct fbp *p, const char *what)
 }
 
 /* The next return must be FBINDER_RET_DEAD with cookie; nonblock: it must be there now. */
-static void expect_dead(struct fbp *p, __u64 cookie, bool nonblock, const char *what)
+static void expect_dead(struct fbt_ctx *p, __u64 cookie, bool nonblock, const char *what)
 {
-	struct fbp_ret r;
-	int ret = nonblock ? fbp_try_next(p, &r) : fbp_next(p, &r);
+	struct fbt_ret r;
+	int ret = nonblock ? fbt_try_next(p, &r) : fbt_next(p, &r);
 
 	CHECK(ret == 0, "%s: read: %s", what, strerror(-ret));
 	if (ret)
 		return;
 	CHECK(r.cmd == FBINDER_RET_DEAD && r.cookie == cookie,
 	      "%s: got %s cookie 0x%llx, expected FBINDER_RET_DEAD 0x%llx", what,
-	      fbp_ret_name(r.cmd), (unsigned long long)r.cookie,
+	      fbt_ret_name(r.cmd), (unsigned long long)r.cookie,
 	      (unsigned long long)cookie);
 }
 
-static void expect_nothing(struct fbp *p, const char *what)
+static void expect_nothing(struct fbt_ctx *p, const char *what)
 {
-	struct fbp_ret r;
-	int ret = fbp_try_next(p, &r);
+	struct fbt_ret r;
+	int ret = fbt_try_next(p, &r);
 
 	CHECK(ret == -EAGAIN, "%s: nothing more to read (got %s, %s cookie 0x%llx)",
-	      what, strerror(-ret), ret ? "-" : fbp_ret_name(r.cmd),
+	      what, strerror(-ret), ret ? "-" : fbt_ret_name(r.cmd),
 	      ret ? 0ULL : (unsigned long long)r.cookie);
 }
 
@@ -161,15 +161,15 @@ static void expect_nothing(struct fbp *p, const char *what)
 
 static void link_after_death(void)
 {
-	struct fbp_ret reply;
-	struct fbp p;
+	struct fbt_ret reply;
+	struct fbt_ctx p;
 	pid_t owner;
 	__u32 h;
 	int ret;
 
 	printf("# link after death on a non-zero handle\n");
 	owner = owner_start();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	h = get_handle(&p, 0x1000);
 	CHECK(do_link(&p, h, 0xa1) == 0, "link before the death");
 	owner_kill(owner);
@@ -183,27 +183,27 @@ static void link_after_death(void)
 	CHECK(do_done(&p, 0xa2) == 0, "acknowledge the late link");
 	CHECK(do_done(&p, 0xa2) == -ENOENT, "second acknowledge is ENOENT");
 
-	ret = fbp_call(&p, h, 7, NULL, 0, NULL, 0, &reply, NULL, NULL);
+	ret = fbt_call(&p, h, 7, NULL, 0, NULL, 0, &reply, NULL, NULL);
 	CHECK(ret == -EOWNERDEAD, "call on the dead handle: %s, expected EOWNERDEAD",
 	      strerror(-ret));
 	ret = do_link(&p, 0, 0xa3);
 	CHECK(ret == -ENOENT, "link on handle 0 with no manager: %s, expected ENOENT",
 	      strerror(-ret));
-	CHECK(fbp_release(&p, h) == 0, "release the dead handle");
-	fbp_close(&p);
+	CHECK(fbt_release(&p, h) == 0, "release the dead handle");
+	fbt_ctx_close(&p);
 }
 
 static void link_twice(void)
 {
 	__u64 seen[3] = { 0 };
-	struct fbp p;
+	struct fbt_ctx p;
 	pid_t owner;
 	__u32 h1, h2;
 	int i, ret;
 
 	printf("# linking twice, wrong handle, early DEATH_DONE\n");
 	owner = owner_start();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	h1 = get_handle(&p, 0x2001);
 	h2 = get_handle(&p, 0x2002);
 	CHECK(h1 != h2, "two objects, two handles");
@@ -234,11 +234,11 @@ static void link_twice(void)
 	      strerror(-ret));
 
 	for (i = 0; i < 3; i++) {
-		struct fbp_ret r;
+		struct fbt_ret r;
 
-		ret = fbp_try_next(&p, &r);
+		ret = fbt_try_next(&p, &r);
 		CHECK(ret == 0 && r.cmd == FBINDER_RET_DEAD, "notice %d: %s %s", i,
-		      strerror(-ret), ret ? "-" : fbp_ret_name(r.cmd));
+		      strerror(-ret), ret ? "-" : fbt_ret_name(r.cmd));
 		if (ret == 0 && r.cmd == FBINDER_RET_DEAD) {
 			seen[i] = r.cookie;
 			CHECK(r.cookie >= 0xb1 && r.cookie <= 0xb3,
@@ -252,22 +252,22 @@ static void link_twice(void)
 	expect_nothing(&p, "three links, three notices");
 	for (i = 0xb1; i <= 0xb3; i++)
 		CHECK(do_done(&p, i) == 0, "acknowledge 0x%x", i);
-	CHECK(fbp_release(&p, h1) == 0 && fbp_release(&p, h2) == 0, "release");
-	fbp_close(&p);
+	CHECK(fbt_release(&p, h1) == 0 && fbt_release(&p, h2) == 0, "release");
+	fbt_ctx_close(&p);
 }
 
 static void unlink_after_death(void)
 {
 	__u64 got[2] = { 0 };
-	struct fbp_ret r;
-	struct fbp p;
+	struct fbt_ret r;
+	struct fbt_ctx p;
 	pid_t owner;
 	__u32 h, h2;
 	int i, ret;
 
 	printf("# unlink after the death was queued / read, release while queued\n");
 	owner = owner_start();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	h = get_handle(&p, 0x3001);
 	h2 = get_handle(&p, 0x3002);
 	CHECK(do_link(&p, h, 0xc1) == 0, "link c1");
@@ -284,12 +284,12 @@ static void unlink_after_death(void)
 	CHECK(ret == -ENOENT, "the link is gone after that: %s, expected ENOENT",
 	      strerror(-ret));
 	/* the last reference of h2 goes: its link and queued notice with it */
-	CHECK(fbp_release(&p, h2) == 0, "release h2 with its notice queued");
+	CHECK(fbt_release(&p, h2) == 0, "release h2 with its notice queued");
 	ret = do_link(&p, h2, 0xc5);
 	CHECK(ret == -ENOENT, "h2 is gone: %s", strerror(-ret));
 
 	for (i = 0; i < 2; i++) {
-		ret = fbp_try_next(&p, &r);
+		ret = fbt_try_next(&p, &r);
 		CHECK(ret == 0 && r.cmd == FBINDER_RET_DEAD, "notice %d: %s", i,
 		      strerror(-ret));
 		if (!ret)
@@ -314,14 +314,14 @@ static void unlink_after_death(void)
 	expect_dead(&p, 0xc1, true, "relinked c1 notifies at once");
 	CHECK(do_done(&p, 0xc1) == 0, "acknowledge c1");
 	expect_nothing(&p, "end of unlink scenario");
-	CHECK(fbp_release(&p, h) == 0, "release h");
-	fbp_close(&p);
+	CHECK(fbt_release(&p, h) == 0, "release h");
+	fbt_ctx_close(&p);
 }
 
 static void fault_keeps_notice(void)
 {
 	struct fbinder_write_read wr;
-	struct fbp p;
+	struct fbt_ctx p;
 	pid_t owner;
 	void *bad;
 	__u32 h;
@@ -329,7 +329,7 @@ static void fault_keeps_notice(void)
 
 	printf("# EFAULT on the read keeps the notice\n");
 	owner = owner_start();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	h = get_handle(&p, 0x4001);
 	CHECK(do_link(&p, h, 0xd1) == 0, "link");
 	owner_kill(owner);
@@ -349,15 +349,15 @@ static void fault_keeps_notice(void)
 	CHECK(ret == -EINVAL, "the failed read did not deliver it: %s", strerror(-ret));
 	expect_dead(&p, 0xd1, true, "the notice after a faulted read");
 	CHECK(do_done(&p, 0xd1) == 0, "acknowledge");
-	CHECK(fbp_release(&p, h) == 0, "release");
-	fbp_close(&p);
+	CHECK(fbt_release(&p, h) == 0, "release");
+	fbt_ctx_close(&p);
 }
 
 /* ---- DEATH_DONE racing the read that delivers the notice ---- */
 
 #define RACE_ROUNDS	2000
 
-static struct fbp race_ctx;
+static struct fbt_ctx race_ctx;
 static atomic_llong race_cur;	/* cookie of the round, 0: none yet, -1: stop */
 static atomic_llong race_acked;
 static int race_errors;
@@ -365,11 +365,11 @@ static int race_errors;
 static void *race_acker(void *arg)
 {
 	long long seen = 0, c;
-	struct fbp t;
+	struct fbt_ctx t;
 	int ret;
 
 	(void)arg;
-	fbp_attach(&t, &race_ctx);
+	fbt_ctx_attach(&t, &race_ctx);
 	for (;;) {
 		while ((c = atomic_load(&race_cur)) == seen)
 			sched_yield();
@@ -395,7 +395,7 @@ static void *race_acker(void *arg)
 static void done_races_read(void)
 {
 	long long deadline;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	pthread_t thr;
 	pid_t owner;
 	int i, bad = 0, ret;
@@ -403,20 +403,20 @@ static void done_races_read(void)
 
 	printf("# DEATH_DONE from another thread racing the read\n");
 	owner = owner_start();
-	fbp_open(&race_ctx, MB);
+	fbt_ctx_open(&race_ctx, MB);
 	h = get_handle(&race_ctx, 0x7001);
 	owner_kill(owner);
 	if (pthread_create(&thr, NULL, race_acker, NULL))
 		die("pthread_create");
-	deadline = fbp_now_ms() + 3000;
-	for (i = 1; i <= RACE_ROUNDS && fbp_now_ms() < deadline; i++) {
+	deadline = fbt_now_ms() + 3000;
+	for (i = 1; i <= RACE_ROUNDS && fbt_now_ms() < deadline; i++) {
 		__u64 cookie = 0x70000000ULL + i;
 
 		/* linked to a dead node: queued at once, not delivered */
 		ret = do_link(&race_ctx, h, cookie);
 		if (ret == 0) {
 			atomic_store(&race_cur, (long long)cookie);
-			ret = fbp_next(&race_ctx, &r);
+			ret = fbt_next(&race_ctx, &r);
 		}
 		if (ret || r.cmd != FBINDER_RET_DEAD || r.cookie != cookie) {
 			bad++;
@@ -432,8 +432,8 @@ static void done_races_read(void)
 	CHECK(!race_errors, "%d acknowledges failed with something else than EINVAL",
 	      race_errors);
 	expect_nothing(&race_ctx, "after the race rounds");
-	CHECK(fbp_release(&race_ctx, h) == 0, "release");
-	fbp_close(&race_ctx);
+	CHECK(fbt_release(&race_ctx, h) == 0, "release");
+	fbt_ctx_close(&race_ctx);
 }
 
 /*
@@ -450,13 +450,13 @@ static int holder_dead_owner(void *arg)
 	struct holder_args *a = arg;
 	unsigned char rbuf[sizeof(__u32) + sizeof(struct fbinder_txn_msg)];
 	size_t rdone = 0;
-	struct fbp p;
+	struct fbt_ctx p;
 	__u32 h;
 	int ret;
 	char c = 'r';
 
 	fbt_failures = 0;	/* this child's own checks only */
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	h = get_handle(&p, 0x5001);
 	CHECK(do_link(&p, h, 0xe1) == 0, "holder: link e1");
 	CHECK(do_link(&p, h, 0xe2) == 0, "holder: link e2");
@@ -465,21 +465,21 @@ static int holder_dead_owner(void *arg)
 		die("write");
 	wait_pending(&p, "holder: deaths queued");
 	/* a read stream with room for exactly one return */
-	ret = fbinder_write_read(p.fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
+	ret = fbt_write_read(p.fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
 	CHECK(ret == 0 && rdone == sizeof(__u32) + sizeof(__u64),
 	      "holder: read one notice (%s, %zu bytes)", strerror(-ret), rdone);
-	exit(fbp_child_status());	/* one delivered, two queued: none acked */
+	exit(fbt_child_status());	/* one delivered, two queued: none acked */
 }
 
 static int holder_live_owner(void *arg)
 {
 	struct holder_args *a = arg;
-	struct fbp p;
+	struct fbt_ctx p;
 	__u32 h;
 	char c = 'r';
 
 	fbt_failures = 0;	/* this child's own checks only */
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	h = get_handle(&p, 0x6001);
 	CHECK(do_link(&p, h, 0xf1) == 0, "holder: link f1");
 	CHECK(do_link(&p, 0, 0xf2) == 0, "holder: link f2 on handle 0");
@@ -487,7 +487,7 @@ static int holder_live_owner(void *arg)
 	CHECK(do_unlink(&p, h, 0xf3) == 0, "holder: unlink f3");
 	if (write(a->ready, &c, 1) != 1)
 		die("write");
-	exit(fbp_child_status());	/* links live, owner alive */
+	exit(fbt_child_status());	/* links live, owner alive */
 }
 
 static void holder_exits(void)
@@ -508,7 +508,7 @@ static void holder_exits(void)
 		die("read");
 	owner_kill(owner);
 	CHECK(fbt_wait(kid) == 0, "holder with pending notices exited cleanly");
-	CHECK(fbp_wait_live_zero(5000) == 0,
+	CHECK(fbt_wait_live_zero(5000) == 0,
 	      "live counts zero after the holder exited with notices pending");
 
 	owner = owner_start();
@@ -517,7 +517,7 @@ static void holder_exits(void)
 		die("read");
 	CHECK(fbt_wait(kid) == 0, "holder with live links exited cleanly");
 	owner_kill(owner);	/* its node's death must find no stale link */
-	CHECK(fbp_wait_live_zero(5000) == 0,
+	CHECK(fbt_wait_live_zero(5000) == 0,
 	      "live counts zero after the holder left, then the owner died");
 	close(ready[0]);
 	close(ready[1]);
@@ -527,7 +527,7 @@ int main(void)
 {
 	long long v;
 
-	CHECK(fbp_stat("live_death_links", &v) == 0,
+	CHECK(fbt_stat("live_death_links", &v) == 0,
 	      "debugfs stats counts live death links");
 	link_after_death();
 	link_twice();
@@ -535,6 +535,6 @@ int main(void)
 	fault_keeps_notice();
 	done_races_read();
 	holder_exits();
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

@@ -11,11 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #define HOLDERS 3
 
-static int manager_body(struct fbp *p, void *arg)
+static int manager_body(struct fbt_ctx *p, void *arg)
 {
 	(void)p;
 	(void)arg;
@@ -24,33 +24,33 @@ static int manager_body(struct fbp *p, void *arg)
 	return 0;
 }
 
-static int link_cmd(struct fbp *p, __u32 cmd, __u32 handle, __u64 cookie)
+static int link_cmd(struct fbt_ctx *p, __u32 cmd, __u32 handle, __u64 cookie)
 {
 	struct fbinder_death d = { .handle = handle, .cookie = cookie };
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, cmd, &d, sizeof(d));
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, cmd, &d, sizeof(d));
+	return fbt_wr(p, &w, NULL, false);
 }
 
-static int done_cmd(struct fbp *p, __u64 cookie)
+static int done_cmd(struct fbt_ctx *p, __u64 cookie)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	return fbt_wr(p, &w, NULL, false);
 }
 
 static void holder(int i, int ready_fd)
 {
 	__u64 cookie = 0xdead0000 + i, cancelled = 0xc0ffee00 + i;
-	struct fbp_ret r;
-	struct fbp p;
+	struct fbt_ret r;
+	struct fbt_ctx p;
 	char c = 'r';
 
-	fbp_open(&p, 1 << 20);
+	fbt_ctx_open(&p, 1 << 20);
 	CHECK(link_cmd(&p, FBINDER_CMD_LINK_DEATH, 0, cookie) == 0, "link");
 	CHECK(link_cmd(&p, FBINDER_CMD_LINK_DEATH, 0, cookie) == -EEXIST,
 	      "second link of one cookie is EEXIST");
@@ -65,19 +65,19 @@ static void holder(int i, int ready_fd)
 	if (write(ready_fd, &c, 1) != 1)
 		die("write");
 
-	CHECK(fbp_next(&p, &r) == 0, "read the death");
+	CHECK(fbt_next(&p, &r) == 0, "read the death");
 	CHECK(r.cmd == FBINDER_RET_DEAD, "got %s, not FBINDER_RET_DEAD",
-	      fbp_ret_name(r.cmd));
+	      fbt_ret_name(r.cmd));
 	CHECK(r.cookie == cookie, "cookie %llx, expected %llx",
 	      (unsigned long long)r.cookie, (unsigned long long)cookie);
 	CHECK(done_cmd(&p, cookie) == 0, "acknowledge");
 	CHECK(done_cmd(&p, cookie) == -ENOENT, "second acknowledge is ENOENT");
 	usleep(200 * 1000);
-	CHECK(fbp_try_next(&p, &r) == -EAGAIN,
+	CHECK(fbt_try_next(&p, &r) == -EAGAIN,
 	      "exactly one notice, none for the cancelled link (got %s)",
-	      fbp_ret_name(r.cmd));
-	fbp_close(&p);
-	exit(fbp_child_status());
+	      fbt_ret_name(r.cmd));
+	fbt_ctx_close(&p);
+	exit(fbt_child_status());
 }
 
 int main(void)
@@ -86,7 +86,7 @@ int main(void)
 	int pipefd[2], i;
 	char c;
 
-	mgr = fbp_spawn_manager_ex(1 << 20, 0x5eed, FBP_MGR_NOBODY, manager_body, NULL);
+	mgr = fbt_spawn_manager_ex(1 << 20, 0x5eed, FBT_MGR_NOBODY, manager_body, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	if (pipe(pipefd))
 		die("pipe");
@@ -102,6 +102,6 @@ int main(void)
 	waitpid(mgr, NULL, 0);
 	for (i = 0; i < HOLDERS; i++)
 		CHECK(fbt_wait(kids[i]) == 0, "holder %d", i);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

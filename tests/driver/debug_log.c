@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * debug_param: the module parameter "debug" (writable in
+ * debug_log: the module parameter "debug" (writable in
  * /sys/module/fastbinder/parameters/debug) logs each failed send to the
  * kernel log; off, nothing is logged (the debugfs ring has it either way).
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -46,26 +46,26 @@ static int klog_has(const char *a, const char *b)
 
 int main(void)
 {
-	struct fbp p;
-	struct fbp_ret r;
+	struct fbt_ctx p;
+	struct fbt_ret r;
 	char pid[64];
 	int ret;
 
 	snprintf(pid, sizeof(pid), "send from pid %d ", (int)getpid());
-	fbp_open(&p, 0);
+	fbt_ctx_open(&p, 0);
 
 	set_debug("1");
 	/* handle 4242 does not exist: the send fails and is logged */
-	ret = fbp_call(&p, 4242, 31337, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&p, 4242, 31337, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == -ENOENT, "send to a bad handle: %s", strerror(-ret));
 	CHECK(klog_has(pid, "code 31337) failed: -2"),
 	      "debug=1: the failed send is in the kernel log");
 
 	set_debug("0");
-	ret = fbp_call(&p, 4242, 31338, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&p, 4242, 31338, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == -ENOENT, "send to a bad handle: %s", strerror(-ret));
 	CHECK(!klog_has(pid, "code 31338)"), "debug=0: nothing logged");
 
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	return fbt_done();
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_debugfs: /sys/kernel/debug/fastbinder/{state,stats,failed} exist and
+ * debugfs_files: /sys/kernel/debug/fastbinder/{state,stats,failed} exist and
  * read; stats is "name value" lines with the live counts, which follow
  * contexts opening and closing; state names the processes with contexts;
  * a failed send (bad handle, too big) shows up in "failed" with its errno,
  * sender pid, target pid and code.  stats has exactly the counters
  * docs/abi.md lists, and failed the columns it documents.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -76,7 +76,7 @@ static const char *const documented[] = {
 /* stats has exactly the documented names, in order; failed has the documented columns. */
 static void check_formats(void)
 {
-	char *s = fbp_slurp(FBP_DEBUGFS "/stats"), *line, *save = NULL;
+	char *s = fbt_slurp(FBT_DEBUGFS "/stats"), *line, *save = NULL;
 	unsigned int i = 0, n = sizeof(documented) / sizeof(documented[0]);
 	int lines = 0, bad = 0;
 
@@ -91,7 +91,7 @@ static void check_formats(void)
 	CHECK(i == n, "stats has %u lines, docs/abi.md lists %u counters", i, n);
 	free(s);
 
-	s = fbp_slurp(FBP_DEBUGFS "/failed");
+	s = fbt_slurp(FBT_DEBUGFS "/failed");
 	save = NULL;
 	line = s ? strtok_r(s, "\n", &save) : NULL;
 	CHECK(line && !strcmp(line, "time_ns what error from_pid to_pid node code"),
@@ -115,17 +115,17 @@ static void check_formats(void)
 	free(s);
 }
 
-static int s_main(struct fbp *p, void *arg)
+static int s_main(struct fbt_ctx *p, void *arg)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 
 	(void)arg;
 	alarm(30);
 	/* Serve until the parent's quit call. */
-	while (fbp_next(p, &r) == 0) {
+	while (fbt_next(p, &r) == 0) {
 		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
-		fbp_reply(p, &r.msg, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, &r.msg, 0, NULL, 0, NULL, 0);
 		if (r.msg.code == 1)
 			break;
 	}
@@ -136,16 +136,16 @@ int main(void)
 {
 	static unsigned char big[S_MAP + 64];
 	long long base, v;
-	struct fbp c;
-	struct fbp_ret r;
+	struct fbt_ctx c;
+	struct fbt_ret r;
 	char *s, pidtok[32];
 	unsigned int i;
 	pid_t spid;
 	int ret;
 
 	alarm(40);
-	s = fbp_slurp(FBP_DEBUGFS "/stats");
-	CHECK(s != NULL, "read %s/stats: %s", FBP_DEBUGFS, strerror(errno));
+	s = fbt_slurp(FBT_DEBUGFS "/stats");
+	CHECK(s != NULL, "read %s/stats: %s", FBT_DEBUGFS, strerror(errno));
 	if (!s)
 		return fbt_done();
 	{
@@ -166,17 +166,17 @@ int main(void)
 	}
 	free(s);
 	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++)
-		CHECK(fbp_stat(live[i], &v) == 0, "stats has no %s line", live[i]);
+		CHECK(fbt_stat(live[i], &v) == 0, "stats has no %s line", live[i]);
 
-	ret = fbp_stat("live_contexts", &base);
-	fbp_open(&c, MB);
-	ret |= fbp_stat("live_contexts", &v);
+	ret = fbt_stat("live_contexts", &base);
+	fbt_ctx_open(&c, MB);
+	ret |= fbt_stat("live_contexts", &v);
 	CHECK(ret == 0 && v == base + 1, "live_contexts %lld after an open, was %lld", v, base);
 
-	spid = fbp_spawn_manager(S_MAP, 0xdeb06, s_main, NULL);
+	spid = fbt_spawn_manager(S_MAP, 0xdeb06, s_main, NULL);
 
-	s = fbp_slurp(FBP_DEBUGFS "/state");
-	CHECK(s != NULL, "read %s/state: %s", FBP_DEBUGFS, strerror(errno));
+	s = fbt_slurp(FBT_DEBUGFS "/state");
+	CHECK(s != NULL, "read %s/state: %s", FBT_DEBUGFS, strerror(errno));
 	if (s) {
 		snprintf(pidtok, sizeof(pidtok), "%d", (int)getpid());
 		CHECK(has_token(s, pidtok), "state does not mention this process (pid %s)", pidtok);
@@ -186,14 +186,14 @@ int main(void)
 	}
 
 	/* Two failed sends, each with a code of its own. */
-	ret = fbp_oneway(&c, 777, CODE_BADH, NULL, 0, NULL, 0);
+	ret = fbt_oneway(&c, 777, CODE_BADH, NULL, 0, NULL, 0);
 	CHECK(ret == -ENOENT, "send to handle 777: %s, want ENOENT", strerror(-ret));
-	ret = fbp_call(&c, 0, CODE_BIG, big, sizeof(big), NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, CODE_BIG, big, sizeof(big), NULL, 0, &r, NULL, NULL);
 	CHECK(ret == -EMSGSIZE, "call bigger than the manager's buffer: %s, want EMSGSIZE",
 	      strerror(-ret));
 
-	s = fbp_slurp(FBP_DEBUGFS "/failed");
-	CHECK(s != NULL, "read %s/failed: %s", FBP_DEBUGFS, strerror(errno));
+	s = fbt_slurp(FBT_DEBUGFS "/failed");
+	CHECK(s != NULL, "read %s/failed: %s", FBT_DEBUGFS, strerror(errno));
 	if (s) {
 		CHECK(find_failure(s, getpid(), spid, CODE_BIG, EMSGSIZE, "EMSGSIZE"),
 		      "no line in failed with sender %d, target %d, code %u, EMSGSIZE:\n%s",
@@ -204,13 +204,13 @@ int main(void)
 		free(s);
 	}
 
-	ret = fbp_call(&c, 0, 1, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, 1, NULL, 0, NULL, 0, &r, NULL, NULL);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	CHECK(fbt_wait(spid) == 0, "manager failed");
 	check_formats();
-	fbp_close(&c);
-	CHECK(fbp_stat("live_contexts", &v) == 0 && v == base,
+	fbt_ctx_close(&c);
+	CHECK(fbt_stat("live_contexts", &v) == 0 && v == base,
 	      "live_contexts %lld after closing, want %lld", v, base);
 	return fbt_done();
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 struct fd_report {
 	__s32 fds_with;		/* open descriptors holding the received one */
@@ -37,7 +37,7 @@ static int count_fds(void)
 	return n - 1;	/* the directory's own descriptor */
 }
 
-static int fd_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int fd_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_object *obj;
 	struct fd_report rep = { 0 };
@@ -45,7 +45,7 @@ static int fd_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	(void)arg;
 	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
-	obj = fbp_obj(p, &r->msg, 0);
+	obj = fbt_obj(p, &r->msg, 0);
 	if (obj->type == FBINDER_OBJ_FD && obj->fd >= 0) {
 		rep.fds_with = count_fds();
 		rep.cloexec = !!(fcntl(obj->fd, F_GETFD) & FD_CLOEXEC);
@@ -53,13 +53,13 @@ static int fd_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 		close(obj->fd);
 		rep.fds_after = count_fds();
 	}
-	return fbp_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0);
+	return fbt_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0);
 }
 
-static int manager_body(struct fbp *p, void *arg)
+static int manager_body(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
-	return fbp_serve(p, fd_handler, NULL) ? 1 : 0;
+	return fbt_serve(p, fd_handler, NULL) ? 1 : 0;
 }
 
 int main(void)
@@ -67,25 +67,25 @@ int main(void)
 	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
 	__u64 off = 0;
 	struct fd_report rep;
-	struct fbp_ret reply;
-	struct fbp p;
+	struct fbt_ret reply;
+	struct fbt_ctx p;
 	char buf[64] = { 0 };
 	int pipefd[2];
 	pid_t mgr;
 
-	mgr = fbp_spawn_manager_ex(1 << 20, 0xfd, FBP_MGR_NOBODY | FBP_MGR_FDS, manager_body,
+	mgr = fbt_spawn_manager_ex(1 << 20, 0xfd, FBT_MGR_NOBODY | FBT_MGR_FDS, manager_body,
 				   NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	fbp_open(&p, 1 << 20);
+	fbt_ctx_open(&p, 1 << 20);
 	if (pipe(pipefd))
 		die("pipe");
 
 	obj.fd = pipefd[1];
-	CHECK(fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
+	CHECK(fbt_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
 		       NULL) == 0, "call with a descriptor");
 	CHECK(reply.cmd == FBINDER_RET_REPLY, "reply");
-	memcpy(&rep, fbp_data(&p, &reply.msg), sizeof(rep));
-	CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
+	memcpy(&rep, fbt_data(&p, &reply.msg), sizeof(rep));
+	CHECK(fbt_free_buffer(&p, reply.msg.data) == 0, "free");
 	CHECK(rep.written == 18, "receiver wrote %d bytes", rep.written);
 	CHECK(rep.cloexec == 1, "received descriptor is close-on-exec");
 	CHECK(rep.fds_after == rep.fds_with - 1,
@@ -96,15 +96,15 @@ int main(void)
 	      "sender reads what the receiver wrote: '%s'", buf);
 
 	obj.fd = 999;
-	CHECK(fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
+	CHECK(fbt_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
 		       NULL) == -EBADF, "a closed descriptor fails with EBADF");
 	obj.fd = p.fd;
-	CHECK(fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
+	CHECK(fbt_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL,
 		       NULL) == -EINVAL, "a fastbinder descriptor is refused");
 
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

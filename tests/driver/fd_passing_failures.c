@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_fd_more: descriptors in messages when things go wrong.  Every
+ * fd_passing_failures: descriptors in messages when things go wrong.  Every
  * receiver here accepts descriptors (claimed with FBINDER_OBJF_ACCEPTS_FDS).
  *
  *  - a receiver whose descriptor table is full (RLIMIT_NOFILE, filled; one
@@ -21,7 +21,7 @@
  *    buffer: /proc/<pid>/fd of the receiver grew by the descriptor while
  *    it lived, and the sender sees EOF once it is gone.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -96,12 +96,12 @@ struct full_report {
 	__s32 written;
 };
 
-static int full_body(struct fbp *p, void *arg)
+static int full_body(struct fbt_ctx *p, void *arg)
 {
 	struct rlimit rl = { FD_LIMIT, FD_LIMIT };
 	struct full_report rep = { 0 };
 	struct pollfd pfd;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	int fillers[FD_LIMIT], nf = 0, fd, i, ret;
 	int ready = (int)(intptr_t)arg;
 	char c = 'f';
@@ -122,8 +122,8 @@ static int full_body(struct fbp *p, void *arg)
 
 	/* the call arrives and cannot be delivered: it fails to its caller */
 	wait_pending(p->fd);
-	rep.first_err = fbp_try_next(p, &r);
-	rep.second_err = fbp_try_next(p, &r);
+	rep.first_err = fbt_try_next(p, &r);
+	rep.second_err = fbt_try_next(p, &r);
 	rep.open_after_fail = count_open_below_limit();
 	pfd.fd = p->fd;
 	pfd.events = POLLIN;
@@ -138,26 +138,26 @@ static int full_body(struct fbp *p, void *arg)
 	/* room for the caller's second call */
 	if (write(ready, &c, 1) != 1)
 		die("room");
-	ret = fbp_next(p, &r);
+	ret = fbt_next(p, &r);
 	rep.got_call = ret == 0 && r.cmd == FBINDER_RET_TRANSACTION &&
 		       r.msg.offsets_count == 2;
 	if (rep.got_call) {
 		for (i = 0; i < 2; i++) {
-			const struct fbinder_object *o = fbp_obj(p, &r.msg, i);
+			const struct fbinder_object *o = fbt_obj(p, &r.msg, i);
 
 			rep.fd_valid[i] = o->type == FBINDER_OBJ_FD && o->fd >= 0 &&
 					  fcntl(o->fd, F_GETFD) >= 0;
 		}
-		rep.written = write(fbp_obj(p, &r.msg, 0)->fd, "full", 4);
-		close(fbp_obj(p, &r.msg, 0)->fd);
-		close(fbp_obj(p, &r.msg, 1)->fd);
+		rep.written = write(fbt_obj(p, &r.msg, 0)->fd, "full", 4);
+		close(fbt_obj(p, &r.msg, 0)->fd);
+		close(fbt_obj(p, &r.msg, 1)->fd);
 	}
 	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION)
-		fbp_reply(p, &r.msg, 0, &rep, sizeof(rep), NULL, 0);
+		fbt_reply(p, &r.msg, 0, &rep, sizeof(rep), NULL, 0);
 	while (nf)
 		close(fillers[--nf]);
 	close(base);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 static void full_table(void)
@@ -165,37 +165,37 @@ static void full_table(void)
 	struct fbinder_object objs[2] = { { .type = FBINDER_OBJ_FD }, { .type = FBINDER_OBJ_FD } };
 	__u64 offs[2] = { 0, sizeof(objs[0]) };
 	struct full_report rep;
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	int ready[2], pfd[2], ret;
-	struct fbp p;
+	struct fbt_ctx p;
 	pid_t r;
 	char buf[8] = { 0 }, c;
 
 	printf("# a receiver with a full descriptor table\n");
 	if (pipe(ready) || pipe(pfd))
 		die("pipe");
-	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, full_body,
+	r = fbt_spawn_manager_ex(MB, R_COOKIE, FBT_MGR_NOBODY | FBT_MGR_FDS, full_body,
 				 (void *)(intptr_t)ready[1]);
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	if (read(ready[0], &c, 1) != 1)
 		die("receiver not ready");
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	objs[0].fd = pfd[1];
 	objs[1].fd = pfd[0];
-	ret = fbp_call(&p, 0, 1, objs, sizeof(objs), offs, 2, &reply, NULL, NULL);
+	ret = fbt_call(&p, 0, 1, objs, sizeof(objs), offs, 2, &reply, NULL, NULL);
 	CHECK(ret == 0 && reply.cmd == FBINDER_RET_FAILED && reply.err.error == -EMFILE,
 	      "a call the receiver's table cannot take: %s %s %d, want FBINDER_RET_FAILED -EMFILE",
-	      strerror(-ret), fbp_ret_name(reply.cmd), reply.err.error);
+	      strerror(-ret), fbt_ret_name(reply.cmd), reply.err.error);
 	if (ret == 0 && reply.cmd == FBINDER_RET_REPLY)
-		fbp_free(&p, reply.msg.data);
+		fbt_free_buffer(&p, reply.msg.data);
 	if (read(ready[0], &c, 1) != 1)
 		die("receiver made no room");
-	ret = fbp_call(&p, 0, 1, objs, sizeof(objs), offs, 2, &reply, NULL, NULL);
+	ret = fbt_call(&p, 0, 1, objs, sizeof(objs), offs, 2, &reply, NULL, NULL);
 	CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY,
 	      "the next call is answered once the receiver has room: %s %s",
-	      strerror(-ret), fbp_ret_name(reply.cmd));
+	      strerror(-ret), fbt_ret_name(reply.cmd));
 	if (ret == 0 && reply.cmd == FBINDER_RET_REPLY && reply.msg.data_size == sizeof(rep)) {
-		memcpy(&rep, fbp_data(&p, &reply.msg), sizeof(rep));
+		memcpy(&rep, fbt_data(&p, &reply.msg), sizeof(rep));
 		CHECK(rep.first_err == -EAGAIN,
 		      "read with a full table: %s, want EAGAIN (the call is not delivered)",
 		      strerror(-rep.first_err));
@@ -212,11 +212,11 @@ static void full_table(void)
 		      rep.written);
 	}
 	if (ret == 0 && reply.cmd == FBINDER_RET_REPLY)
-		CHECK(fbp_free(&p, reply.msg.data) == 0, "free");
+		CHECK(fbt_free_buffer(&p, reply.msg.data) == 0, "free");
 	CHECK(read(pfd[0], buf, sizeof(buf)) == 4 && !memcmp(buf, "full", 4),
 	      "sender reads what the receiver wrote: '%s'", buf);
 	printf("# a call the receiver cannot take fails back with EMFILE\n");
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	CHECK(fbt_wait(r) == 0, "receiver exit");
 	close(pfd[0]);
 	close(pfd[1]);
@@ -226,7 +226,7 @@ static void full_table(void)
 
 /* ---- receivers that die ---- */
 
-static int idle_body(struct fbp *p, void *arg)
+static int idle_body(struct fbt_ctx *p, void *arg)
 {
 	(void)p;
 	(void)arg;
@@ -241,20 +241,20 @@ static void killed_with_oneways_queued(void)
 	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
 	__u64 off = 0;
 	int start, pfd[2], ret;
-	struct fbp p;
+	struct fbt_ctx p;
 	pid_t r;
 
 	printf("# receiver killed with oneway messages carrying a descriptor queued\n");
-	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, idle_body, NULL);
+	r = fbt_spawn_manager_ex(MB, R_COOKIE, FBT_MGR_NOBODY | FBT_MGR_FDS, idle_body, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	start = count_fds(getpid());
 	if (pipe(pfd))
 		die("pipe");
 	obj.fd = pfd[1];
-	ret = fbp_oneway(&p, 0, 1, &obj, sizeof(obj), &off, 1);
+	ret = fbt_oneway(&p, 0, 1, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == 0, "first oneway with a descriptor: %s", strerror(-ret));
-	ret = fbp_oneway(&p, 0, 2, &obj, sizeof(obj), &off, 1);
+	ret = fbt_oneway(&p, 0, 2, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == 0, "second oneway (waits on the node): %s", strerror(-ret));
 	close(pfd[1]);
 	CHECK(count_fds(r) >= 0, "receiver alive");
@@ -265,10 +265,10 @@ static void killed_with_oneways_queued(void)
 	close(pfd[0]);
 	CHECK(count_fds(getpid()) == start, "sender's descriptors back to %d: %d",
 	      start, count_fds(getpid()));
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 }
 
-static int suicide_body(struct fbp *p, void *arg)
+static int suicide_body(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
 	alarm(50);
@@ -280,41 +280,41 @@ static int suicide_body(struct fbp *p, void *arg)
 static void dies_with_call_queued(void)
 {
 	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	__u64 off = 0;
 	int start, pfd[2], ret;
-	struct fbp p;
+	struct fbt_ctx p;
 	pid_t r;
 
 	printf("# receiver dies with a call carrying a descriptor queued\n");
-	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, suicide_body, NULL);
+	r = fbt_spawn_manager_ex(MB, R_COOKIE, FBT_MGR_NOBODY | FBT_MGR_FDS, suicide_body, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	start = count_fds(getpid());
 	if (pipe(pfd))
 		die("pipe");
 	obj.fd = pfd[1];
-	ret = fbp_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL, NULL);
+	ret = fbt_call(&p, 0, 1, &obj, sizeof(obj), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == 0 && reply.cmd == FBINDER_RET_FAILED && reply.err.error == -EOWNERDEAD,
 	      "caller: %s, %s %d, expected FBINDER_RET_FAILED -EOWNERDEAD", strerror(-ret),
-	      fbp_ret_name(reply.cmd), reply.err.error);
+	      fbt_ret_name(reply.cmd), reply.err.error);
 	CHECK(fbt_wait(r) == 128 + SIGKILL, "receiver killed itself");
 	close(pfd[1]);
 	CHECK(sees_eof(pfd[0], 5000), "EOF on the read end after the receiver died");
 	close(pfd[0]);
 	CHECK(count_fds(getpid()) == start, "caller's descriptors back to %d", start);
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 }
 
-static int hold_body(struct fbp *p, void *arg)
+static int hold_body(struct fbt_ctx *p, void *arg)
 {
 	int ready = (int)(intptr_t)arg;
 	int counts[2];
-	struct fbp_ret r;
+	struct fbt_ret r;
 
 	alarm(50);
 	counts[0] = count_fds(getpid());
-	if (fbp_next(p, &r) || r.cmd != FBINDER_RET_TRANSACTION)
+	if (fbt_next(p, &r) || r.cmd != FBINDER_RET_TRANSACTION)
 		die("hold: no message");
 	counts[1] = count_fds(getpid());
 	if (write(ready, counts, sizeof(counts)) != sizeof(counts))
@@ -329,20 +329,20 @@ static void killed_after_delivery(void)
 	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
 	int counts[2], pfd[2], ready[2], ret;
 	__u64 off = 0;
-	struct fbp p;
+	struct fbt_ctx p;
 	pid_t r;
 
 	printf("# receiver killed after delivery, before freeing the buffer\n");
 	if (pipe(ready))
 		die("pipe");
-	r = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, hold_body,
+	r = fbt_spawn_manager_ex(MB, R_COOKIE, FBT_MGR_NOBODY | FBT_MGR_FDS, hold_body,
 				 (void *)(intptr_t)ready[1]);
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	if (pipe(pfd))
 		die("pipe");
 	obj.fd = pfd[1];
-	ret = fbp_oneway(&p, 0, 1, &obj, sizeof(obj), &off, 1);
+	ret = fbt_oneway(&p, 0, 1, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == 0, "oneway with a descriptor: %s", strerror(-ret));
 	close(pfd[1]);
 	if (read(ready[0], counts, sizeof(counts)) != sizeof(counts))
@@ -355,7 +355,7 @@ static void killed_after_delivery(void)
 	close(pfd[0]);
 	close(ready[0]);
 	close(ready[1]);
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 }
 
 /*
@@ -365,7 +365,7 @@ static void killed_after_delivery(void)
 static int part(void *arg)
 {
 	((void (*)(void))arg)();
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 static void run_part(void (*fn)(void))
@@ -381,6 +381,6 @@ int main(void)
 	run_part(killed_with_oneways_queued);
 	run_part(dies_with_call_queued);
 	run_part(killed_after_delivery);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

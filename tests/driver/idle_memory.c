@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_idle: an idle context with a 1 MiB mapping holds at most one
+ * idle_memory: an idle context with a 1 MiB mapping holds at most one
  * resident page of its buffer (smaps Rss and mincore), fresh, as the
  * context manager, and as a sender that never received anything.  (Pages
  * freed slots leave may be kept for a shrinker: not checked after a receive.)
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -16,7 +16,7 @@
 /* Rss in kB of the mapping that starts at addr, from /proc/self/smaps; -1 if not found. */
 static long smaps_rss_kb(const void *addr)
 {
-	char *s = fbp_slurp("/proc/self/smaps"), *line, *save = NULL;
+	char *s = fbt_slurp("/proc/self/smaps"), *line, *save = NULL;
 	unsigned long start = (unsigned long)addr, lo, hi;
 	int in = 0;
 	long rss = -1;
@@ -54,7 +54,7 @@ static int mincore_pages(const void *addr, size_t len)
 	return count;
 }
 
-static void check_idle(const struct fbp *p, const char *when)
+static void check_idle(const struct fbt_ctx *p, const char *when)
 {
 	long rss = smaps_rss_kb(p->map);
 	int pages = mincore_pages(p->map, p->map_size);
@@ -67,38 +67,38 @@ static void check_idle(const struct fbp *p, const char *when)
 
 int main(void)
 {
-	struct fbp a, b;
-	struct fbp_ret r;
+	struct fbt_ctx a, b;
+	struct fbt_ret r;
 	char *big = malloc(200000);
 	int ret;
 
 	if (!big)
 		die("malloc");
-	fbp_open(&a, MB);
+	fbt_ctx_open(&a, MB);
 	check_idle(&a, "fresh context");
 
 	/* A message comes and goes: Rss may grow while it is held. */
-	fbp_open(&b, MB);
-	if (fbp_set_mgr(a.fd, 0x1d1e))
+	fbt_ctx_open(&b, MB);
+	if (fbt_set_mgr(a.fd, 0x1d1e))
 		die("claim");
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	check_idle(&a, "idle manager");
-	fbp_fill(big, 200000, 77);
-	ret = fbp_oneway(&b, 0, 1, big, 200000, NULL, 0);
+	fbt_fill(big, 200000, 77);
+	ret = fbt_oneway(&b, 0, 1, big, 200000, NULL, 0);
 	CHECK(ret == 0, "oneway of 200000 bytes: %s", strerror(-ret));
-	ret = fbp_try_next(&a, &r);
+	ret = fbt_try_next(&a, &r);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.data_size == 200000,
-	      "receive: %s %s size %llu", strerror(-ret), fbp_ret_name(r.cmd),
+	      "receive: %s %s size %llu", strerror(-ret), fbt_ret_name(r.cmd),
 	      (unsigned long long)r.msg.data_size);
 	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION) {
-		CHECK(fbp_verify(fbp_data(&a, &r.msg), r.msg.data_size, 77) < 0,
+		CHECK(fbt_verify(fbt_data(&a, &r.msg), r.msg.data_size, 77) < 0,
 		      "200000-byte payload corrupted");
-		CHECK(fbp_free(&a, r.msg.data) == 0, "free");
+		CHECK(fbt_free_buffer(&a, r.msg.data) == 0, "free");
 	}
 	/* The untouched sender's buffer stays empty. */
 	check_idle(&b, "sender that never received");
-	fbp_close(&b);
-	fbp_close(&a);
+	fbt_ctx_close(&b);
+	fbt_ctx_close(&a);
 	free(big);
 	return fbt_done();
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_looper: the thread pool.  With SET_MAX_THREADS 2 and its one looper
+ * looper_spawn: the thread pool.  With SET_MAX_THREADS 2 and its one looper
  * busy, the server process receives FBINDER_RET_SPAWN_LOOPER; the thread it
  * starts registers and takes the next call; with both busy it is asked once
  * more, and never beyond the maximum.  FBINDER_IOC_THREAD_EXIT of a thread that
  * handles a call fails that call to its caller with EOWNERDEAD.  Looper
  * commands out of order are EINVAL.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@ enum { C_BLOCK = 1, C_STATUS, C_EXIT_THREAD, C_PING, C_QUIT };
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int arrived, spawns;	/* C_BLOCK calls so far; spawn requests */
-static struct fbp *sctx;
+static struct fbt_ctx *sctx;
 
 static void *s_looper(void *arg);
 
@@ -66,43 +66,43 @@ static __u32 s_block(void)
 	return reached;
 }
 
-static int s_handle(struct fbp *t, const struct fbp_ret *r)
+static int s_handle(struct fbt_ctx *t, const struct fbt_ret *r)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
-	struct fbp_w w;
+	struct fbt_w w;
 	__u32 v;
 	int ret;
 
 	if (r->cmd != FBINDER_RET_TRANSACTION) {
-		CHECK(0, "S got %s", fbp_ret_name(r->cmd));
+		CHECK(0, "S got %s", fbt_ret_name(r->cmd));
 		return 0;
 	}
 	switch (m->code) {
 	case C_BLOCK:
 		v = s_block();
-		fbp_reply(t, m, 0, &v, sizeof(v), NULL, 0);
+		fbt_reply(t, m, 0, &v, sizeof(v), NULL, 0);
 		return 0;
 	case C_STATUS:
 		pthread_mutex_lock(&lock);
 		v = spawns;
 		pthread_mutex_unlock(&lock);
-		fbp_reply(t, m, 0, &v, sizeof(v), NULL, 0);
+		fbt_reply(t, m, 0, &v, sizeof(v), NULL, 0);
 		return 0;
 	case C_EXIT_THREAD:
-		CHECK(fbp_free(t, m->data) == 0, "S: free");
+		CHECK(fbt_free_buffer(t, m->data) == 0, "S: free");
 		ret = ioctl(t->fd, FBINDER_IOC_THREAD_EXIT);
 		CHECK(ret == 0, "S: THREAD_EXIT while handling a call: %s", strerror(errno));
 		/* Forgotten: this thread is new to the driver, and joins the pool again. */
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
-		ret = fbp_wr(t, &w, NULL, false);
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+		ret = fbt_wr(t, &w, NULL, false);
 		CHECK(ret == 0, "S: ENTER_LOOPER after THREAD_EXIT: %s", strerror(-ret));
 		return 0;
 	case C_PING:
-		fbp_reply(t, m, 0, "pong", 4, NULL, 0);
+		fbt_reply(t, m, 0, "pong", 4, NULL, 0);
 		return 0;
 	case C_QUIT:
-		fbp_reply(t, m, 0, NULL, 0, NULL, 0);
+		fbt_reply(t, m, 0, NULL, 0, NULL, 0);
 		return 1;
 	}
 	CHECK(0, "S: code %u", m->code);
@@ -112,24 +112,24 @@ static int s_handle(struct fbp *t, const struct fbp_ret *r)
 /* cppcheck-suppress constParameter ; a pthread start routine */
 static void *s_looper(void *arg)
 {
-	struct fbp *t = fbp_thread(sctx, false);
-	struct fbp_ret batch[64];
-	struct fbp_w w;
+	struct fbt_ctx *t = fbt_ctx_thread(sctx, false);
+	struct fbt_ret batch[64];
+	struct fbt_w w;
 	int i, n, ret;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, arg ? FBINDER_CMD_REGISTER_LOOPER : FBINDER_CMD_ENTER_LOOPER, NULL, 0);
-	ret = fbp_wr(t, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, arg ? FBINDER_CMD_REGISTER_LOOPER : FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+	ret = fbt_wr(t, &w, NULL, false);
 	CHECK(ret == 0, "S: %s: %s", arg ? "REGISTER_LOOPER" : "ENTER_LOOPER", strerror(-ret));
 	for (;;) {
-		ret = fbp_wr(t, NULL, NULL, true);
+		ret = fbt_wr(t, NULL, NULL, true);
 		if (ret) {
 			errno = -ret;
 			die("S: read");
 		}
 		/* Spawn requests first: a call of the same read may block this thread. */
 		for (n = 0; t->qlen && n < 64; n++)
-			fbp_next(t, &batch[n]);
+			fbt_next(t, &batch[n]);
 		for (i = 0; i < n; i++)
 			if (batch[i].cmd == FBINDER_RET_SPAWN_LOOPER)
 				s_spawn();
@@ -137,12 +137,12 @@ static void *s_looper(void *arg)
 			if (batch[i].cmd != FBINDER_RET_SPAWN_LOOPER && s_handle(t, &batch[i])) {
 				/* C_QUIT, on whichever thread: the process ends here. */
 				fflush(NULL);
-				_exit(fbp_child_status());
+				_exit(fbt_child_status());
 			}
 	}
 }
 
-static int s_main(struct fbp *p, void *arg)
+static int s_main(struct fbt_ctx *p, void *arg)
 {
 	__u32 max = 2;
 
@@ -159,27 +159,27 @@ static int s_main(struct fbp *p, void *arg)
 
 struct blocker {
 	pthread_t th;
-	const struct fbp *ctx;
+	const struct fbt_ctx *ctx;
 	int ret;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	__u32 reached;
 };
 
 static void *blocker(void *arg)
 {
 	struct blocker *b = arg;
-	struct fbp *t = fbp_thread(b->ctx, false);
+	struct fbt_ctx *t = fbt_ctx_thread(b->ctx, false);
 
-	b->ret = fbp_call(t, 0, C_BLOCK, NULL, 0, NULL, 0, &b->r, NULL, NULL);
+	b->ret = fbt_call(t, 0, C_BLOCK, NULL, 0, NULL, 0, &b->r, NULL, NULL);
 	if (!b->ret && b->r.cmd == FBINDER_RET_REPLY) {
-		memcpy(&b->reached, fbp_data(t, &b->r.msg), sizeof(b->reached));
-		fbp_free(t, b->r.msg.data);
+		memcpy(&b->reached, fbt_data(t, &b->r.msg), sizeof(b->reached));
+		fbt_free_buffer(t, b->r.msg.data);
 	}
 	free(t);
 	return NULL;
 }
 
-static void round_of_blocks(struct fbp *c, int round)
+static void round_of_blocks(struct fbt_ctx *c, int round)
 {
 	struct blocker b[NBUSY];
 	int i;
@@ -193,42 +193,42 @@ static void round_of_blocks(struct fbp *c, int round)
 		pthread_join(b[i].th, NULL);
 		CHECK(b[i].ret == 0 && b[i].r.cmd == FBINDER_RET_REPLY && b[i].reached,
 		      "round %d call %d: %s %s, %s", round, i, strerror(-b[i].ret),
-		      fbp_ret_name(b[i].r.cmd),
+		      fbt_ret_name(b[i].r.cmd),
 		      b[i].reached ? "all held at once" : "S never had 3 threads busy at once");
 	}
 }
 
-static __u32 call_u32(struct fbp *c, __u32 code)
+static __u32 call_u32(struct fbt_ctx *c, __u32 code)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	__u32 v = ~0u;
-	int ret = fbp_call(c, 0, code, NULL, 0, NULL, 0, &r, NULL, NULL);
+	int ret = fbt_call(c, 0, code, NULL, 0, NULL, 0, &r, NULL, NULL);
 
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "call %u: %s %s", code, strerror(-ret),
-	      fbp_ret_name(r.cmd));
+	      fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		if (r.msg.data_size >= 4)
-			memcpy(&v, fbp_data(c, &r.msg), 4);
-		fbp_free(c, r.msg.data);
+			memcpy(&v, fbt_data(c, &r.msg), 4);
+		fbt_free_buffer(c, r.msg.data);
 	}
 	return v;
 }
 
-static int looper_cmd(struct fbp *c, __u32 cmd)
+static int looper_cmd(struct fbt_ctx *c, __u32 cmd)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, cmd, NULL, 0);
-	return fbp_wr(c, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, cmd, NULL, 0);
+	return fbt_wr(c, &w, NULL, false);
 }
 
 static void test_looper_commands(void)
 {
-	struct fbp c;
+	struct fbt_ctx c;
 	int ret;
 
-	fbp_open(&c, MB);
+	fbt_ctx_open(&c, MB);
 	ret = looper_cmd(&c, FBINDER_CMD_EXIT_LOOPER);
 	CHECK(ret == -EINVAL, "EXIT_LOOPER before entering: %s, want EINVAL", strerror(-ret));
 	ret = looper_cmd(&c, FBINDER_CMD_ENTER_LOOPER);
@@ -241,23 +241,23 @@ static void test_looper_commands(void)
 	CHECK(ret == -EINVAL, "EXIT_LOOPER twice: %s, want EINVAL", strerror(-ret));
 	ret = ioctl(c.fd, FBINDER_IOC_THREAD_EXIT);
 	CHECK(ret == 0, "THREAD_EXIT of an idle thread: %s", strerror(errno));
-	fbp_close(&c);
+	fbt_ctx_close(&c);
 	printf("# looper commands out of order: EINVAL\n");
 }
 
 int main(void)
 {
-	struct fbp c;
-	struct fbp_ret r;
+	struct fbt_ctx c;
+	struct fbt_ret r;
 	pid_t spid;
 	__u32 n;
 	int ret;
 
 	alarm(40);
-	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
+	spid = fbt_spawn_manager_ex(MB, MGR_COOKIE, FBT_MGR_NOBODY, s_main, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	test_looper_commands();
-	fbp_open(&c, MB);
+	fbt_ctx_open(&c, MB);
 
 	round_of_blocks(&c, 1);
 	n = call_u32(&c, C_STATUS);
@@ -267,22 +267,22 @@ int main(void)
 	CHECK(n == 2, "after a second round S was asked for %u loopers, want still 2", n);
 	printf("# spawn requests: %u\n", n);
 
-	ret = fbp_call(&c, 0, C_EXIT_THREAD, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_EXIT_THREAD, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EOWNERDEAD,
 	      "call whose handler did THREAD_EXIT: %s %s error %d, want FBINDER_RET_FAILED -EOWNERDEAD",
-	      strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
+	      strerror(-ret), fbt_ret_name(r.cmd), r.err.error);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
-	ret = fbp_call(&c, 0, C_PING, NULL, 0, NULL, 0, &r, NULL, NULL);
+		fbt_free_buffer(&c, r.msg.data);
+	ret = fbt_call(&c, 0, C_PING, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "call after THREAD_EXIT: %s %s",
-	      strerror(-ret), fbp_ret_name(r.cmd));
+	      strerror(-ret), fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 
-	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	CHECK(fbt_wait(spid) == 0, "S reported failures");
-	fbp_close(&c);
+	fbt_ctx_close(&c);
 	return fbt_done();
 }

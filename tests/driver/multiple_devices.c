@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * devices: the module parameter devices= makes several independent devices.
+ * multiple_devices: the module parameter devices= makes several independent devices.
  *
  * Reloads the module (so it must run with no context open, as every VM test
  * does): invalid lists (an empty name, "a/b", a name of 32 characters, a name
@@ -13,7 +13,7 @@
  * message of the other, and the death of one manager leaves the other.
  * Finally the default module is loaded again, as the suite expects.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -31,7 +31,7 @@
 
 static bool module_loaded(void)
 {
-	char *m = fbp_slurp("/proc/modules");
+	char *m = fbt_slurp("/proc/modules");
 	bool loaded = m && (!strncmp(m, "fastbinder ", 11) || strstr(m, "\nfastbinder "));
 
 	free(m);
@@ -124,36 +124,36 @@ static void test_bad_params(void)
 		CHECK(fbt_run("rmmod fastbinder", out, sizeof(out)) == 0, "rmmod: %s", out);
 }
 
-static int send_to(struct fbp *p, __u32 handle, const char *text)
+static int send_to(struct fbt_ctx *p, __u32 handle, const char *text)
 {
-	return fbp_oneway(p, handle, 1, text, strlen(text), NULL, 0);
+	return fbt_oneway(p, handle, 1, text, strlen(text), NULL, 0);
 }
 
 /* The next message on p: a oneway with this text for this cookie. */
-static void expect_msg(struct fbp *p, __u64 cookie, const char *text, const char *who)
+static void expect_msg(struct fbt_ctx *p, __u64 cookie, const char *text, const char *who)
 {
-	struct fbp_ret r;
-	int ret = fbp_try_next(p, &r);
+	struct fbt_ret r;
+	int ret = fbt_try_next(p, &r);
 
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.cookie == cookie &&
-	      r.msg.data_size == strlen(text) && !memcmp(fbp_data(p, &r.msg), text, strlen(text)),
+	      r.msg.data_size == strlen(text) && !memcmp(fbt_data(p, &r.msg), text, strlen(text)),
 	      "%s: %s %s cookie 0x%llx, want \"%s\" for 0x%llx", who, strerror(-ret),
-	      fbp_ret_name(r.cmd), (unsigned long long)r.msg.cookie, text,
+	      fbt_ret_name(r.cmd), (unsigned long long)r.msg.cookie, text,
 	      (unsigned long long)cookie);
 	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION)
-		fbp_free(p, r.msg.data);
+		fbt_free_buffer(p, r.msg.data);
 }
 
-static void expect_nothing(struct fbp *p, const char *who)
+static void expect_nothing(struct fbt_ctx *p, const char *who)
 {
-	struct fbp_ret r;
-	int ret = fbp_try_next(p, &r);
+	struct fbt_ret r;
+	int ret = fbt_try_next(p, &r);
 
-	CHECK(ret == -EAGAIN, "%s: %s %s, want nothing", who, strerror(-ret), fbp_ret_name(r.cmd));
+	CHECK(ret == -EAGAIN, "%s: %s %s, want nothing", who, strerror(-ret), fbt_ret_name(r.cmd));
 }
 
 /* Open p on path and map it. */
-static void open_on(struct fbp *p, const char *path)
+static void open_on(struct fbt_ctx *p, const char *path)
 {
 	void *m;
 
@@ -170,7 +170,7 @@ static void open_on(struct fbp *p, const char *path)
 
 static void test_two_devices(void)
 {
-	static struct fbp m1, m2, c1, c2, x2;
+	static struct fbt_ctx m1, m2, c1, c2, x2;
 	struct stat s1, s2;
 	struct fbinder_object obj;
 	__u64 off = 0;
@@ -186,7 +186,7 @@ static void test_two_devices(void)
 	      minor(s1.st_rdev), major(s2.st_rdev), minor(s2.st_rdev));
 	CHECK((s1.st_mode & 0777) == 0666 && (s2.st_mode & 0777) == 0666, "modes %o and %o",
 	      s1.st_mode & 0777, s2.st_mode & 0777);
-	s = fbp_slurp("/sys/module/fastbinder/parameters/devices");
+	s = fbt_slurp("/sys/module/fastbinder/parameters/devices");
 	CHECK(s && !strcmp(s, "fastbinder,fbtwo\n"), "parameter devices reads \"%s\"", s);
 	free(s);
 
@@ -200,15 +200,15 @@ static void test_two_devices(void)
 	ret = send_to(&c1, 0, "nobody");
 	CHECK(ret == -ENOENT, "handle 0 on %s before any claim: %s, want ENOENT", FBT_DEV,
 	      strerror(-ret));
-	CHECK(fbp_set_mgr(m2.fd, COOKIE2) == 0, "claim on %s", DEV2);
+	CHECK(fbt_set_mgr(m2.fd, COOKIE2) == 0, "claim on %s", DEV2);
 	ret = send_to(&c1, 0, "nobody");
 	CHECK(ret == -ENOENT, "handle 0 on %s with a manager on %s only: %s, want ENOENT",
 	      FBT_DEV, DEV2, strerror(-ret));
 	/* it takes descriptors: the one of the other device must be refused for itself */
-	ret = fbp_set_mgr_flags(m1.fd, COOKIE1, FBINDER_OBJF_ACCEPTS_FDS);
+	ret = fbt_set_mgr_flags(m1.fd, COOKIE1, FBINDER_OBJF_ACCEPTS_FDS);
 	CHECK(ret == 0, "claim on %s with a manager on %s: %s, want success", FBT_DEV, DEV2,
 	      strerror(-ret));
-	ret = fbp_set_mgr(x2.fd, 0xbad);
+	ret = fbt_set_mgr(x2.fd, 0xbad);
 	CHECK(ret == -EBUSY, "second claim on %s: %s, want EBUSY", DEV2, strerror(-ret));
 
 	CHECK(send_to(&c1, 0, "to one") == 0 && send_to(&c2, 0, "to two") == 0, "sends");
@@ -217,7 +217,7 @@ static void test_two_devices(void)
 	expect_nothing(&m1, "manager of " FBT_DEV " after its one message");
 	expect_nothing(&m2, "manager of " DEV2 " after its one message");
 
-	s = fbp_slurp(FBP_DEBUGFS "/state");
+	s = fbt_slurp(FBT_DEBUGFS "/state");
 	CHECK(s && strstr(s, "device fastbinder context-manager node ") &&
 	      strstr(s, "device fbtwo context-manager node "),
 	      "debugfs state does not list both devices:\n%s", s ? s : "(unreadable)");
@@ -227,17 +227,17 @@ static void test_two_devices(void)
 
 	/* c2 gives m2 an object: a handle of m2 on fbtwo. */
 	obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = 0xc2 };
-	CHECK(fbp_oneway(&c2, 0, 2, &obj, sizeof(obj), &off, 1) == 0, "c2 sends an object");
+	CHECK(fbt_oneway(&c2, 0, 2, &obj, sizeof(obj), &off, 1) == 0, "c2 sends an object");
 	{
-		struct fbp_ret r;
+		struct fbt_ret r;
 
-		ret = fbp_try_next(&m2, &r);
+		ret = fbt_try_next(&m2, &r);
 		CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.offsets_count == 1,
-		      "m2: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+		      "m2: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 		if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION) {
-			hx = fbp_obj(&m2, &r.msg, 0)->handle;
-			CHECK(fbp_acquire(&m2, hx) == 0, "m2: acquire");
-			fbp_free(&m2, r.msg.data);
+			hx = fbt_obj(&m2, &r.msg, 0)->handle;
+			CHECK(fbt_acquire(&m2, hx) == 0, "m2: acquire");
+			fbt_free_buffer(&m2, r.msg.data);
 		}
 	}
 	CHECK(hx != 0 && send_to(&m2, hx, "back") == 0, "m2 -> c2 through handle %u", hx);
@@ -247,32 +247,32 @@ static void test_two_devices(void)
 	CHECK(ret == -ENOENT, "handle %u of %s used on %s: %s, want ENOENT", hx, DEV2, FBT_DEV,
 	      strerror(-ret));
 	obj = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = hx };
-	ret = fbp_oneway(&c1, 0, 2, &obj, sizeof(obj), &off, 1);
+	ret = fbt_oneway(&c1, 0, 2, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == -ENOENT,
 	      "handle %u of %s as an object on %s: %s, want ENOENT", hx, DEV2, FBT_DEV,
 	      strerror(-ret));
 	/* ...and a descriptor of one device cannot travel on the other. */
 	obj = (struct fbinder_object){ .type = FBINDER_OBJ_FD, .fd = c2.fd };
-	ret = fbp_oneway(&c1, 0, 2, &obj, sizeof(obj), &off, 1);
+	ret = fbt_oneway(&c1, 0, 2, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == -EINVAL, "descriptor of %s in a message on %s: %s, want EINVAL", DEV2,
 	      FBT_DEV, strerror(-ret));
 	expect_nothing(&m1, "manager of " FBT_DEV " after refused sends");
 
 	/* fbtwo's manager dies; fastbinder's stays. */
-	fbp_close(&m2);
+	fbt_ctx_close(&m2);
 	ret = send_to(&c2, 0, "gone");
 	CHECK(ret == -ENOENT, "handle 0 on %s after its manager closed: %s, want ENOENT", DEV2,
 	      strerror(-ret));
 	CHECK(send_to(&c1, 0, "still") == 0, "handle 0 on %s after %s's manager closed", FBT_DEV,
 	      DEV2);
 	expect_msg(&m1, COOKIE1, "still", "manager of " FBT_DEV);
-	CHECK(fbp_set_mgr(x2.fd, 0x3) == 0, "new claim on %s", DEV2);
+	CHECK(fbt_set_mgr(x2.fd, 0x3) == 0, "new claim on %s", DEV2);
 
-	fbp_close(&x2);
-	fbp_close(&c2);
-	fbp_close(&c1);
-	fbp_close(&m1);
-	CHECK(fbp_wait_live_zero(3000) == 0, "live counts did not return to zero");
+	fbt_ctx_close(&x2);
+	fbt_ctx_close(&c2);
+	fbt_ctx_close(&c1);
+	fbt_ctx_close(&m1);
+	CHECK(fbt_wait_live_zero(3000) == 0, "live counts did not return to zero");
 	printf("# two devices, two worlds\n");
 }
 
@@ -296,7 +296,7 @@ int main(void)
 	st = fbt_run("insmod " KO " devices=fastbinder,fbtwo", out, sizeof(out));
 	CHECK(st == 0, "insmod devices=fastbinder,fbtwo: %s", out);
 	if (!st) {
-		char *misc = fbp_slurp("/proc/misc");
+		char *misc = fbt_slurp("/proc/misc");
 
 		CHECK(misc && strstr(misc, " fastbinder\n") && strstr(misc, " fbtwo\n"),
 		      "/proc/misc lacks a device:\n%s", misc ? misc : "");
@@ -311,7 +311,7 @@ int main(void)
 	CHECK(st == 0, "insmod of the default module: %s", out);
 	CHECK(exists(FBT_DEV) && !exists(DEV2), "default module: want %s only", FBT_DEV);
 	{
-		char *s = fbp_slurp("/sys/module/fastbinder/parameters/devices");
+		char *s = fbt_slurp("/sys/module/fastbinder/parameters/devices");
 
 		CHECK(s && !strcmp(s, "fastbinder\n"), "parameter devices reads \"%s\"", s);
 		free(s);

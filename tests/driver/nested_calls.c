@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_nested: calls back into the caller's process go to the very thread
+ * nested_calls: calls back into the caller's process go to the very thread
  * that waits.  A (one thread) calls S (the manager, one thread); S calls
  * back into A through a handle A passed; A's waiting thread handles it and
  * calls S again, and so on to depth 6; then every level replies.  With one
@@ -10,7 +10,7 @@
  * only its chain's work), but right after.  Every reply carries its call's
  * txn_id, and every level's IDs differ.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <unistd.h>
 
@@ -43,28 +43,28 @@ struct side {
 	int nids;
 };
 
-static int handler(struct fbp *p, const struct fbp_ret *r, void *arg);
+static int handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg);
 
-static bool nest_call(struct fbp *p, struct side *sd, __u32 depth)
+static bool nest_call(struct fbt_ctx *p, struct side *sd, __u32 depth)
 {
 	struct nest_req req = { .depth = depth };
 	const struct nest_rep *rp;
-	struct fbp_ret rep;
+	struct fbt_ret rep;
 	bool ok = false;
 	unsigned int before = p->qlen;
 	int ret;
 
-	ret = fbp_call(p, sd->peer, C_NEST, &req, sizeof(req), NULL, 0, &rep, handler, sd);
+	ret = fbt_call(p, sd->peer, C_NEST, &req, sizeof(req), NULL, 0, &rep, handler, sd);
 	if (sd->is_s && p->qlen != before) {
 		sd->leaked += p->qlen - before;
 		CHECK(0, "S: %u non-chain returns reached its waiting thread", p->qlen - before);
 	}
 	CHECK(ret == 0 && rep.cmd == FBINDER_RET_REPLY, "%s: nested call at depth %u: %s %s",
-	      sd->is_s ? "S" : "A", depth, strerror(-ret), fbp_ret_name(rep.cmd));
+	      sd->is_s ? "S" : "A", depth, strerror(-ret), fbt_ret_name(rep.cmd));
 	if (ret || rep.cmd != FBINDER_RET_REPLY)
 		return false;
 	if (rep.msg.data_size == sizeof(*rp)) {
-		rp = fbp_data(p, &rep.msg);
+		rp = fbt_data(p, &rep.msg);
 		CHECK(rp->depth == depth && rp->txn_id == rep.msg.txn_id,
 		      "%s: reply at depth %u says depth %u txn %llu, reply txn %llu",
 		      sd->is_s ? "S" : "A", depth, rp->depth,
@@ -73,11 +73,11 @@ static bool nest_call(struct fbp *p, struct side *sd, __u32 depth)
 	} else {
 		CHECK(0, "reply of %llu bytes", (unsigned long long)rep.msg.data_size);
 	}
-	fbp_free(p, rep.msg.data);
+	fbt_free_buffer(p, rep.msg.data);
 	return ok;
 }
 
-static int handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	struct side *sd = arg;
 	const struct fbinder_txn_msg *m = &r->msg;
@@ -86,22 +86,22 @@ static int handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	int ret;
 
 	if (r->cmd != FBINDER_RET_TRANSACTION) {
-		CHECK(0, "%s got %s", sd->is_s ? "S" : "A", fbp_ret_name(r->cmd));
+		CHECK(0, "%s got %s", sd->is_s ? "S" : "A", fbt_ret_name(r->cmd));
 		return 0;
 	}
 	switch (m->code) {
 	case C_NOTE:
 		CHECK(m->flags & FBINDER_TXN_ONEWAY, "C_NOTE not oneway");
 		sd->notes++;
-		fbp_free(p, m->data);
+		fbt_free_buffer(p, m->data);
 		return 0;
 	case C_STATUS:
 		out.depth = sd->notes;
 		out.ok = sd->leaked;
-		fbp_reply(p, m, 0, &out, sizeof(out), NULL, 0);
+		fbt_reply(p, m, 0, &out, sizeof(out), NULL, 0);
 		return 0;
 	case C_QUIT:
-		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 		return 1;
 	case C_NEST:
 		break;
@@ -113,14 +113,14 @@ static int handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	      sd->is_s ? "S" : "A", (unsigned long long)m->cookie,
 	      (unsigned long long)sd->my_cookie);
 	CHECK(m->data_size == sizeof(req), "C_NEST of %llu bytes", (unsigned long long)m->data_size);
-	memcpy(&req, fbp_data(p, m), sizeof(req));
+	memcpy(&req, fbt_data(p, m), sizeof(req));
 	if (sd->is_s && m->offsets_count == 1) {
-		const struct fbinder_object *o = fbp_obj(p, m, 0);
+		const struct fbinder_object *o = fbt_obj(p, m, 0);
 
 		CHECK(o->type == FBINDER_OBJ_HANDLE, "S: A's object arrived as type %u", o->type);
 		if (!sd->peer) {
 			sd->peer = o->handle;
-			CHECK(fbp_acquire(p, sd->peer) == 0, "S: acquire");
+			CHECK(fbt_acquire(p, sd->peer) == 0, "S: acquire");
 		}
 		CHECK(o->handle == sd->peer, "S: A's object is handle %u, was %u", o->handle,
 		      sd->peer);
@@ -131,47 +131,47 @@ static int handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (req.depth > 0) {
 		if (!sd->is_s && !sd->note_sent) {
 			/* S's only thread waits for us: this must wait for it. */
-			ret = fbp_oneway(p, 0, C_NOTE, NULL, 0, NULL, 0);
+			ret = fbt_oneway(p, 0, C_NOTE, NULL, 0, NULL, 0);
 			CHECK(ret == 0, "A: oneway during the chain: %s", strerror(-ret));
 			sd->note_sent = true;
 		}
 		out.ok = nest_call(p, sd, req.depth - 1);
 	}
-	ret = fbp_reply(p, m, 0, &out, sizeof(out), NULL, 0);
+	ret = fbt_reply(p, m, 0, &out, sizeof(out), NULL, 0);
 	CHECK(ret == 0, "%s: reply at depth %u: %s", sd->is_s ? "S" : "A", req.depth,
 	      strerror(-ret));
 	return 0;
 }
 
-static int s_main(struct fbp *p, void *arg)
+static int s_main(struct fbt_ctx *p, void *arg)
 {
 	struct side sd = { .is_s = true, .my_cookie = MGR_COOKIE };
 	int ret;
 
 	(void)arg;
 	alarm(30);
-	ret = fbp_serve(p, handler, &sd);
+	ret = fbt_serve(p, handler, &sd);
 	CHECK(ret == 0, "S: serve: %s", strerror(-ret));
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
-static void run_chain(struct fbp *c, struct side *sd, __u32 depth, bool first)
+static void run_chain(struct fbt_ctx *c, struct side *sd, __u32 depth, bool first)
 {
 	struct nest_req req = { .depth = depth };
 	__u64 off = 0;
-	struct fbp_ret rep;
+	struct fbt_ret rep;
 	const struct nest_rep *rp;
 	int ret, i, j;
 
 	req.obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = CA };
 	sd->nids = 0;
-	ret = fbp_call(c, 0, C_NEST, &req, sizeof(req), first ? &off : NULL, first ? 1 : 0,
+	ret = fbt_call(c, 0, C_NEST, &req, sizeof(req), first ? &off : NULL, first ? 1 : 0,
 		       &rep, handler, sd);
 	CHECK(ret == 0 && rep.cmd == FBINDER_RET_REPLY, "chain of depth %u: %s %s (error %d)", depth,
-	      strerror(-ret), fbp_ret_name(rep.cmd), rep.cmd == FBINDER_RET_FAILED ? rep.err.error : 0);
+	      strerror(-ret), fbt_ret_name(rep.cmd), rep.cmd == FBINDER_RET_FAILED ? rep.err.error : 0);
 	if (ret || rep.cmd != FBINDER_RET_REPLY)
 		return;
-	rp = fbp_data(c, &rep.msg);
+	rp = fbt_data(c, &rep.msg);
 	CHECK(rep.msg.data_size == sizeof(*rp) && rp->ok && rp->depth == depth &&
 	      rp->txn_id == rep.msg.txn_id,
 	      "chain of depth %u: reply ok %u depth %u txn %llu/%llu", depth, rp->ok, rp->depth,
@@ -184,40 +184,40 @@ static void run_chain(struct fbp *c, struct side *sd, __u32 depth, bool first)
 			CHECK(sd->ids[i] != sd->ids[j], "two nested calls share txn_id %llu",
 			      (unsigned long long)sd->ids[i]);
 	}
-	fbp_free(c, rep.msg.data);
+	fbt_free_buffer(c, rep.msg.data);
 	printf("# chain of depth %u done (txn %llu)\n", depth, (unsigned long long)rep.msg.txn_id);
 }
 
 int main(void)
 {
 	struct side sd = { .is_s = false, .my_cookie = CA, .peer = 0 };
-	struct fbp c;
-	struct fbp_ret rep;
+	struct fbt_ctx c;
+	struct fbt_ret rep;
 	pid_t spid;
 	int ret;
 
 	alarm(30);
-	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
+	spid = fbt_spawn_manager_ex(MB, MGR_COOKIE, FBT_MGR_NOBODY, s_main, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	fbp_open(&c, MB);
+	fbt_ctx_open(&c, MB);
 
 	run_chain(&c, &sd, 1, true);	/* A -> S -> A */
 	run_chain(&c, &sd, 6, false);	/* A -> S -> A -> S -> A -> S -> A */
 
 	/* S got A's oneway only after its chain ended, and nothing leaked. */
-	ret = fbp_call(&c, 0, C_STATUS, NULL, 0, NULL, 0, &rep, NULL, NULL);
+	ret = fbt_call(&c, 0, C_STATUS, NULL, 0, NULL, 0, &rep, NULL, NULL);
 	CHECK(ret == 0 && rep.cmd == FBINDER_RET_REPLY, "status: %s", strerror(-ret));
 	if (!ret && rep.cmd == FBINDER_RET_REPLY) {
-		const struct nest_rep *rp = fbp_data(&c, &rep.msg);
+		const struct nest_rep *rp = fbt_data(&c, &rep.msg);
 
 		CHECK(rp->depth == 1, "S received %u of A's oneway notes, want 1", rp->depth);
 		CHECK(rp->ok == 0, "S's waiting thread got %u returns of other work", rp->ok);
-		fbp_free(&c, rep.msg.data);
+		fbt_free_buffer(&c, rep.msg.data);
 	}
-	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &rep, NULL, NULL);
+	ret = fbt_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &rep, NULL, NULL);
 	if (!ret && rep.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, rep.msg.data);
+		fbt_free_buffer(&c, rep.msg.data);
 	CHECK(fbt_wait(spid) == 0, "S reported failures");
-	fbp_close(&c);
+	fbt_ctx_close(&c);
 	return fbt_done();
 }

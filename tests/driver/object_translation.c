@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_objects: objects travel translated.  A local object sent to another
+ * object_translation: objects travel translated.  A local object sent to another
  * context arrives as a new handle, the same object again as the same
  * handle, a handle sent back to its owner as FBINDER_OBJ_LOCAL with the owner's
  * cookie; a third process given the handle by the manager calls the owner
@@ -11,7 +11,7 @@
  *
  * Processes: A (this one, owner of object CA), S (manager), B (third party).
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <unistd.h>
 
@@ -48,7 +48,7 @@ struct sstate {
 	__s32 result;
 };
 
-static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int s_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	struct sstate *st = arg;
 	const struct fbinder_txn_msg *m = &r->msg;
@@ -56,14 +56,14 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	struct insp *in = (struct insp *)out;
 	struct insp_obj *io = (struct insp_obj *)(in + 1);
 	struct fbinder_object obj;
-	struct fbp_ret rep;
+	struct fbt_ret rep;
 	__u64 off = 0;
 	__s32 rc[2];
 	size_t i;
 	int ret;
 
 	if (r->cmd != FBINDER_RET_TRANSACTION) {
-		CHECK(0, "S got %s", fbp_ret_name(r->cmd));
+		CHECK(0, "S got %s", fbt_ret_name(r->cmd));
 		return 0;
 	}
 	CHECK(m->cookie == MGR_COOKIE, "S: call with cookie 0x%llx",
@@ -74,119 +74,119 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		in->held = st->held;
 		in->count = m->offsets_count;
 		for (i = 0; i < m->offsets_count && i < 8; i++) {
-			const struct fbinder_object *o = fbp_obj(p, m, i);
+			const struct fbinder_object *o = fbt_obj(p, m, i);
 
 			io[i].type = o->type;
 			io[i].flags = o->flags;
 			io[i].value = o->type == FBINDER_OBJ_LOCAL ? o->cookie : o->handle;
 		}
 		if (m->code == C_KEEP && m->offsets_count) {
-			ret = fbp_acquire(p, io[0].value);
+			ret = fbt_acquire(p, io[0].value);
 			CHECK(ret == 0, "S: acquire %llu: %s",
 			      (unsigned long long)io[0].value, strerror(-ret));
 			st->held = io[0].value;
 		}
-		ret = fbp_reply(p, m, 0, out, sizeof(*in) + i * sizeof(*io), NULL, 0);
+		ret = fbt_reply(p, m, 0, out, sizeof(*in) + i * sizeof(*io), NULL, 0);
 		CHECK(ret == 0, "S: reply: %s", strerror(-ret));
 		return 0;
 	case C_CALL_HELD:
-		ret = fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		ret = fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 		CHECK(ret == 0, "S: reply: %s", strerror(-ret));
-		ret = fbp_call(p, st->held, C_PING, "ping", 4, NULL, 0, &rep, NULL, NULL);
+		ret = fbt_call(p, st->held, C_PING, "ping", 4, NULL, 0, &rep, NULL, NULL);
 		if (ret)
 			st->result = ret;
 		else if (rep.cmd != FBINDER_RET_REPLY)
 			st->result = rep.err.error ? rep.err.error : -1000;
 		else {
 			st->result = rep.msg.data_size == 4 &&
-				     !memcmp(fbp_data(p, &rep.msg), "pong", 4) ? 0 : -2000;
-			fbp_free(p, rep.msg.data);
+				     !memcmp(fbt_data(p, &rep.msg), "pong", 4) ? 0 : -2000;
+			fbt_free_buffer(p, rep.msg.data);
 		}
 		return 0;
 	case C_RESULT:
-		ret = fbp_reply(p, m, 0, &st->result, sizeof(st->result), NULL, 0);
+		ret = fbt_reply(p, m, 0, &st->result, sizeof(st->result), NULL, 0);
 		CHECK(ret == 0, "S: reply: %s", strerror(-ret));
 		return 0;
 	case C_GIVE:
 		obj = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = st->held };
-		ret = fbp_reply(p, m, 0, &obj, sizeof(obj), &off, 1);
+		ret = fbt_reply(p, m, 0, &obj, sizeof(obj), &off, 1);
 		CHECK(ret == 0, "S: reply with handle %u: %s", st->held, strerror(-ret));
 		return 0;
 	case C_DROP:
-		rc[0] = fbp_release(p, st->held);
-		rc[1] = fbp_oneway(p, st->held, C_PING, NULL, 0, NULL, 0);
-		ret = fbp_reply(p, m, 0, rc, sizeof(rc), NULL, 0);
+		rc[0] = fbt_release(p, st->held);
+		rc[1] = fbt_oneway(p, st->held, C_PING, NULL, 0, NULL, 0);
+		ret = fbt_reply(p, m, 0, rc, sizeof(rc), NULL, 0);
 		CHECK(ret == 0, "S: reply: %s", strerror(-ret));
 		return 0;
 	case C_QUIT:
-		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 		return 1;
 	}
 	CHECK(0, "S: unknown code %u", m->code);
-	fbp_reply(p, m, 1, NULL, 0, NULL, 0);
+	fbt_reply(p, m, 1, NULL, 0, NULL, 0);
 	return 0;
 }
 
-static int s_main(struct fbp *p, void *arg)
+static int s_main(struct fbt_ctx *p, void *arg)
 {
 	struct sstate st = { 0 };
 	int ret;
 
 	(void)arg;
-	ret = fbp_serve(p, s_handle, &st);
+	ret = fbt_serve(p, s_handle, &st);
 	CHECK(ret == 0, "S: serve: %s", strerror(-ret));
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 /* ---- A's side ---- */
 
 /* Call S with objects; returns the inspection (count objects) or -1. */
-static int inspect(struct fbp *c, __u32 code, const struct fbinder_object *objs, size_t n,
+static int inspect(struct fbt_ctx *c, __u32 code, const struct fbinder_object *objs, size_t n,
 		   struct insp *hdr, struct insp_obj *out)
 {
 	__u64 offs[8];
-	struct fbp_ret r;
+	struct fbt_ret r;
 	size_t i;
 	int ret;
 
 	for (i = 0; i < n; i++)
 		offs[i] = i * sizeof(*objs);
-	ret = fbp_call(c, 0, code, objs, n * sizeof(*objs), offs, n, &r, NULL, NULL);
+	ret = fbt_call(c, 0, code, objs, n * sizeof(*objs), offs, n, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "inspect call: %s %s", strerror(-ret),
-	      fbp_ret_name(r.cmd));
+	      fbt_ret_name(r.cmd));
 	if (ret || r.cmd != FBINDER_RET_REPLY)
 		return -1;
 	CHECK(r.msg.data_size == sizeof(*hdr) + n * sizeof(*out),
 	      "inspect reply size %llu", (unsigned long long)r.msg.data_size);
 	if (r.msg.data_size == sizeof(*hdr) + n * sizeof(*out)) {
-		memcpy(hdr, fbp_data(c, &r.msg), sizeof(*hdr));
-		memcpy(out, (const char *)fbp_data(c, &r.msg) + sizeof(*hdr), n * sizeof(*out));
+		memcpy(hdr, fbt_data(c, &r.msg), sizeof(*hdr));
+		memcpy(out, (const char *)fbt_data(c, &r.msg) + sizeof(*hdr), n * sizeof(*out));
 	}
-	fbp_free(c, r.msg.data);
+	fbt_free_buffer(c, r.msg.data);
 	return hdr->count;
 }
 
-static void expect_release(struct fbp *c, __u64 cookie, __u64 exports, const char *what)
+static void expect_release(struct fbt_ctx *c, __u64 cookie, __u64 exports, const char *what)
 {
-	struct fbp_ret r;
-	int ret = fbp_next(c, &r);
+	struct fbt_ret r;
+	int ret = fbt_next(c, &r);
 
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_RELEASE && r.rel.cookie == cookie &&
 	      r.rel.exports == exports,
 	      "%s: got %s %s cookie 0x%llx exports %llu, want FBINDER_RET_RELEASE 0x%llx exports %llu",
-	      what, strerror(-ret), fbp_ret_name(r.cmd), (unsigned long long)r.rel.cookie,
+	      what, strerror(-ret), fbt_ret_name(r.cmd), (unsigned long long)r.rel.cookie,
 	      (unsigned long long)r.rel.exports, (unsigned long long)cookie,
 	      (unsigned long long)exports);
 }
 
 /* A answers one C_PING to its object CA from pid; with_obj: it carries CA back. */
-static void serve_ping(struct fbp *c, pid_t from, bool with_obj)
+static void serve_ping(struct fbt_ctx *c, pid_t from, bool with_obj)
 {
-	struct fbp_ret r;
-	int ret = fbp_next(c, &r);
+	struct fbt_ret r;
+	int ret = fbt_next(c, &r);
 
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION, "A waiting for a ping: %s %s",
-	      strerror(-ret), fbp_ret_name(r.cmd));
+	      strerror(-ret), fbt_ret_name(r.cmd));
 	if (ret || r.cmd != FBINDER_RET_TRANSACTION)
 		return;
 	CHECK(r.msg.code == C_PING && r.msg.cookie == CA,
@@ -197,17 +197,17 @@ static void serve_ping(struct fbp *c, pid_t from, bool with_obj)
 		CHECK(r.msg.offsets_count == 1, "ping carries %llu objects, want 1",
 		      (unsigned long long)r.msg.offsets_count);
 		if (r.msg.offsets_count == 1) {
-			const struct fbinder_object *o = fbp_obj(c, &r.msg, 0);
+			const struct fbinder_object *o = fbt_obj(c, &r.msg, 0);
 
 			CHECK(o->type == FBINDER_OBJ_LOCAL && o->cookie == CA && o->flags == 0,
 			      "A's own object via B's handle arrived as type %u value 0x%llx, want LOCAL 0x%llx",
 			      o->type, (unsigned long long)o->cookie, (unsigned long long)CA);
 		}
 	} else {
-		CHECK(r.msg.data_size == 4 && !memcmp(fbp_data(c, &r.msg), "ping", 4),
+		CHECK(r.msg.data_size == 4 && !memcmp(fbt_data(c, &r.msg), "ping", 4),
 		      "ping payload wrong (%llu bytes)", (unsigned long long)r.msg.data_size);
 	}
-	ret = fbp_reply(c, &r.msg, 0, "pong", 4, NULL, 0);
+	ret = fbt_reply(c, &r.msg, 0, "pong", 4, NULL, 0);
 	CHECK(ret == 0, "A reply to ping: %s", strerror(-ret));
 }
 
@@ -215,29 +215,29 @@ static void serve_ping(struct fbp *c, pid_t from, bool with_obj)
 
 static int b_main(void *arg)
 {
-	struct fbp b;
-	struct fbp_ret r;
+	struct fbt_ctx b;
+	struct fbt_ret r;
 	struct fbinder_object obj;
 	__u32 held_by_s = *(__u32 *)arg, h = 0;
 	__u64 off = 0;
 	int ret;
 
 	alarm(20);
-	fbp_open(&b, MB);
-	ret = fbp_call(&b, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
+	fbt_ctx_open(&b, MB);
+	ret = fbt_call(&b, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.offsets_count == 1,
-	      "B: GIVE: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+	      "B: GIVE: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 	if (ret || r.cmd != FBINDER_RET_REPLY || r.msg.offsets_count != 1)
 		return 1;
 	{
-		const struct fbinder_object *o = fbp_obj(&b, &r.msg, 0);
+		const struct fbinder_object *o = fbt_obj(&b, &r.msg, 0);
 
 		CHECK(o->type == FBINDER_OBJ_HANDLE && o->handle != 0 && o->flags == 0,
 		      "B: got type %u handle %u, want FBINDER_OBJ_HANDLE != 0", o->type, o->handle);
 		h = o->handle;
 	}
-	CHECK(fbp_acquire(&b, h) == 0, "B: acquire %u", h);
-	CHECK(fbp_free(&b, r.msg.data) == 0, "B: free");
+	CHECK(fbt_acquire(&b, h) == 0, "B: acquire %u", h);
+	CHECK(fbt_free_buffer(&b, r.msg.data) == 0, "B: free");
 
 	/* Handle back to the manager: S sees its own handle for the node. */
 	{
@@ -253,22 +253,22 @@ static int b_main(void *arg)
 
 	/* Call A through the handle, carrying the handle itself. */
 	obj = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = h };
-	ret = fbp_call(&b, h, C_PING, &obj, sizeof(obj), &off, 1, &r, NULL, NULL);
+	ret = fbt_call(&b, h, C_PING, &obj, sizeof(obj), &off, 1, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "B: call A through handle %u: %s %s",
-	      h, strerror(-ret), fbp_ret_name(r.cmd));
+	      h, strerror(-ret), fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
-		CHECK(r.msg.data_size == 4 && !memcmp(fbp_data(&b, &r.msg), "pong", 4),
+		CHECK(r.msg.data_size == 4 && !memcmp(fbt_data(&b, &r.msg), "pong", 4),
 		      "B: A's reply is not pong");
-		fbp_free(&b, r.msg.data);
+		fbt_free_buffer(&b, r.msg.data);
 	}
 
-	ret = fbp_release(&b, h);
+	ret = fbt_release(&b, h);
 	CHECK(ret == 0, "B: release %u: %s", h, strerror(-ret));
-	ret = fbp_oneway(&b, h, C_PING, NULL, 0, NULL, 0);
+	ret = fbt_oneway(&b, h, C_PING, NULL, 0, NULL, 0);
 	CHECK(ret == -ENOENT, "B: send to released handle %u: %s, want ENOENT", h,
 	      strerror(-ret));
-	fbp_close(&b);
-	return fbp_child_status();
+	fbt_ctx_close(&b);
+	return fbt_child_status();
 }
 
 int main(void)
@@ -276,16 +276,16 @@ int main(void)
 	struct fbinder_object objs[2];
 	struct insp hdr = { 0 };
 	struct insp_obj io[2] = { { 0 } };
-	struct fbp c;
-	struct fbp_ret r;
+	struct fbt_ctx c;
+	struct fbt_ret r;
 	__u32 h1 = 0, hc = 0;
 	pid_t spid, bpid;
 	int ret;
 
 	alarm(40);
-	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, s_main, NULL);
+	spid = fbt_spawn_manager_ex(MB, MGR_COOKIE, FBT_MGR_NOBODY, s_main, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	fbp_open(&c, MB);
+	fbt_ctx_open(&c, MB);
 
 	/* 1. CA to S: a new handle, which S keeps. */
 	objs[0] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = CA };
@@ -322,33 +322,33 @@ int main(void)
 	expect_release(&c, CC, 1, "CC sent once more");
 
 	/* 4. S calls A back through its handle: A sees its own cookie. */
-	ret = fbp_call(&c, 0, C_CALL_HELD, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_CALL_HELD, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "CALL_HELD: %s", strerror(-ret));
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	serve_ping(&c, spid, false);
-	ret = fbp_call(&c, 0, C_RESULT, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_RESULT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		__s32 res = -1;
 
-		memcpy(&res, fbp_data(&c, &r.msg), sizeof(res));
+		memcpy(&res, fbt_data(&c, &r.msg), sizeof(res));
 		CHECK(res == 0, "S's call through handle %u ended with %d", h1, res);
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	}
 
 	/* 5. S sends the handle back to its owner: FBINDER_OBJ_LOCAL with the cookie. */
-	ret = fbp_call(&c, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.offsets_count == 1,
-	      "GIVE to the owner: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+	      "GIVE to the owner: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		if (r.msg.offsets_count == 1) {
-			const struct fbinder_object *o = fbp_obj(&c, &r.msg, 0);
+			const struct fbinder_object *o = fbt_obj(&c, &r.msg, 0);
 
 			CHECK(o->type == FBINDER_OBJ_LOCAL && o->cookie == CA,
 			      "own object came back as type %u value 0x%llx, want LOCAL 0x%llx",
 			      o->type, (unsigned long long)o->cookie, (unsigned long long)CA);
 		}
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	}
 
 	/* 6. B gets the handle from S and calls A through it. */
@@ -357,29 +357,29 @@ int main(void)
 	CHECK(fbt_wait(bpid) == 0, "B reported failures");
 
 	/* 7. S still holds CA: no release yet. */
-	ret = fbp_try_next(&c, &r);
+	ret = fbt_try_next(&c, &r);
 	CHECK(ret == -EAGAIN, "while S holds CA: %s %s, want nothing (EAGAIN)",
-	      strerror(-ret), fbp_ret_name(r.cmd));
+	      strerror(-ret), fbt_ret_name(r.cmd));
 
 	/* 8. S releases its handle: gone for S, FBINDER_RET_RELEASE for A (2 exports). */
-	ret = fbp_call(&c, 0, C_DROP, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_DROP, NULL, 0, NULL, 0, &r, NULL, NULL);
 	if (!ret && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == 8) {
 		__s32 rc[2];
 
-		memcpy(rc, fbp_data(&c, &r.msg), sizeof(rc));
+		memcpy(rc, fbt_data(&c, &r.msg), sizeof(rc));
 		CHECK(rc[0] == 0, "S's release of handle %u: %s", h1, strerror(-rc[0]));
 		CHECK(rc[1] == -ENOENT, "S's send to its released handle: %s, want ENOENT",
 		      strerror(-rc[1]));
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	} else {
-		CHECK(0, "DROP: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+		CHECK(0, "DROP: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 	}
 	expect_release(&c, CA, 2, "S released CA");
 
-	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	CHECK(fbt_wait(spid) == 0, "S reported failures");
-	fbp_close(&c);
+	fbt_ctx_close(&c);
 	return fbt_done();
 }

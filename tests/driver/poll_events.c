@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_poll: event-loop use of a context.
+ * poll_events: event-loop use of a context.
  *
  * poll(), select() and epoll report POLLIN on a context exactly when a
  * WRITE_READ read by the calling thread would not block: not while nothing
@@ -15,7 +15,7 @@
  * in an epoll set that leaves with FBINDER_IOC_THREAD_EXIT does not leave the
  * epoll set pointing at freed memory.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -32,7 +32,7 @@
 #define C_SEQ		2
 #define N_LOOP		300
 
-static struct fbp a, b;		/* A: manager (the poller), B: a sender */
+static struct fbt_ctx a, b;		/* A: manager (the poller), B: a sender */
 
 static int poll_in(int fd, int timeout_ms)
 {
@@ -67,17 +67,17 @@ static void set_nonblock(int fd, bool on)
 }
 
 /* One WRITE_READ read on a non-blocking fd with room for exactly one return. */
-static int read_one(struct fbp *p, struct fbp_ret *r)
+static int read_one(struct fbt_ctx *p, struct fbt_ret *r)
 {
 	unsigned char rbuf[4 + sizeof(struct fbinder_txn_msg)];
 	size_t rdone = 0;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = fbinder_write_read(p->fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
+	ret = fbt_write_read(p->fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
 	if (ret)
 		return ret;
-	if (fbp_parse_one(rbuf, rdone, r) != rdone) {
+	if (fbt_parse_one(rbuf, rdone, r) != rdone) {
 		errno = 0;
 		die("read of one return gave %zu bytes", rdone);
 	}
@@ -88,7 +88,7 @@ static int read_one(struct fbp *p, struct fbp_ret *r)
 static void test_ready_when_queued(void)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
-	struct fbp_ret r;
+	struct fbt_ret r;
 	int ep, n, ret;
 
 	CHECK(poll_in(a.fd, 0) == 0, "poll with nothing queued: revents 0x%x, want 0",
@@ -102,7 +102,7 @@ static void test_ready_when_queued(void)
 	n = epoll_wait(ep, &ev, 1, 0);
 	CHECK(n == 0, "epoll_wait with nothing queued: %d events, want 0", n);
 
-	ret = fbp_oneway(&b, 0, C_PING, "ping", 4, NULL, 0);
+	ret = fbt_oneway(&b, 0, C_PING, "ping", 4, NULL, 0);
 	CHECK(ret == 0, "oneway B -> A: %s", strerror(-ret));
 	CHECK(poll_in(a.fd, 0) == POLLIN, "poll after a oneway was queued: revents 0x%x, want POLLIN",
 	      poll_in(a.fd, 0));
@@ -113,16 +113,16 @@ static void test_ready_when_queued(void)
 	/* The sender has nothing to read: no acknowledgement. */
 	CHECK(poll_in(b.fd, 0) == 0, "the sender's context polls 0x%x, want 0", poll_in(b.fd, 0));
 
-	ret = fbp_try_next(&a, &r);
+	ret = fbt_try_next(&a, &r);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.code == C_PING &&
-	      r.msg.data_size == 4 && !memcmp(fbp_data(&a, &r.msg), "ping", 4),
-	      "read after POLLIN: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+	      r.msg.data_size == 4 && !memcmp(fbt_data(&a, &r.msg), "ping", 4),
+	      "read after POLLIN: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 	CHECK(poll_in(a.fd, 0) == 0, "poll after the only message was read: 0x%x, want 0",
 	      poll_in(a.fd, 0));
 	n = epoll_wait(ep, &ev, 1, 0);
 	CHECK(n == 0, "epoll_wait after the read: %d events, want 0", n);
 	if (!ret && r.cmd == FBINDER_RET_TRANSACTION)
-		CHECK(fbp_free(&a, r.msg.data) == 0, "free");
+		CHECK(fbt_free_buffer(&a, r.msg.data) == 0, "free");
 	close(ep);
 	printf("# poll/select/epoll: POLLIN only while work is queued\n");
 }
@@ -138,10 +138,10 @@ struct poller {
 static void *poller_main(void *arg)
 {
 	struct poller *pl = arg;
-	long long t0 = fbp_now_ms();
+	long long t0 = fbt_now_ms();
 
 	pl->revents = poll_in(pl->fd, pl->timeout_ms);
-	pl->waited_ms = fbp_now_ms() - t0;
+	pl->waited_ms = fbt_now_ms() - t0;
 	atomic_store(&pl->done, 1);
 	return NULL;
 }
@@ -165,7 +165,7 @@ static void start_poller(pthread_t *th, struct poller *pl)
 static void test_blocking_poll_and_oneway_gate(void)
 {
 	struct poller pl;
-	struct fbp_ret r1, r2;
+	struct fbt_ret r1, r2;
 	pthread_t th;
 	int ret, ret1;
 
@@ -174,40 +174,40 @@ static void test_blocking_poll_and_oneway_gate(void)
 	start_poller(&th, &pl);
 	CHECK(!atomic_load(&pl.done), "poll returned 0x%x with nothing queued (after %lld ms)",
 	      pl.revents, pl.waited_ms);
-	ret = fbp_oneway(&b, 0, C_SEQ, "one", 3, NULL, 0);
+	ret = fbt_oneway(&b, 0, C_SEQ, "one", 3, NULL, 0);
 	CHECK(ret == 0, "oneway 1: %s", strerror(-ret));
 	pthread_join(th, NULL);
 	CHECK(pl.revents == POLLIN && pl.waited_ms < 5000,
 	      "blocked poll after a send: revents 0x%x after %lld ms, want POLLIN at once",
 	      pl.revents, pl.waited_ms);
 
-	ret = fbp_oneway(&b, 0, C_SEQ, "two", 3, NULL, 0);
+	ret = fbt_oneway(&b, 0, C_SEQ, "two", 3, NULL, 0);
 	CHECK(ret == 0, "oneway 2: %s", strerror(-ret));
 	ret1 = read_one(&a, &r1);
 	CHECK(ret1 == 0 && r1.cmd == FBINDER_RET_TRANSACTION && r1.msg.data_size == 3 &&
-	      !memcmp(fbp_data(&a, &r1.msg), "one", 3),
-	      "first oneway: %s %s", strerror(-ret1), fbp_ret_name(r1.cmd));
+	      !memcmp(fbt_data(&a, &r1.msg), "one", 3),
+	      "first oneway: %s %s", strerror(-ret1), fbt_ret_name(r1.cmd));
 	/* The second waits for the first's buffer: nothing to read, no POLLIN. */
 	CHECK(poll_in(a.fd, 0) == 0,
 	      "poll while the node's next oneway waits for a free: 0x%x, want 0", poll_in(a.fd, 0));
 	ret = read_one(&a, &r2);
 	CHECK(ret == -EAGAIN, "read while the next oneway waits for a free: %s %s, want EAGAIN",
-	      strerror(-ret), fbp_ret_name(r2.cmd));
+	      strerror(-ret), fbt_ret_name(r2.cmd));
 
 	start_poller(&th, &pl);
 	CHECK(!atomic_load(&pl.done), "poll returned 0x%x before the free", pl.revents);
 	if (ret1 == 0 && r1.cmd == FBINDER_RET_TRANSACTION)
-		CHECK(fbp_free(&a, r1.msg.data) == 0, "free of the first oneway");
+		CHECK(fbt_free_buffer(&a, r1.msg.data) == 0, "free of the first oneway");
 	pthread_join(th, NULL);
 	CHECK(pl.revents == POLLIN && pl.waited_ms < 5000,
 	      "blocked poll after the free: revents 0x%x after %lld ms, want POLLIN",
 	      pl.revents, pl.waited_ms);
 	ret = read_one(&a, &r2);
 	CHECK(ret == 0 && r2.cmd == FBINDER_RET_TRANSACTION && r2.msg.data_size == 3 &&
-	      !memcmp(fbp_data(&a, &r2.msg), "two", 3),
-	      "second oneway after the free: %s %s", strerror(-ret), fbp_ret_name(r2.cmd));
+	      !memcmp(fbt_data(&a, &r2.msg), "two", 3),
+	      "second oneway after the free: %s %s", strerror(-ret), fbt_ret_name(r2.cmd));
 	if (ret == 0 && r2.cmd == FBINDER_RET_TRANSACTION)
-		fbp_free(&a, r2.msg.data);
+		fbt_free_buffer(&a, r2.msg.data);
 	CHECK(poll_in(a.fd, 0) == 0, "poll when all is read: 0x%x", poll_in(a.fd, 0));
 
 	set_nonblock(a.fd, false);
@@ -221,8 +221,8 @@ static void test_blocking_poll_and_oneway_gate(void)
  */
 static void test_nonblock_and_reply_poll(void)
 {
-	struct fbp_ret r, rr;
-	struct fbp_w w;
+	struct fbt_ret r, rr;
+	struct fbt_w w;
 	unsigned char rbuf[256];
 	size_t wdone = 0, rdone = 99;
 	long long t0, dt;
@@ -233,19 +233,19 @@ static void test_nonblock_and_reply_poll(void)
 	set_nonblock(b.fd, true);
 
 	/* A write (ACQUIRE of handle 0, a no-op) then a read with nothing pending. */
-	fbp_w_reset(&w);
-	fbp_w_u32(&w, FBINDER_CMD_ACQUIRE, handle0);
-	t0 = fbp_now_ms();
-	ret = fbinder_write_read(b.fd, w.buf, w.len, &wdone, rbuf, sizeof(rbuf), &rdone);
-	dt = fbp_now_ms() - t0;
+	fbt_w_reset(&w);
+	fbt_w_u32(&w, FBINDER_CMD_ACQUIRE, handle0);
+	t0 = fbt_now_ms();
+	ret = fbt_write_read(b.fd, w.buf, w.len, &wdone, rbuf, sizeof(rbuf), &rdone);
+	dt = fbt_now_ms() - t0;
 	CHECK(ret == -EAGAIN && wdone == w.len && rdone == 0 && dt < 1000,
 	      "O_NONBLOCK write + empty read: %s, write_consumed %zu/%zu, read %zu, %lld ms; want EAGAIN, all written, nothing read, no wait",
 	      strerror(-ret), wdone, w.len, rdone, dt);
 
 	/* B calls A without reading; the caller's context has nothing yet. */
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_PING, 0, "call", 4, NULL, 0);
-	ret = fbp_wr(&b, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_PING, 0, "call", 4, NULL, 0);
+	ret = fbt_wr(&b, &w, NULL, false);
 	CHECK(ret == 0, "write-only call B -> A: %s", strerror(-ret));
 	CHECK(poll_in(b.fd, 0) == 0, "caller polls 0x%x before the reply, want 0", poll_in(b.fd, 0));
 	ret = read_one(&b, &rr);
@@ -256,18 +256,18 @@ static void test_nonblock_and_reply_poll(void)
 	ret = read_one(&a, &r);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.code == C_PING &&
 	      !(r.msg.flags & FBINDER_TXN_ONEWAY) && r.msg.data_size == 4,
-	      "A reads the call: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+	      "A reads the call: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION) {
-		ret = fbp_reply(&a, &r.msg, 0x600d, "answer", 6, NULL, 0);
+		ret = fbt_reply(&a, &r.msg, 0x600d, "answer", 6, NULL, 0);
 		CHECK(ret == 0, "A's reply: %s", strerror(-ret));
 	}
 	CHECK(poll_in(b.fd, 2000) == POLLIN, "caller does not poll readable once the reply is queued");
 	ret = read_one(&b, &rr);
 	CHECK(ret == 0 && rr.cmd == FBINDER_RET_REPLY && rr.msg.code == 0x600d &&
-	      rr.msg.data_size == 6 && !memcmp(fbp_data(&b, &rr.msg), "answer", 6),
-	      "caller reads the reply: %s %s", strerror(-ret), fbp_ret_name(rr.cmd));
+	      rr.msg.data_size == 6 && !memcmp(fbt_data(&b, &rr.msg), "answer", 6),
+	      "caller reads the reply: %s %s", strerror(-ret), fbt_ret_name(rr.cmd));
 	if (ret == 0 && rr.cmd == FBINDER_RET_REPLY)
-		fbp_free(&b, rr.msg.data);
+		fbt_free_buffer(&b, rr.msg.data);
 	CHECK(poll_in(b.fd, 0) == 0 && poll_in(a.fd, 0) == 0, "something left to read");
 
 	set_nonblock(a.fd, false);
@@ -278,22 +278,22 @@ static void test_nonblock_and_reply_poll(void)
 /* Another process sends N_LOOP oneways in bursts with pauses. */
 static int loop_sender(void *arg)
 {
-	struct fbp s;
+	struct fbt_ctx s;
 	__u32 i, seq[8];
 	int ret, k;
 
 	(void)arg;
 	alarm(30);
-	fbp_open(&s, 0);
+	fbt_ctx_open(&s, 0);
 	for (i = 0; i < N_LOOP; ) {
-		struct fbp_w w;
+		struct fbt_w w;
 
-		fbp_w_reset(&w);
+		fbt_w_reset(&w);
 		for (k = 0; k < 8 && i < N_LOOP; k++, i++) {
 			seq[k] = i;
-			fbp_w_send(&w, 0, C_SEQ, FBINDER_TXN_ONEWAY, &seq[k], sizeof(seq[k]), NULL, 0);
+			fbt_w_send(&w, 0, C_SEQ, FBINDER_TXN_ONEWAY, &seq[k], sizeof(seq[k]), NULL, 0);
 		}
-		ret = fbp_wr(&s, &w, NULL, false);
+		ret = fbt_wr(&s, &w, NULL, false);
 		if (ret) {
 			printf("not ok: sender: burst up to %u: %s\n", i, strerror(-ret));
 			return 1;
@@ -301,7 +301,7 @@ static int loop_sender(void *arg)
 		if (i % 24 == 0)
 			usleep(20 * 1000);
 	}
-	fbp_close(&s);
+	fbt_ctx_close(&s);
 	return 0;
 }
 
@@ -314,7 +314,7 @@ static void test_event_loop(void)
 {
 	__u32 expect = 0;
 	int spurious = 0, polls = 0, timeouts = 0;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	pid_t pid;
 	int ret;
 
@@ -335,17 +335,17 @@ static void test_event_loop(void)
 			if (ret == -EAGAIN)
 				break;
 			if (ret || r.cmd != FBINDER_RET_TRANSACTION) {
-				CHECK(0, "event loop read: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+				CHECK(0, "event loop read: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 				expect = N_LOOP;
 				break;
 			}
-			v = fbp_data(&a, &r.msg);
+			v = fbt_data(&a, &r.msg);
 			CHECK(r.msg.data_size == 4 && *v == expect,
 			      "event loop: got seq %u (%llu bytes), want %u", *v,
 			      (unsigned long long)r.msg.data_size, expect);
 			expect = *v + 1;
 			got++;
-			ret = fbp_free(&a, r.msg.data);
+			ret = fbt_free_buffer(&a, r.msg.data);
 			CHECK(ret == 0, "event loop free: %s", strerror(-ret));
 		}
 		if (!got)
@@ -397,13 +397,13 @@ static void *filler(void *arg)
 {
 	int fd = *(int *)arg;
 
-	return fbinder_write_read(fd, NULL, 0, NULL, NULL, 0, NULL) ? (void *)1 : NULL;
+	return fbt_write_read(fd, NULL, 0, NULL, NULL, 0, NULL) ? (void *)1 : NULL;
 }
 
 static int epoll_thread_exit(void *arg)
 {
 	struct epoll_event ev;
-	struct fbp s, t;
+	struct fbt_ctx s, t;
 	void *res = (void *)3;
 	pthread_t th;
 	int fds[2], i, n, ret;
@@ -411,9 +411,9 @@ static int epoll_thread_exit(void *arg)
 	(void)arg;
 	alarm(20);
 	for (i = 0; i < 20; i++) {
-		fbp_open(&s, 64 * 1024);
-		fbp_open(&t, 0);
-		if (fbp_set_mgr(s.fd, 0xe9011) < 0)
+		fbt_ctx_open(&s, 64 * 1024);
+		fbt_ctx_open(&t, 0);
+		if (fbt_set_mgr(s.fd, 0xe9011) < 0)
 			return 10;
 		fds[0] = s.fd;
 		fds[1] = epoll_create1(EPOLL_CLOEXEC);
@@ -429,15 +429,15 @@ static int epoll_thread_exit(void *arg)
 			    pthread_join(th, &res) || res)
 				return 13;
 		}
-		ret = fbp_oneway(&t, 0, 1, "x", 1, NULL, 0);
+		ret = fbt_oneway(&t, 0, 1, "x", 1, NULL, 0);
 		if (ret)
 			return 14;
 		n = epoll_wait(fds[1], &ev, 1, 1000);
 		if (n != 1 || !(ev.events & EPOLLIN))
 			return 15;
 		close(fds[1]);
-		fbp_close(&t);
-		fbp_close(&s);
+		fbt_ctx_close(&t);
+		fbt_ctx_close(&s);
 	}
 	return 0;
 }
@@ -454,9 +454,9 @@ int main(void)
 	      st);
 	printf("# epoll after THREAD_EXIT: %s\n", st ? "broken" : "fine");
 
-	fbp_open(&a, MB);
-	fbp_open(&b, MB);
-	if (fbp_set_mgr(a.fd, A_COOKIE))
+	fbt_ctx_open(&a, MB);
+	fbt_ctx_open(&b, MB);
+	if (fbt_set_mgr(a.fd, A_COOKIE))
 		die("A: SET_CONTEXT_MGR");
 	fbt_become_nobody();	/* root only to claim handle 0 */
 
@@ -467,8 +467,8 @@ int main(void)
 
 	pid = fbt_fork(poll_foreign, &a.fd);
 	CHECK(fbt_wait(pid) == 0, "poll from another process");
-	fbp_close(&b);
-	fbp_close(&a);
-	CHECK(fbp_wait_live_zero(3000) == 0, "live counts did not return to zero");
+	fbt_ctx_close(&b);
+	fbt_ctx_close(&a);
+	CHECK(fbt_wait_live_zero(3000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_prio_chain: priority inheritance along a chain, node minimums and
+ * priority_chain: priority inheritance along a chain, node minimums and
  * oneway work, each read back with sched_getattr() by the handling thread
  * itself.
  *
@@ -26,7 +26,7 @@
  *    nice -5, to the FIFO 20 node at FIFO 20; the next call is handled at
  *    the looper's own settings again.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <sched.h>
 #include <signal.h>
@@ -141,7 +141,7 @@ static bool is_a_own(const struct prio *p)
 
 /* ---- service B: reports, then records its settings after the reply ---- */
 
-static int b_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int b_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	struct prio rep;
 
@@ -149,7 +149,7 @@ static int b_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	my_prio(&rep, my_who);
-	if (fbp_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0))
+	if (fbt_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0))
 		return -1;
 	record(my_who);
 	return 0;
@@ -159,9 +159,9 @@ static int b_main(void *arg)
 {
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = B_COOKIE };
 	int ready = (int)(intptr_t)arg;
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	__u64 off = 0;
-	struct fbp p;
+	struct fbt_ctx p;
 	char c = 'b';
 
 	alarm(50);
@@ -169,26 +169,26 @@ static int b_main(void *arg)
 		set_deadline();
 	else
 		set_prio(SCHED_OTHER, 0, B_NICE);
-	fbp_open(&p, MB);
-	if (fbp_call(&p, 0, my_who == 'D' ? C_REG_D : C_REG, &o, sizeof(o), &off, 1,
+	fbt_ctx_open(&p, MB);
+	if (fbt_call(&p, 0, my_who == 'D' ? C_REG_D : C_REG, &o, sizeof(o), &off, 1,
 		     &reply, NULL, NULL) ||
 	    reply.cmd != FBINDER_RET_REPLY)
 		die("B: register with A");
-	fbp_free(&p, reply.msg.data);
+	fbt_free_buffer(&p, reply.msg.data);
 	if (write(ready, &c, 1) != 1)
 		die("B: ready");
-	fbp_serve(&p, b_handler, NULL);
-	return fbp_child_status();
+	fbt_serve(&p, b_handler, NULL);
+	return fbt_child_status();
 }
 
 /* ---- service A: the manager ---- */
 
-static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int a_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL };
 	struct chain_rep rep;
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	struct prio me;
 	__u64 off = 0;
 	int ret;
@@ -199,7 +199,7 @@ static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (m->flags & FBINDER_TXN_ONEWAY) {
 		if (m->code != C_EXIT)
 			record('A');
-		if (fbp_free(p, m->data))
+		if (fbt_free_buffer(p, m->data))
 			return -1;
 		if (m->code == C_EXIT)
 			record(ioctl(p->fd, FBINDER_IOC_THREAD_EXIT) ? 'E' : 'A');
@@ -207,42 +207,42 @@ static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	}
 	if (m->cookie != A_COOKIE) {	/* X or Y: report and record */
 		my_prio(&me, 'A');
-		if (fbp_reply(p, m, 0, &me, sizeof(me), NULL, 0))
+		if (fbt_reply(p, m, 0, &me, sizeof(me), NULL, 0))
 			return -1;
 		record('A');
 		return 0;
 	}
 	switch (m->code) {
 	case C_EXIT:	/* leave without replying: the caller gets a failure */
-		if (fbp_free(p, m->data))
+		if (fbt_free_buffer(p, m->data))
 			return -1;
 		record(ioctl(p->fd, FBINDER_IOC_THREAD_EXIT) ? 'E' : 'A');
 		return 0;
 	case C_REG:
 	case C_REG_D: {
-		const struct fbinder_object *bo = fbp_obj(p, m, 0);
+		const struct fbinder_object *bo = fbt_obj(p, m, 0);
 
-		if (bo->type != FBINDER_OBJ_HANDLE || fbp_acquire(p, bo->handle))
+		if (bo->type != FBINDER_OBJ_HANDLE || fbt_acquire(p, bo->handle))
 			die("A: register: no handle");
 		if (m->code == C_REG_D)
 			h_d = bo->handle;
 		else
 			h_b = bo->handle;
-		return fbp_reply(p, m, 0, NULL, 0, NULL, 0) ? -1 : 0;
+		return fbt_reply(p, m, 0, NULL, 0, NULL, 0) ? -1 : 0;
 	}
 	case C_CHAIN:
 		my_prio(&rep.a_in, 'A');
 		memset(&rep.b, 0, sizeof(rep.b));
 		/* data: 'D' to call D, else B */
-		ret = fbp_call(p, m->data_size ? h_d : h_b, C_REPORT, NULL, 0,
+		ret = fbt_call(p, m->data_size ? h_d : h_b, C_REPORT, NULL, 0,
 			       NULL, 0, &reply, NULL, NULL);
 		if (!ret && reply.cmd == FBINDER_RET_REPLY &&
 		    reply.msg.data_size == sizeof(rep.b))
-			memcpy(&rep.b, fbp_data(p, &reply.msg), sizeof(rep.b));
+			memcpy(&rep.b, fbt_data(p, &reply.msg), sizeof(rep.b));
 		if (!ret && reply.cmd == FBINDER_RET_REPLY)
-			fbp_free(p, reply.msg.data);
+			fbt_free_buffer(p, reply.msg.data);
 		my_prio(&rep.a_after, 'A');
-		if (fbp_reply(p, m, 0, &rep, sizeof(rep), NULL, 0))
+		if (fbt_reply(p, m, 0, &rep, sizeof(rep), NULL, 0))
 			return -1;
 		record('A');
 		return 0;
@@ -250,14 +250,14 @@ static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 		/* data: cookie, flags */
 		if (m->data_size != 2 * sizeof(__u64))
 			die("A: C_GIVE size");
-		memcpy(&o.cookie, fbp_data(p, m), sizeof(o.cookie));
-		memcpy(&off, (const char *)fbp_data(p, m) + 8, sizeof(off));
+		memcpy(&o.cookie, fbt_data(p, m), sizeof(o.cookie));
+		memcpy(&off, (const char *)fbt_data(p, m) + 8, sizeof(off));
 		o.flags = (__u32)off;
 		off = 0;
-		return fbp_reply(p, m, 0, &o, sizeof(o), &off, 1) ? -1 : 0;
+		return fbt_reply(p, m, 0, &o, sizeof(o), &off, 1) ? -1 : 0;
 	default:	/* C_REPORT, C_NOP */
 		my_prio(&me, 'A');
-		if (fbp_reply(p, m, 0, &me, sizeof(me), NULL, 0))
+		if (fbt_reply(p, m, 0, &me, sizeof(me), NULL, 0))
 			return -1;
 		if (m->code == C_REPORT)
 			record('A');
@@ -265,38 +265,38 @@ static int a_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	}
 }
 
-static int a_body(struct fbp *p, void *arg)
+static int a_body(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
 	alarm(50);
 	set_prio_flags(SCHED_OTHER, 0, A_NICE, A_FLAGS);
-	return fbp_serve(p, a_handler, NULL) ? 1 : fbp_child_status();
+	return fbt_serve(p, a_handler, NULL) ? 1 : fbt_child_status();
 }
 
 /* ---- the test (client) ---- */
 
-static struct fbp cl;
+static struct fbt_ctx cl;
 
 /* A synchronous call that returns data of size n. */
 static bool call_data(__u32 handle, __u32 code, const void *in, size_t in_n,
 		      void *out, size_t n)
 {
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	bool ok;
 	int ret;
 
 	memset(out, 0, n);
-	ret = fbp_call(&cl, handle, code, in, in_n, NULL, 0, &reply, NULL, NULL);
+	ret = fbt_call(&cl, handle, code, in, in_n, NULL, 0, &reply, NULL, NULL);
 	CHECK(ret == 0, "call %u on %u: %s", code, handle, strerror(-ret));
 	if (ret)
 		return false;
 	ok = reply.cmd == FBINDER_RET_REPLY && reply.msg.data_size == n;
 	CHECK(ok, "call %u on %u: %s with %llu bytes", code, handle,
-	      fbp_ret_name(reply.cmd), (unsigned long long)reply.msg.data_size);
+	      fbt_ret_name(reply.cmd), (unsigned long long)reply.msg.data_size);
 	if (ok)
-		memcpy(out, fbp_data(&cl, &reply.msg), n);
+		memcpy(out, fbt_data(&cl, &reply.msg), n);
 	if (reply.cmd == FBINDER_RET_REPLY)
-		CHECK(fbp_free(&cl, reply.msg.data) == 0, "free");
+		CHECK(fbt_free_buffer(&cl, reply.msg.data) == 0, "free");
 	return ok;
 }
 
@@ -304,17 +304,17 @@ static __u32 give(__u64 cookie, __u32 flags)
 {
 	__u64 in[2] = { cookie, flags };
 	const struct fbinder_object *o;
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	__u32 h;
 
-	if (fbp_call(&cl, 0, C_GIVE, in, sizeof(in), NULL, 0, &reply, NULL, NULL) ||
+	if (fbt_call(&cl, 0, C_GIVE, in, sizeof(in), NULL, 0, &reply, NULL, NULL) ||
 	    reply.cmd != FBINDER_RET_REPLY)
 		die("C_GIVE");
-	o = fbp_obj(&cl, &reply.msg, 0);
+	o = fbt_obj(&cl, &reply.msg, 0);
 	if (o->type != FBINDER_OBJ_HANDLE)
 		die("C_GIVE: type %u", o->type);
 	h = o->handle;
-	if (fbp_acquire(&cl, h) || fbp_free(&cl, reply.msg.data))
+	if (fbt_acquire(&cl, h) || fbt_free_buffer(&cl, reply.msg.data))
 		die("C_GIVE: keep handle");
 	return h;
 }
@@ -429,7 +429,7 @@ static void deadline(void)
 static void node_minimum(__u32 hx, __u32 hy)
 {
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 0x99 };
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	struct prio me;
 	__u64 off = 0;
 	int ret;
@@ -462,19 +462,19 @@ static void node_minimum(__u32 hx, __u32 hy)
 
 	/* minimums out of range are refused */
 	o.flags = FBINDER_OBJF_MIN_PRIO | 20;		/* nice 20 */
-	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
+	ret = fbt_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "min nice 20: %s, expected EINVAL", strerror(-ret));
 	o.flags = FBINDER_OBJF_MIN_PRIO | (__u8)-21;
-	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
+	ret = fbt_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "min nice -21: %s, expected EINVAL", strerror(-ret));
 	o.flags = FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT;	/* FIFO 0 */
-	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
+	ret = fbt_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "min FIFO 0: %s, expected EINVAL", strerror(-ret));
 	o.flags = FBINDER_OBJF_MIN_PRIO | FBINDER_OBJF_PRIO_RT | 100;
-	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
+	ret = fbt_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "min FIFO 100: %s, expected EINVAL", strerror(-ret));
 	o.flags = FBINDER_OBJF_PRIO_RT | 10;			/* RT without MIN_PRIO */
-	ret = fbp_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
+	ret = fbt_call(&cl, 0, C_NOP, &o, sizeof(o), &off, 1, &reply, NULL, NULL);
 	CHECK(ret == -EINVAL, "PRIO_RT without MIN_PRIO: %s, expected EINVAL",
 	      strerror(-ret));
 }
@@ -486,21 +486,21 @@ static void oneway(__u32 hx, __u32 hy)
 
 	printf("# oneway work runs at the node's minimum, not the sender's\n");
 	set_prio(SCHED_FIFO, 50, 0);
-	ret = fbp_oneway(&cl, 0, C_ONEWAY, NULL, 0, NULL, 0);
+	ret = fbt_oneway(&cl, 0, C_ONEWAY, NULL, 0, NULL, 0);
 	CHECK(ret == 0, "oneway to A: %s", strerror(-ret));
 	rec = next_record();
 	CHECK(is_a_own(&rec),
 	      "FIFO 50 sender, node without minimum: looper %u/%u/%d, expected its own nice %d",
 	      SHOW(rec), A_NICE);
 
-	ret = fbp_oneway(&cl, hx, C_ONEWAY, NULL, 0, NULL, 0);
+	ret = fbt_oneway(&cl, hx, C_ONEWAY, NULL, 0, NULL, 0);
 	CHECK(ret == 0, "oneway to X: %s", strerror(-ret));
 	rec = next_record();
 	CHECK(is_nice(&rec, -5), "FIFO 50 sender, node min nice -5: looper %u/%u/%d",
 	      SHOW(rec));
 
 	set_prio(SCHED_OTHER, 0, 0);
-	ret = fbp_oneway(&cl, hy, C_ONEWAY, NULL, 0, NULL, 0);
+	ret = fbt_oneway(&cl, hy, C_ONEWAY, NULL, 0, NULL, 0);
 	CHECK(ret == 0, "oneway to Y: %s", strerror(-ret));
 	rec = next_record();
 	CHECK(is_fifo(&rec, 20), "nice 0 sender, node min FIFO 20: looper %u/%u/%d",
@@ -516,23 +516,23 @@ static void oneway(__u32 hx, __u32 hy)
 
 static void thread_exit(__u32 hx)
 {
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	struct prio rec;
 	int ret;
 
 	printf("# FBINDER_IOC_THREAD_EXIT instead of a reply gives the thread its own back\n");
 	set_prio(SCHED_FIFO, 50, 0);
-	ret = fbp_call(&cl, 0, C_EXIT, NULL, 0, NULL, 0, &reply, NULL, NULL);
+	ret = fbt_call(&cl, 0, C_EXIT, NULL, 0, NULL, 0, &reply, NULL, NULL);
 	set_prio(SCHED_OTHER, 0, 0);
 	CHECK(ret == 0 && reply.cmd == FBINDER_RET_FAILED && reply.err.error == -EOWNERDEAD,
 	      "the abandoned call fails: %s %s %d", strerror(-ret),
-	      fbp_ret_name(reply.cmd), reply.err.error);
+	      fbt_ret_name(reply.cmd), reply.err.error);
 	rec = next_record();
 	CHECK(rec.who == 'A', "THREAD_EXIT while handling a call succeeded");
 	CHECK(is_a_own(&rec), "after THREAD_EXIT A is at %u/%u/%d flags %llx, expected its own",
 	      SHOW(rec), (unsigned long long)rec.flags);
 
-	ret = fbp_oneway(&cl, hx, C_EXIT, NULL, 0, NULL, 0);
+	ret = fbt_oneway(&cl, hx, C_EXIT, NULL, 0, NULL, 0);
 	CHECK(ret == 0, "oneway to X: %s", strerror(-ret));
 	rec = next_record();
 	CHECK(rec.who == 'A', "THREAD_EXIT after a oneway message succeeded");
@@ -550,7 +550,7 @@ int main(void)
 
 	if (pipe(rep_pipe) || pipe(ready))
 		die("pipe");
-	a = fbp_spawn_manager(MB, A_COOKIE, a_body, NULL);
+	a = fbt_spawn_manager(MB, A_COOKIE, a_body, NULL);
 	b = fbt_fork(b_main, (void *)(intptr_t)ready[1]);
 	if (read(ready[0], &c, 1) != 1)
 		die("B not ready");
@@ -559,7 +559,7 @@ int main(void)
 	my_who = 'B';
 	if (read(ready[0], &c, 1) != 1)
 		die("D not ready");
-	fbp_open(&cl, MB);
+	fbt_ctx_open(&cl, MB);
 
 	chain();
 	deadline();
@@ -569,7 +569,7 @@ int main(void)
 	oneway(hx, hy);
 	thread_exit(hx);
 
-	fbp_close(&cl);
+	fbt_ctx_close(&cl);
 	kill(b, SIGKILL);
 	kill(d, SIGKILL);
 	kill(a, SIGKILL);
@@ -578,6 +578,6 @@ int main(void)
 	fbt_wait(a);
 	close(ready[0]);
 	close(ready[1]);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 struct prio_report {
 	__u32 policy;
@@ -40,7 +40,7 @@ static void set_prio(__u32 policy, __u32 rt, __s32 nice)
 }
 
 /* Answers every call with the priority the handler runs at right now. */
-static int report_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int report_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	struct prio_report rep;
 
@@ -48,37 +48,37 @@ static int report_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	my_prio(&rep);
-	return fbp_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0);
+	return fbt_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0);
 }
 
-static int manager_body(struct fbp *p, void *arg)
+static int manager_body(struct fbt_ctx *p, void *arg)
 {
 	set_prio(SCHED_OTHER, 0, (intptr_t)arg);
-	return fbp_serve(p, report_handler, NULL) ? 1 : 0;
+	return fbt_serve(p, report_handler, NULL) ? 1 : 0;
 }
 
-static void call_report(struct fbp *p, struct prio_report *rep)
+static void call_report(struct fbt_ctx *p, struct prio_report *rep)
 {
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 
-	CHECK(fbp_call(p, 0, 1, NULL, 0, NULL, 0, &reply, NULL, NULL) == 0,
+	CHECK(fbt_call(p, 0, 1, NULL, 0, NULL, 0, &reply, NULL, NULL) == 0,
 	      "call");
 	CHECK(reply.cmd == FBINDER_RET_REPLY, "reply");
 	CHECK(reply.msg.data_size == sizeof(*rep), "reply size");
-	memcpy(rep, fbp_data(p, &reply.msg), sizeof(*rep));
-	CHECK(fbp_free(p, reply.msg.data) == 0, "free");
+	memcpy(rep, fbt_data(p, &reply.msg), sizeof(*rep));
+	CHECK(fbt_free_buffer(p, reply.msg.data) == 0, "free");
 }
 
 /* handler_nice: the service's own nice; then the caller's settings. */
 static void scenario(int handler_nice, __u32 policy, __u32 rt, __s32 nice)
 {
 	struct prio_report rep;
-	struct fbp p;
+	struct fbt_ctx p;
 	pid_t mgr;
 
-	mgr = fbp_spawn_manager(1 << 20, 0x9e1, manager_body,
+	mgr = fbt_spawn_manager(1 << 20, 0x9e1, manager_body,
 				(void *)(intptr_t)handler_nice);
-	fbp_open(&p, 1 << 20);
+	fbt_ctx_open(&p, 1 << 20);
 
 	set_prio(policy, rt, nice);
 	call_report(&p, &rep);
@@ -99,7 +99,7 @@ static void scenario(int handler_nice, __u32 policy, __u32 rt, __s32 nice)
 	      rep.policy, rep.nice, handler_nice);
 
 	set_prio(SCHED_OTHER, 0, 0);
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
 }
@@ -108,6 +108,6 @@ int main(void)
 {
 	scenario(0, SCHED_FIFO, 50, 0);
 	scenario(5, SCHED_OTHER, 0, -10);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_limits: the quotas of docs/abi.md's limits table, at their edges.
+ * quotas: the quotas of docs/abi.md's limits table, at their edges.
  *
  *  - messages queued to one context: one sending user alone gets half of
  *    the 4096 (its fair share): 2048 oneway messages queue, the next send
@@ -20,7 +20,7 @@
  *    call and exactly half of it for a oneway are accepted, 8 bytes more
  *    are EMSGSIZE.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -44,7 +44,7 @@ struct seqmsg {
 	unsigned char pat[12];
 };
 
-static struct fbp r, s;
+static struct fbt_ctx r, s;
 static struct seqmsg msgs[MAX_QUEUED + 1];
 
 /* ---- max_handles: set for the test, restored whatever happens ---- */
@@ -79,7 +79,7 @@ static void on_signal(int sig)
 
 static long read_param(void)
 {
-	char *v = fbp_slurp(PARAM);
+	char *v = fbt_slurp(PARAM);
 	long n = v ? strtol(v, NULL, 10) : -1;
 
 	free(v);
@@ -91,31 +91,31 @@ static long read_param(void)
 static void fill(struct seqmsg *m, __u32 seq)
 {
 	m->seq = seq;
-	fbp_fill(m->pat, sizeof(m->pat), seq);
+	fbt_fill(m->pat, sizeof(m->pat), seq);
 }
 
 /*
  * Sends oneways first..last-1 from p to handle in streams of up to 300
  * commands.  Returns the number that succeeded; *err the first error.
  */
-static __u32 flood(struct fbp *p, __u32 handle, __u32 first, __u32 last, int *err)
+static __u32 flood(struct fbt_ctx *p, __u32 handle, __u32 first, __u32 last, int *err)
 {
 	__u32 i = first;
 
 	*err = 0;
 	while (i < last) {
-		struct fbp_w w;
+		struct fbt_w w;
 		size_t done = 0;
 		__u32 n = 0, j;
 		int ret;
 
-		fbp_w_reset(&w);
+		fbt_w_reset(&w);
 		for (j = i; j < last && n < 300; j++, n++) {
 			fill(&msgs[j], j);
-			fbp_w_send(&w, handle, C_FLOOD, FBINDER_TXN_ONEWAY, &msgs[j], sizeof(msgs[j]),
+			fbt_w_send(&w, handle, C_FLOOD, FBINDER_TXN_ONEWAY, &msgs[j], sizeof(msgs[j]),
 				   NULL, 0);
 		}
-		ret = fbp_wr(p, &w, &done, false);
+		ret = fbt_wr(p, &w, &done, false);
 		i += done / (4 + sizeof(struct fbinder_txn_data));
 		if (ret) {
 			*err = ret;
@@ -130,18 +130,18 @@ static __u32 flood(struct fbp *p, __u32 handle, __u32 first, __u32 last, int *er
  * nothing more comes; checks order (from seq first) and content.  Other
  * returns are left in *other (count in *nother, up to 8).
  */
-static __u32 drain(struct fbp *p, __u32 first, __u32 want, __u64 cookie,
-		   struct fbp_ret *other, int *nother)
+static __u32 drain(struct fbt_ctx *p, __u32 first, __u32 want, __u64 cookie,
+		   struct fbt_ret *other, int *nother)
 {
 	__u32 expect = first, got = 0;
 	int bad = 0, idle = 0;
 
 	while (got < want && idle < 50) {
-		struct fbp_w frees;
-		struct fbp_ret ret;
+		struct fbt_w frees;
+		struct fbt_ret ret;
 		int rc;
 
-		rc = fbp_try_next(p, &ret);
+		rc = fbt_try_next(p, &ret);
 		if (rc == -EAGAIN) {
 			idle++;
 			usleep(10000);
@@ -152,7 +152,7 @@ static __u32 drain(struct fbp *p, __u32 first, __u32 want, __u64 cookie,
 			break;
 		}
 		idle = 0;
-		fbp_w_reset(&frees);
+		fbt_w_reset(&frees);
 		do {
 			const struct seqmsg *m;
 
@@ -160,15 +160,15 @@ static __u32 drain(struct fbp *p, __u32 first, __u32 want, __u64 cookie,
 				if (*nother < 8)
 					other[(*nother)++] = ret;
 				else
-					CHECK(0, "drain: unexpected %s", fbp_ret_name(ret.cmd));
+					CHECK(0, "drain: unexpected %s", fbt_ret_name(ret.cmd));
 				if (ret.cmd == FBINDER_RET_TRANSACTION)
-					fbp_w_free(&frees, ret.msg.data);
+					fbt_w_free(&frees, ret.msg.data);
 				continue;
 			}
-			m = fbp_data(p, &ret.msg);
+			m = fbt_data(p, &ret.msg);
 			if (!bad && (ret.msg.data_size != sizeof(*m) || m->seq != expect ||
 				     ret.msg.cookie != cookie || !(ret.msg.flags & FBINDER_TXN_ONEWAY) ||
-				     fbp_verify(m->pat, sizeof(m->pat), m->seq) >= 0)) {
+				     fbt_verify(m->pat, sizeof(m->pat), m->seq) >= 0)) {
 				CHECK(0, "drain: message %u of %u: seq %u size %llu cookie 0x%llx, want seq %u intact",
 				      got, want, m->seq, (unsigned long long)ret.msg.data_size,
 				      (unsigned long long)ret.msg.cookie, expect);
@@ -176,15 +176,15 @@ static __u32 drain(struct fbp *p, __u32 first, __u32 want, __u64 cookie,
 			}
 			expect = m->seq + 1;
 			got++;
-			fbp_w_free(&frees, ret.msg.data);
+			fbt_w_free(&frees, ret.msg.data);
 			if (frees.len > sizeof(frees.buf) - 64) {
-				rc = fbp_wr(p, &frees, NULL, false);
+				rc = fbt_wr(p, &frees, NULL, false);
 				CHECK(rc == 0, "drain: free: %s", strerror(-rc));
-				fbp_w_reset(&frees);
+				fbt_w_reset(&frees);
 			}
-		} while (p->qlen && fbp_next(p, &ret) == 0);
+		} while (p->qlen && fbt_next(p, &ret) == 0);
 		if (frees.len) {
-			rc = fbp_wr(p, &frees, NULL, false);
+			rc = fbt_wr(p, &frees, NULL, false);
 			CHECK(rc == 0, "drain: free: %s", strerror(-rc));
 		}
 	}
@@ -193,7 +193,7 @@ static __u32 drain(struct fbp *p, __u32 first, __u32 want, __u64 cookie,
 
 static bool failed_has(const char *what, int err, __u32 code)
 {
-	char *f = fbp_slurp(FBP_DEBUGFS "/failed"), *line, *save = NULL;
+	char *f = fbt_slurp(FBT_DEBUGFS "/failed"), *line, *save = NULL;
 	bool found = false;
 
 	if (!f)
@@ -215,7 +215,7 @@ static bool failed_has(const char *what, int err, __u32 code)
 /* Contexts in debugfs state whose queue holds n, and those that hold another count. */
 static void state_queued(unsigned int n, int *with, int *other)
 {
-	char *st = fbp_slurp(FBP_DEBUGFS "/state"), *line, *save = NULL;
+	char *st = fbt_slurp(FBT_DEBUGFS "/state"), *line, *save = NULL;
 
 	*with = *other = 0;
 	if (!st)
@@ -239,38 +239,38 @@ static void state_queued(unsigned int n, int *with, int *other)
 
 static void test_queue_limit(void)
 {
-	struct fbp_ret ret, other[8];
+	struct fbt_ret ret, other[8];
 	struct fbinder_object obj;
-	struct fbp_w w;
+	struct fbt_w w;
 	__u64 off = 0;
 	__u32 h2 = 0, sent, got;
 	int err, rc, nother = 0, nwith;
 
 	memset(other, 0, sizeof(other));
 
-	fbp_open(&r, MB);
-	fbp_open(&s, MB);
-	if (fbp_set_mgr(r.fd, R_COOKIE))
+	fbt_ctx_open(&r, MB);
+	fbt_ctx_open(&s, MB);
+	if (fbt_set_mgr(r.fd, R_COOKIE))
 		die("R: SET_CONTEXT_MGR");
 
 	/* S gets a handle to R's second node: a call that R answers with it. */
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_GIVE, 0, NULL, 0, NULL, 0);
-	rc = fbp_wr(&s, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_GIVE, 0, NULL, 0, NULL, 0);
+	rc = fbt_wr(&s, &w, NULL, false);
 	CHECK(rc == 0, "S's call for R's second object: %s", strerror(-rc));
-	rc = fbp_next(&r, &ret);
+	rc = fbt_next(&r, &ret);
 	if (rc || ret.cmd != FBINDER_RET_TRANSACTION)
 		die("R: no call");
 	obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = R_COOKIE2 };
-	rc = fbp_reply(&r, &ret.msg, 0, &obj, sizeof(obj), &off, 1);
+	rc = fbt_reply(&r, &ret.msg, 0, &obj, sizeof(obj), &off, 1);
 	CHECK(rc == 0, "R's reply with its second object: %s", strerror(-rc));
-	rc = fbp_next(&s, &ret);
+	rc = fbt_next(&s, &ret);
 	CHECK(rc == 0 && ret.cmd == FBINDER_RET_REPLY && ret.msg.offsets_count == 1,
-	      "S: reply with R's object: %s %s", strerror(-rc), fbp_ret_name(ret.cmd));
+	      "S: reply with R's object: %s %s", strerror(-rc), fbt_ret_name(ret.cmd));
 	if (!rc && ret.cmd == FBINDER_RET_REPLY) {
-		h2 = fbp_obj(&s, &ret.msg, 0)->handle;
-		CHECK(fbp_acquire(&s, h2) == 0, "S: acquire h2");
-		fbp_free(&s, ret.msg.data);
+		h2 = fbt_obj(&s, &ret.msg, 0)->handle;
+		CHECK(fbt_acquire(&s, h2) == 0, "S: acquire h2");
+		fbt_free_buffer(&s, ret.msg.data);
 	}
 
 	/* 2048 oneways queue; all further sends of this user to R are EDQUOT. */
@@ -281,14 +281,14 @@ static void test_queue_limit(void)
 	CHECK(nwith == 1, "debugfs state: %d contexts with queued %u, want 1", nwith, SHARE);
 	nother = 0;
 	fill(&msgs[SHARE], SHARE);
-	rc = fbp_oneway(&s, 0, C_OVER, &msgs[SHARE], sizeof(msgs[0]), NULL, 0);
+	rc = fbt_oneway(&s, 0, C_OVER, &msgs[SHARE], sizeof(msgs[0]), NULL, 0);
 	CHECK(rc == -EDQUOT, "oneway number %u: %s, want EDQUOT", SHARE + 1, strerror(-rc));
-	rc = fbp_oneway(&s, h2, C_OVER, "x", 1, NULL, 0);
+	rc = fbt_oneway(&s, h2, C_OVER, "x", 1, NULL, 0);
 	CHECK(rc == -EDQUOT, "oneway to R's other node with R's queue full: %s, want EDQUOT",
 	      strerror(-rc));
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_OVER, 0, "y", 1, NULL, 0);
-	rc = fbp_wr(&s, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_OVER, 0, "y", 1, NULL, 0);
+	rc = fbt_wr(&s, &w, NULL, false);
 	CHECK(rc == -EDQUOT, "call to R with our share of R's queue full: %s, want EDQUOT",
 	      strerror(-rc));
 	CHECK(failed_has("send", EDQUOT, C_OVER),
@@ -304,7 +304,7 @@ static void test_queue_limit(void)
 	got += drain(&r, got, SHARE + 1 - got, R_COOKIE, other, &nother);
 	CHECK(got == SHARE + 1, "R got %u of %u oneways", got, SHARE + 1);
 	CHECK(nother == 0, "R got %d other returns (first: %s code %u): the refused sends arrived?",
-	      nother, fbp_ret_name(other[0].cmd), other[0].msg.code);
+	      nother, fbt_ret_name(other[0].cmd), other[0].msg.code);
 	state_queued(0, &nwith, &nother);
 	CHECK(nother == 0, "debugfs state: %d contexts with a queue after the drain", nother);
 	nother = 0;
@@ -316,52 +316,52 @@ static void test_queue_limit(void)
 
 		/* R gets a handle to S's object S_COOKIE. */
 		obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = S_COOKIE };
-		rc = fbp_oneway(&s, 0, C_OBJ, &obj, sizeof(obj), &off, 1);
+		rc = fbt_oneway(&s, 0, C_OBJ, &obj, sizeof(obj), &off, 1);
 		CHECK(rc == 0, "S sends its object: %s", strerror(-rc));
-		rc = fbp_next(&r, &ret);
+		rc = fbt_next(&r, &ret);
 		CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.code == C_OBJ,
-		      "R: %s %s", strerror(-rc), fbp_ret_name(ret.cmd));
+		      "R: %s %s", strerror(-rc), fbt_ret_name(ret.cmd));
 		if (!rc && ret.cmd == FBINDER_RET_TRANSACTION) {
-			hs = fbp_obj(&r, &ret.msg, 0)->handle;
-			CHECK(fbp_acquire(&r, hs) == 0, "R: acquire S's handle");
-			fbp_free(&r, ret.msg.data);
+			hs = fbt_obj(&r, &ret.msg, 0)->handle;
+			CHECK(fbt_acquire(&r, hs) == 0, "R: acquire S's handle");
+			fbt_free_buffer(&r, ret.msg.data);
 		}
 		/* S calls R; R, handling it, fills S's queue, then replies. */
-		fbp_w_reset(&w);
-		fbp_w_send(&w, 0, C_CALL, 0, NULL, 0, NULL, 0);
-		rc = fbp_wr(&s, &w, NULL, false);
+		fbt_w_reset(&w);
+		fbt_w_send(&w, 0, C_CALL, 0, NULL, 0, NULL, 0);
+		rc = fbt_wr(&s, &w, NULL, false);
 		CHECK(rc == 0, "S's call: %s", strerror(-rc));
-		rc = fbp_next(&r, &ret);
+		rc = fbt_next(&r, &ret);
 		CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.code == C_CALL,
-		      "R: the call: %s %s", strerror(-rc), fbp_ret_name(ret.cmd));
+		      "R: the call: %s %s", strerror(-rc), fbt_ret_name(ret.cmd));
 		sent = flood(&r, hs, 0, SHARE + 1, &err);
 		CHECK(sent == SHARE && err == -EDQUOT, "R queued %u of %u oneways to S, then %s",
 		      sent, SHARE, strerror(-err));
 		if (!rc && ret.cmd == FBINDER_RET_TRANSACTION) {
-			rc = fbp_reply(&r, &ret.msg, 0, "late", 4, NULL, 0);
+			rc = fbt_reply(&r, &ret.msg, 0, "late", 4, NULL, 0);
 			CHECK(rc == 0, "R's reply into S's queue holding R's share: %s",
 			      strerror(-rc));
 		}
-		rc = fbp_next(&s, &ret);
+		rc = fbt_next(&s, &ret);
 		CHECK(rc == 0 && ret.cmd == FBINDER_RET_REPLY && ret.msg.data_size == 4,
 		      "S, waiting for the reply: %s %s error %d, want the reply",
-		      strerror(-rc), fbp_ret_name(ret.cmd), ret.err.error);
+		      strerror(-rc), fbt_ret_name(ret.cmd), ret.err.error);
 		if (!rc && ret.cmd == FBINDER_RET_REPLY)
-			fbp_free(&s, ret.msg.data);
+			fbt_free_buffer(&s, ret.msg.data);
 		nother = 0;
 		got = drain(&s, 0, SHARE, S_COOKIE, other, &nother);
 		CHECK(got == SHARE && nother == 0, "S got %u of %u oneways and %d others",
 		      got, SHARE, nother);
-		CHECK(fbp_release(&r, hs) == 0, "R: release S's handle");
+		CHECK(fbt_release(&r, hs) == 0, "R: release S's handle");
 		printf("# a reply into a queue holding a sender's whole share arrives\n");
 	}
-	fbp_close(&s);
-	fbp_close(&r);
+	fbt_ctx_close(&s);
+	fbt_ctx_close(&r);
 }
 
 /* ---- handles ---- */
 
-static int send_objs(struct fbp *p, const __u64 *cookies, unsigned int n)
+static int send_objs(struct fbt_ctx *p, const __u64 *cookies, unsigned int n)
 {
 	struct fbinder_object objs[4];
 	__u64 offs[4];
@@ -371,7 +371,7 @@ static int send_objs(struct fbp *p, const __u64 *cookies, unsigned int n)
 		objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = cookies[i] };
 		offs[i] = i * sizeof(objs[0]);
 	}
-	return fbp_oneway(p, 0, C_OBJ, objs, n * sizeof(objs[0]), offs, n);
+	return fbt_oneway(p, 0, C_OBJ, objs, n * sizeof(objs[0]), offs, n);
 }
 
 /*
@@ -381,24 +381,24 @@ static int send_objs(struct fbp *p, const __u64 *cookies, unsigned int n)
 static __u32 take_handle(void)
 {
 	const struct fbinder_object *o;
-	struct fbp_ret ret;
+	struct fbt_ret ret;
 	__u32 h = 0;
 	int rc;
 
-	rc = fbp_next(&r, &ret);
+	rc = fbt_next(&r, &ret);
 	if (rc || ret.cmd != FBINDER_RET_TRANSACTION || ret.msg.offsets_count != 1) {
 		CHECK(0, "R: %s %s with %llu objects, want one object", strerror(-rc),
-		      fbp_ret_name(ret.cmd), (unsigned long long)ret.msg.offsets_count);
+		      fbt_ret_name(ret.cmd), (unsigned long long)ret.msg.offsets_count);
 		return 0;
 	}
-	o = fbp_obj(&r, &ret.msg, 0);
+	o = fbt_obj(&r, &ret.msg, 0);
 	CHECK(o->type == FBINDER_OBJ_HANDLE && o->handle > 0, "R: object type %u handle %u", o->type,
 	      o->handle);
 	if (o->type == FBINDER_OBJ_HANDLE) {
 		h = o->handle;
-		CHECK(fbp_acquire(&r, h) == 0, "R: acquire %u", h);
+		CHECK(fbt_acquire(&r, h) == 0, "R: acquire %u", h);
 	}
-	CHECK(fbp_free(&r, ret.msg.data) == 0, "R: free");
+	CHECK(fbt_free_buffer(&r, ret.msg.data) == 0, "R: free");
 	return h;
 }
 
@@ -407,17 +407,17 @@ static void test_handle_limit(void)
 	__u32 h[TEST_HANDLES + 1], hmore[2], h3;
 	__u64 c, two[2] = { 0x200, 0x201 };
 	unsigned int i, notices = 0;
-	struct fbp_ret ret;
+	struct fbt_ret ret;
 	long long h0, h1;
 	int rc;
 
-	fbp_open(&r, MB);
-	fbp_open(&s, 0);
-	if (fbp_set_mgr(r.fd, R_COOKIE))
+	fbt_ctx_open(&r, MB);
+	fbt_ctx_open(&s, 0);
+	if (fbt_set_mgr(r.fd, R_COOKIE))
 		die("R: SET_CONTEXT_MGR");
 	write_param("8");
 	CHECK(read_param() == TEST_HANDLES, "max_handles reads %ld after writing 8", read_param());
-	CHECK(fbp_stat("live_handles", &h0) == 0, "stats: live_handles");
+	CHECK(fbt_stat("live_handles", &h0) == 0, "stats: live_handles");
 
 	/* Objects 1..8 give R eight handles. */
 	for (c = 1; c <= TEST_HANDLES; c++) {
@@ -429,29 +429,29 @@ static void test_handle_limit(void)
 	c = TEST_HANDLES + 1;
 	rc = send_objs(&s, &c, 1);
 	CHECK(rc == -EDQUOT, "a ninth object with max_handles 8: %s, want EDQUOT", strerror(-rc));
-	rc = fbp_try_next(&r, &ret);
+	rc = fbt_try_next(&r, &ret);
 	CHECK(rc == -EAGAIN, "R after the refused send: %s %s, want nothing", strerror(-rc),
-	      fbp_ret_name(ret.cmd));
+	      fbt_ret_name(ret.cmd));
 	c = 3;
 	rc = send_objs(&s, &c, 1);
 	CHECK(rc == 0, "object 3 again (R has a handle for it): %s", strerror(-rc));
 	h3 = take_handle();
 	CHECK(h3 == h[3], "object 3 came again as handle %u, want %u", h3, h[3]);
-	CHECK(fbp_release(&r, h3) == 0, "R: release the second reference of object 3");
-	CHECK(fbp_stat("live_handles", &h1) == 0 && h1 == h0 + TEST_HANDLES,
+	CHECK(fbt_release(&r, h3) == 0, "R: release the second reference of object 3");
+	CHECK(fbt_stat("live_handles", &h1) == 0 && h1 == h0 + TEST_HANDLES,
 	      "live_handles %lld, want %lld", h1, h0 + TEST_HANDLES);
 
 	/* R drops object 8's handle: S hears of it, and there is room for one. */
-	CHECK(fbp_release(&r, h[TEST_HANDLES]) == 0, "R: release object 8's handle");
-	rc = fbp_next(&s, &ret);
+	CHECK(fbt_release(&r, h[TEST_HANDLES]) == 0, "R: release object 8's handle");
+	rc = fbt_next(&s, &ret);
 	CHECK(rc == 0 && ret.cmd == FBINDER_RET_RELEASE && ret.rel.cookie == TEST_HANDLES &&
 	      ret.rel.exports == 1, "S: %s cookie %llu, want FBINDER_RET_RELEASE of %d",
-	      fbp_ret_name(ret.cmd), (unsigned long long)ret.rel.cookie, TEST_HANDLES);
+	      fbt_ret_name(ret.cmd), (unsigned long long)ret.rel.cookie, TEST_HANDLES);
 
 	/* Two new objects, room for one: refused whole, nothing left behind. */
 	rc = send_objs(&s, two, 2);
 	CHECK(rc == -EDQUOT, "two new objects with room for one: %s, want EDQUOT", strerror(-rc));
-	CHECK(fbp_stat("live_handles", &h1) == 0 && h1 == h0 + TEST_HANDLES - 1,
+	CHECK(fbt_stat("live_handles", &h1) == 0 && h1 == h0 + TEST_HANDLES - 1,
 	      "live_handles %lld after the refused send, want %lld", h1,
 	      h0 + TEST_HANDLES - 1);
 	rc = send_objs(&s, &two[1], 1);
@@ -469,11 +469,11 @@ static void test_handle_limit(void)
 
 	/* R lets go of all; S hears of every object that arrived, and of no other. */
 	for (i = 1; i < TEST_HANDLES; i++)
-		CHECK(fbp_release(&r, h[i]) == 0, "R: release %u", h[i]);
+		CHECK(fbt_release(&r, h[i]) == 0, "R: release %u", h[i]);
 	for (i = 0; i < 2; i++)
-		CHECK(fbp_release(&r, hmore[i]) == 0, "R: release %u", hmore[i]);
+		CHECK(fbt_release(&r, hmore[i]) == 0, "R: release %u", hmore[i]);
 	while (notices < 20) {
-		rc = fbp_try_next(&s, &ret);
+		rc = fbt_try_next(&s, &ret);
 		if (rc == -EAGAIN)
 			break;
 		notices++;
@@ -481,13 +481,13 @@ static void test_handle_limit(void)
 		      ret.rel.cookie != TEST_HANDLES + 1 && ret.rel.cookie != 0x200 &&
 		      ret.rel.exports == (ret.rel.cookie == 3 ? 2u : 1u),
 		      "S: %s cookie 0x%llx exports %llu: a refused object was exported",
-		      fbp_ret_name(ret.cmd), (unsigned long long)ret.rel.cookie,
+		      fbt_ret_name(ret.cmd), (unsigned long long)ret.rel.cookie,
 		      (unsigned long long)ret.rel.exports);
 	}
 	CHECK(notices == TEST_HANDLES + 1, "S got %u release notices, want %d", notices,
 	      TEST_HANDLES + 1);
-	fbp_close(&s);
-	fbp_close(&r);
+	fbt_ctx_close(&s);
+	fbt_ctx_close(&r);
 	printf("# max_handles %d: the ninth handle is EDQUOT and leaves no trace\n", TEST_HANDLES);
 }
 
@@ -499,54 +499,54 @@ static void test_sizes(void)
 	static __u64 offs[MAX_OBJECTS + 1];
 	static unsigned char big[MB + 16];
 	const size_t map = MB;
-	struct fbp_ret ret;
-	struct fbp_w w;
+	struct fbt_ret ret;
+	struct fbt_w w;
 	unsigned int i, ok;
 	int rc;
 
-	fbp_open(&r, map);
-	fbp_open(&s, 64 * 1024);
-	if (fbp_set_mgr(r.fd, R_COOKIE))
+	fbt_ctx_open(&r, map);
+	fbt_ctx_open(&s, 64 * 1024);
+	if (fbt_set_mgr(r.fd, R_COOKIE))
 		die("R: SET_CONTEXT_MGR");
 	for (i = 0; i <= MAX_OBJECTS; i++) {
 		objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = 0 };
 		offs[i] = i * sizeof(objs[0]);
 	}
-	rc = fbp_oneway(&s, 0, C_OBJ, objs, (MAX_OBJECTS + 1) * sizeof(objs[0]), offs,
+	rc = fbt_oneway(&s, 0, C_OBJ, objs, (MAX_OBJECTS + 1) * sizeof(objs[0]), offs,
 			MAX_OBJECTS + 1);
 	CHECK(rc == -EMSGSIZE, "%d objects: %s, want EMSGSIZE", MAX_OBJECTS + 1, strerror(-rc));
-	rc = fbp_oneway(&s, 0, C_OBJ, objs, MAX_OBJECTS * sizeof(objs[0]), offs, MAX_OBJECTS);
+	rc = fbt_oneway(&s, 0, C_OBJ, objs, MAX_OBJECTS * sizeof(objs[0]), offs, MAX_OBJECTS);
 	CHECK(rc == 0, "%d objects: %s", MAX_OBJECTS, strerror(-rc));
-	rc = fbp_next(&r, &ret);
+	rc = fbt_next(&r, &ret);
 	CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.offsets_count == MAX_OBJECTS,
-	      "R: %s with %llu objects, want %d", fbp_ret_name(ret.cmd),
+	      "R: %s with %llu objects, want %d", fbt_ret_name(ret.cmd),
 	      (unsigned long long)ret.msg.offsets_count, MAX_OBJECTS);
 	if (!rc && ret.cmd == FBINDER_RET_TRANSACTION) {
 		for (i = ok = 0; i < ret.msg.offsets_count; i++) {
-			const struct fbinder_object *o = fbp_obj(&r, &ret.msg, i);
+			const struct fbinder_object *o = fbt_obj(&r, &ret.msg, i);
 
 			ok += o->type == FBINDER_OBJ_LOCAL && o->cookie == R_COOKIE;
 		}
 		CHECK(ok == MAX_OBJECTS, "%u of %d objects arrived as R's own object", ok,
 		      MAX_OBJECTS);
-		fbp_free(&r, ret.msg.data);
+		fbt_free_buffer(&r, ret.msg.data);
 	}
 	printf("# %d objects in one message pass, %d are EMSGSIZE\n", MAX_OBJECTS,
 	       MAX_OBJECTS + 1);
 
 	/* Oneway: exactly half of R's mapping passes, 8 bytes more do not. */
-	fbp_fill(big, sizeof(big), 77);
-	rc = fbp_oneway(&s, 0, C_BIG, big, map / 2 + 8, NULL, 0);
+	fbt_fill(big, sizeof(big), 77);
+	rc = fbt_oneway(&s, 0, C_BIG, big, map / 2 + 8, NULL, 0);
 	CHECK(rc == -EMSGSIZE, "oneway of half the mapping + 8: %s, want EMSGSIZE", strerror(-rc));
-	rc = fbp_oneway(&s, 0, C_BIG, big, map / 2, NULL, 0);
+	rc = fbt_oneway(&s, 0, C_BIG, big, map / 2, NULL, 0);
 	CHECK(rc == 0, "oneway of exactly half the mapping: %s", strerror(-rc));
-	rc = fbp_next(&r, &ret);
+	rc = fbt_next(&r, &ret);
 	CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.data_size == map / 2 &&
-	      fbp_verify(fbp_data(&r, &ret.msg), map / 2, 77) < 0,
-	      "R: half-mapping oneway: %s %s %llu bytes", strerror(-rc), fbp_ret_name(ret.cmd),
+	      fbt_verify(fbt_data(&r, &ret.msg), map / 2, 77) < 0,
+	      "R: half-mapping oneway: %s %s %llu bytes", strerror(-rc), fbt_ret_name(ret.cmd),
 	      (unsigned long long)ret.msg.data_size);
 	if (!rc && ret.cmd == FBINDER_RET_TRANSACTION)
-		fbp_free(&r, ret.msg.data);
+		fbt_free_buffer(&r, ret.msg.data);
 
 	/* Call: data plus offsets up to the whole mapping; 8 bytes more are EMSGSIZE. */
 	objs[0] = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = 0 };
@@ -554,35 +554,35 @@ static void test_sizes(void)
 	offs[0] = 0;
 	offs[1] = 8 * 1024;
 	memcpy(big + offs[1], &objs[0], sizeof(objs[0]));
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_BIG, 0, big, map - 8, offs, 2);
-	rc = fbp_wr(&s, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_BIG, 0, big, map - 8, offs, 2);
+	rc = fbt_wr(&s, &w, NULL, false);
 	CHECK(rc == -EMSGSIZE, "call of mapping - 8 data + 2 offsets: %s, want EMSGSIZE",
 	      strerror(-rc));
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_BIG, 0, big, map + 8, NULL, 0);
-	rc = fbp_wr(&s, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_BIG, 0, big, map + 8, NULL, 0);
+	rc = fbt_wr(&s, &w, NULL, false);
 	CHECK(rc == -EMSGSIZE, "call of mapping + 8: %s, want EMSGSIZE", strerror(-rc));
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_BIG, 0, big, map - 8, offs, 1);
-	rc = fbp_wr(&s, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_BIG, 0, big, map - 8, offs, 1);
+	rc = fbt_wr(&s, &w, NULL, false);
 	CHECK(rc == 0, "call of mapping - 8 data + 1 offset (the whole mapping): %s",
 	      strerror(-rc));
-	rc = fbp_next(&r, &ret);
+	rc = fbt_next(&r, &ret);
 	CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.data_size == map - 8 &&
 	      ret.msg.offsets_count == 1,
-	      "R: whole-mapping call: %s %s", strerror(-rc), fbp_ret_name(ret.cmd));
+	      "R: whole-mapping call: %s %s", strerror(-rc), fbt_ret_name(ret.cmd));
 	if (!rc && ret.cmd == FBINDER_RET_TRANSACTION) {
-		rc = fbp_reply(&r, &ret.msg, 0, NULL, 0, NULL, 0);
+		rc = fbt_reply(&r, &ret.msg, 0, NULL, 0, NULL, 0);
 		CHECK(rc == 0, "R: reply: %s", strerror(-rc));
 	}
-	rc = fbp_next(&s, &ret);
+	rc = fbt_next(&s, &ret);
 	CHECK(rc == 0 && ret.cmd == FBINDER_RET_REPLY, "S: reply to the whole-mapping call: %s %s",
-	      strerror(-rc), fbp_ret_name(ret.cmd));
+	      strerror(-rc), fbt_ret_name(ret.cmd));
 	if (!rc && ret.cmd == FBINDER_RET_REPLY)
-		fbp_free(&s, ret.msg.data);
-	fbp_close(&s);
-	fbp_close(&r);
+		fbt_free_buffer(&s, ret.msg.data);
+	fbt_ctx_close(&s);
+	fbt_ctx_close(&r);
 	printf("# a call of the whole mapping and a oneway of half pass, 8 bytes more do not\n");
 }
 
@@ -591,7 +591,7 @@ int main(void)
 	char *v;
 
 	alarm(50);
-	v = fbp_slurp(PARAM);
+	v = fbt_slurp(PARAM);
 	if (!v || !*v)
 		die("read %s", PARAM);
 	snprintf(saved_max, sizeof(saved_max), "%ld", strtol(v, NULL, 10));
@@ -605,6 +605,6 @@ int main(void)
 	test_sizes();
 
 	CHECK(read_param() == strtol(saved_max, NULL, 10), "max_handles not restored");
-	CHECK(fbp_wait_live_zero(3000) == 0, "live counts did not return to zero");
+	CHECK(fbt_wait_live_zero(3000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_txn: synchronous call and reply between two processes, through
+ * sync_call: synchronous call and reply between two processes, through
  * handle 0.  The payload arrives intact both ways (0, 4, 4096, 100000
  * bytes), the reply carries its call's txn_id, IDs are unique, the callee
  * sees the manager's cookie and the caller's pid and euid, the caller sees
  * the replier's pid, and both "call + wait" and "reply + wait for the next"
  * are one WRITE_READ each.  The consumed counts may start past 0.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -36,36 +36,36 @@ enum { BAD_COOKIE = 1, BAD_FLAGS = 2, BAD_PID = 4, BAD_EUID = 8, BAD_SIZE = 16,
  * The server: verifies each call, replies with (what it saw + a pattern),
  * and waits for the next call in the same WRITE_READ as the reply.
  */
-static int server(struct fbp *p, void *arg)
+static int server(struct fbt_ctx *p, void *arg)
 {
 	static unsigned char out[sizeof(struct seen) + 100000];
-	struct fbp_w w;
-	struct fbp_ret r;
+	struct fbt_w w;
+	struct fbt_ret r;
 	int ret;
 
 	(void)arg;
-	fbp_w_reset(&w);
+	fbt_w_reset(&w);
 	for (;;) {
 		/* The previous reply (if any) and the wait: one ioctl. */
-		ret = fbp_wr(p, &w, NULL, true);
+		ret = fbt_wr(p, &w, NULL, true);
 		if (ret) {
 			errno = -ret;
 			die("server WRITE_READ");
 		}
-		fbp_w_reset(&w);
+		fbt_w_reset(&w);
 		while (p->qlen) {
 			struct seen s = { 0 };
 			size_t size = 0;
 			__u32 i;
 
-			fbp_next(p, &r);
+			fbt_next(p, &r);
 			if (r.cmd != FBINDER_RET_TRANSACTION) {
-				CHECK(0, "server got %s", fbp_ret_name(r.cmd));
+				CHECK(0, "server got %s", fbt_ret_name(r.cmd));
 				continue;
 			}
 			if (r.msg.code == C_QUIT) {
-				fbp_reply(p, &r.msg, 0, NULL, 0, NULL, 0);
-				return fbp_child_status();
+				fbt_reply(p, &r.msg, 0, NULL, 0, NULL, 0);
+				return fbt_child_status();
 			}
 			i = r.msg.code - C_BASE;
 			s.txn_id = r.msg.txn_id;
@@ -83,7 +83,7 @@ static int server(struct fbp *p, void *arg)
 				s.bad |= BAD_EUID;
 			if (r.msg.data_size != size)
 				s.bad |= BAD_SIZE;
-			else if (fbp_verify(fbp_data(p, &r.msg), size, r.msg.code) >= 0)
+			else if (fbt_verify(fbt_data(p, &r.msg), size, r.msg.code) >= 0)
 				s.bad |= BAD_DATA;
 			if (r.msg.offsets_count != 0)
 				s.bad |= BAD_OFFS;
@@ -93,21 +93,21 @@ static int server(struct fbp *p, void *arg)
 			      (unsigned long long)r.msg.data_size);
 			s.size = size;
 			memcpy(out, &s, sizeof(s));
-			fbp_fill(out + sizeof(s), size, r.msg.code ^ REPLY_SEED);
+			fbt_fill(out + sizeof(s), size, r.msg.code ^ REPLY_SEED);
 			/* Only one call at a time comes to a single thread. */
 			CHECK(p->qlen == 0, "server: %u more returns after a call", p->qlen);
-			fbp_w_reply(&w, r.msg.code + 1, out, sizeof(s) + size, NULL, 0);
-			fbp_w_free(&w, r.msg.data);
+			fbt_w_reply(&w, r.msg.code + 1, out, sizeof(s) + size, NULL, 0);
+			fbt_w_free(&w, r.msg.data);
 		}
 	}
 }
 
 /* Round trips of each size: contents both ways, txn_id, cookie, pid, euid. */
-static void test_round_trips(struct fbp *c, pid_t spid)
+static void test_round_trips(struct fbt_ctx *c, pid_t spid)
 {
 	static unsigned char in[100000];
 	__u64 ids[NSIZES];
-	struct fbp_ret r;
+	struct fbt_ret r;
 	size_t i, j;
 	int ret;
 
@@ -115,12 +115,12 @@ static void test_round_trips(struct fbp *c, pid_t spid)
 		__u32 code = C_BASE + i;
 		const struct seen *s;
 
-		fbp_fill(in, sizes[i], code);
-		ret = fbp_call(c, 0, code, in, sizes[i], NULL, 0, &r, NULL, NULL);
+		fbt_fill(in, sizes[i], code);
+		ret = fbt_call(c, 0, code, in, sizes[i], NULL, 0, &r, NULL, NULL);
 		ids[i] = 0;
 		CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY,
 		      "call of %zu bytes: %s, %s (error %d)", sizes[i], strerror(-ret),
-		      fbp_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
+		      fbt_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
 		if (ret || r.cmd != FBINDER_RET_REPLY)
 			continue;
 		CHECK(r.msg.data_size == sizeof(*s) + sizes[i],
@@ -137,19 +137,19 @@ static void test_round_trips(struct fbp *c, pid_t spid)
 		CHECK(r.msg.offsets_count == 0, "reply has %llu objects",
 		      (unsigned long long)r.msg.offsets_count);
 		if (r.msg.data_size == sizeof(*s) + sizes[i]) {
-			s = fbp_data(c, &r.msg);
+			s = fbt_data(c, &r.msg);
 			ids[i] = s->txn_id;
 			CHECK(s->bad == 0, "server saw bad call of %zu bytes: 0x%x", sizes[i], s->bad);
 			CHECK(r.msg.txn_id == s->txn_id,
 			      "reply txn_id %llu, the call's was %llu",
 			      (unsigned long long)r.msg.txn_id, (unsigned long long)s->txn_id);
-			CHECK(fbp_verify((const unsigned char *)s + sizeof(*s), sizes[i],
+			CHECK(fbt_verify((const unsigned char *)s + sizeof(*s), sizes[i],
 					 code ^ REPLY_SEED) < 0,
 			      "reply payload of %zu bytes corrupted at byte %ld", sizes[i],
-			      fbp_verify((const unsigned char *)s + sizeof(*s), sizes[i],
+			      fbt_verify((const unsigned char *)s + sizeof(*s), sizes[i],
 					 code ^ REPLY_SEED));
 		}
-		ret = fbp_free(c, r.msg.data);
+		ret = fbt_free_buffer(c, r.msg.data);
 		CHECK(ret == 0, "free reply: %s", strerror(-ret));
 		printf("# round trip of %zu bytes: txn %llu\n", sizes[i],
 		       (unsigned long long)ids[i]);
@@ -164,7 +164,7 @@ static void test_round_trips(struct fbp *c, pid_t spid)
  * One WRITE_READ: skip 8 bytes of the write stream (write_consumed preset),
  * send, and get the reply into the read stream after 16 preset bytes.
  */
-static void test_one_ioctl_call(struct fbp *c)
+static void test_one_ioctl_call(struct fbt_ctx *c)
 {
 	unsigned char wbuf[64], rbuf[512];
 	struct fbinder_txn_data t = { .handle = 0, .code = C_BASE + 1, .data_size = 4,
@@ -172,11 +172,11 @@ static void test_one_ioctl_call(struct fbp *c)
 	unsigned char payload[4];
 	__u32 cmd = FBINDER_CMD_SEND;
 	struct fbinder_write_read wr;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	size_t len;
 	int ret, i;
 
-	fbp_fill(payload, 4, C_BASE + 1);
+	fbt_fill(payload, 4, C_BASE + 1);
 	t.data = (uintptr_t)payload;
 	memset(wbuf, 0xff, 8);		/* garbage the driver must skip */
 	memcpy(wbuf + 8, &cmd, 4);
@@ -200,37 +200,37 @@ static void test_one_ioctl_call(struct fbp *c)
 	CHECK(i == 16, "the driver wrote before read_consumed (byte %d)", i);
 	if (ret || wr.read_consumed <= 16)
 		return;
-	len = fbp_parse_one(rbuf + 16, wr.read_consumed - 16, &r);
+	len = fbt_parse_one(rbuf + 16, wr.read_consumed - 16, &r);
 	CHECK(len && r.cmd == FBINDER_RET_REPLY && r.msg.code == C_BASE + 2,
 	      "first return %s code %u, want FBINDER_RET_REPLY code %u",
-	      fbp_ret_name(r.cmd), r.msg.code, C_BASE + 2);
+	      fbt_ret_name(r.cmd), r.msg.code, C_BASE + 2);
 	CHECK(16 + len == wr.read_consumed, "%llu bytes after the reply",
 	      (unsigned long long)(wr.read_consumed - 16 - len));
 	if (r.cmd == FBINDER_RET_REPLY)
-		CHECK(fbp_free(c, r.msg.data) == 0, "free");
+		CHECK(fbt_free_buffer(c, r.msg.data) == 0, "free");
 	printf("# call + reply in one WRITE_READ, consumed counts honoured\n");
 }
 
 int main(void)
 {
-	struct fbp c;
-	struct fbp_ret r;
+	struct fbt_ctx c;
+	struct fbt_ret r;
 	pid_t spid;
 	int ret;
 
 	alarm(40);
-	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_NOBODY, server, NULL);
+	spid = fbt_spawn_manager_ex(MB, MGR_COOKIE, FBT_MGR_NOBODY, server, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
-	fbp_open(&c, MB);
+	fbt_ctx_open(&c, MB);
 	test_round_trips(&c, spid);
 	test_one_ioctl_call(&c);
 
-	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "quit call: %s %s", strerror(-ret),
-	      fbp_ret_name(r.cmd));
+	      fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	CHECK(fbt_wait(spid) == 0, "server reported failures");
-	fbp_close(&c);
+	fbt_ctx_close(&c);
 	return fbt_done();
 }

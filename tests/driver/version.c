@@ -3,7 +3,7 @@
  * version: the device exists with mode 0666, FBINDER_IOC_VERSION reports the ABI
  * version of uapi/linux/fastbinder.h, and an unknown ioctl is ENOTTY.
  */
-#include "fbtest.h"
+#include "fbt.h"
 
 #include <sys/ioctl.h>
 #include <sys/stat.h>

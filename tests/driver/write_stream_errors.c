@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * proto_errors: every documented failure of the write stream returns its
+ * write_stream_errors: every documented failure of the write stream returns its
  * errno, takes no effect (nothing reaches the target, no stray return), and
  * leaves the context usable: each case is followed by a successful call.
  * write_consumed points at the failing command, the commands before it took
@@ -9,7 +9,7 @@
  * S is the manager (a 256 KiB buffer, so it fills up quickly); this process
  * is the client A.  Failing sends use code C_MUSTNOT, which S refuses to see.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -47,15 +47,15 @@ struct sstate {
 	int releases;		/* FBINDER_RET_RELEASE of CS2 */
 };
 
-static void s_hold(struct sstate *st, struct fbp *p, __u64 off)
+static void s_hold(struct sstate *st, struct fbt_ctx *p, __u64 off)
 {
 	if (st->holding && st->nheld < 64)
 		st->held[st->nheld++] = off;
 	else
-		CHECK(fbp_free(p, off) == 0, "S: free");
+		CHECK(fbt_free_buffer(p, off) == 0, "S: free");
 }
 
-static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int s_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	struct sstate *st = arg;
 	const struct fbinder_txn_msg *m = &r->msg;
@@ -74,28 +74,28 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	}
 	if (r->cmd != FBINDER_RET_TRANSACTION) {
-		CHECK(0, "S got %s", fbp_ret_name(r->cmd));
+		CHECK(0, "S got %s", fbt_ret_name(r->cmd));
 		return 0;
 	}
 	switch (m->code) {
 	case C_ECHO:
 		CHECK(m->cookie == MGR_COOKIE || m->cookie == CS2, "S: cookie 0x%llx",
 		      (unsigned long long)m->cookie);
-		ret = fbp_reply(p, m, m->cookie == CS2 ? 2 : 1, fbp_data(p, m),
+		ret = fbt_reply(p, m, m->cookie == CS2 ? 2 : 1, fbt_data(p, m),
 				m->data_size, NULL, 0);
 		CHECK(ret == 0, "S: echo reply: %s", strerror(-ret));
 		return 0;
 	case C_GIVE_SELF:
 		obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL, .cookie = CS2 };
-		ret = fbp_reply(p, m, 0, &obj, sizeof(obj), &off, 1);
+		ret = fbt_reply(p, m, 0, &obj, sizeof(obj), &off, 1);
 		CHECK(ret == 0, "S: reply with CS2: %s", strerror(-ret));
 		return 0;
 	case C_HOLD_SYNC: {
-		struct fbp_w w;
+		struct fbt_w w;
 
-		fbp_w_reset(&w);
-		fbp_w_reply(&w, 0, NULL, 0, NULL, 0);
-		ret = fbp_wr(p, &w, NULL, false);
+		fbt_w_reset(&w);
+		fbt_w_reply(&w, 0, NULL, 0, NULL, 0);
+		ret = fbt_wr(p, &w, NULL, false);
 		CHECK(ret == 0, "S: reply: %s", strerror(-ret));
 		s_hold(st, p, m->data);
 		return 0;
@@ -105,42 +105,42 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		s_hold(st, p, m->data);
 		return 0;
 	case C_SET_HOLD:
-		memcpy(&v, fbp_data(p, m), sizeof(v));
+		memcpy(&v, fbt_data(p, m), sizeof(v));
 		n = st->nheld;
 		if (!v) {
 			for (i = 0; i < st->nheld; i++)
-				CHECK(fbp_free(p, st->held[i]) == 0, "S: free held");
+				CHECK(fbt_free_buffer(p, st->held[i]) == 0, "S: free held");
 			st->nheld = 0;
 		}
 		st->holding = v;
-		ret = fbp_reply(p, m, 0, &n, sizeof(n), NULL, 0);
+		ret = fbt_reply(p, m, 0, &n, sizeof(n), NULL, 0);
 		CHECK(ret == 0, "S: reply: %s", strerror(-ret));
 		return 0;
 	case C_BIGREPLY:
-		memcpy(&n, fbp_data(p, m), sizeof(n));
-		st->bigreply_rc = fbp_reply(p, m, 0, st->big, n, NULL, 0);
+		memcpy(&n, fbt_data(p, m), sizeof(n));
+		st->bigreply_rc = fbt_reply(p, m, 0, st->big, n, NULL, 0);
 		return 0;
 	case C_RESULT:
-		ret = fbp_reply(p, m, 0, &st->bigreply_rc, sizeof(st->bigreply_rc), NULL, 0);
+		ret = fbt_reply(p, m, 0, &st->bigreply_rc, sizeof(st->bigreply_rc), NULL, 0);
 		CHECK(ret == 0, "S: reply: %s", strerror(-ret));
 		return 0;
 	case C_QUIT:
 		CHECK(st->nheld == 0, "S: %u buffers still held", st->nheld);
 		CHECK(st->releases == 1, "S: %d release notices for CS2, want 1", st->releases);
-		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 		return 1;
 	}
 	CHECK(0, "S: a message with code %u arrived (flags 0x%x, %llu bytes, %llu objects)",
 	      m->code, m->flags, (unsigned long long)m->data_size,
 	      (unsigned long long)m->offsets_count);
 	if (m->flags & FBINDER_TXN_ONEWAY)
-		fbp_free(p, m->data);
+		fbt_free_buffer(p, m->data);
 	else
-		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 	return 0;
 }
 
-static int s_main(struct fbp *p, void *arg)
+static int s_main(struct fbt_ctx *p, void *arg)
 {
 	struct sstate st = { 0 };
 	int ret;
@@ -149,15 +149,15 @@ static int s_main(struct fbp *p, void *arg)
 	st.big = calloc(1, 2 * A_MAP);
 	if (!st.big)
 		die("calloc");
-	ret = fbp_serve(p, s_handle, &st);
+	ret = fbt_serve(p, s_handle, &st);
 	CHECK(ret == 0, "S: serve: %s", strerror(-ret));
 	free(st.big);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 /* ---- A ---- */
 
-static struct fbp c;
+static struct fbt_ctx c;
 static unsigned char big[2 * S_MAP];
 
 /* EXPECT(an expression giving 0 or -errno, the errno wanted (0: success), "what"). */
@@ -173,54 +173,54 @@ static unsigned char big[2 * S_MAP];
 static void usable(const char *after)
 {
 	unsigned char buf[64];
-	struct fbp_ret r;
+	struct fbt_ret r;
 	static __u32 seed = 1;
 	int ret;
 
-	fbp_fill(buf, sizeof(buf), ++seed);
-	ret = fbp_call(&c, 0, C_ECHO, buf, sizeof(buf), NULL, 0, &r, NULL, NULL);
+	fbt_fill(buf, sizeof(buf), ++seed);
+	ret = fbt_call(&c, 0, C_ECHO, buf, sizeof(buf), NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "call after %s: %s %s (error %d)", after,
-	      strerror(-ret), fbp_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
+	      strerror(-ret), fbt_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
 	if (ret || r.cmd != FBINDER_RET_REPLY)
 		return;
 	CHECK(r.msg.data_size == sizeof(buf) &&
-	      fbp_verify(fbp_data(&c, &r.msg), sizeof(buf), seed) < 0,
+	      fbt_verify(fbt_data(&c, &r.msg), sizeof(buf), seed) < 0,
 	      "echo after %s came back wrong", after);
-	CHECK(fbp_free(&c, r.msg.data) == 0, "free after %s", after);
+	CHECK(fbt_free_buffer(&c, r.msg.data) == 0, "free after %s", after);
 	printf("# %s: ok, context usable\n", after);
 }
 
 /* One raw command; returns -errno, *consumed the write_consumed. */
 static int raw(const void *w, size_t len, size_t *consumed)
 {
-	return fbinder_write_read(c.fd, (void *)w, len, consumed, NULL, 0, NULL);
+	return fbt_write_read(c.fd, (void *)w, len, consumed, NULL, 0, NULL);
 }
 
 /* Sync send of A's data with objects at offs, which must fail. */
 static int bad_send(__u32 flags, const void *data, size_t size, const __u64 *offs, size_t n)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 	size_t done = 99;
 	int ret;
 
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_MUSTNOT, flags, data, size, offs, n);
-	ret = fbp_wr(&c, &w, &done, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_MUSTNOT, flags, data, size, offs, n);
+	ret = fbt_wr(&c, &w, &done, false);
 	CHECK(ret == 0 || done == 0, "failed send: write_consumed %zu, want 0", done);
 	if (ret == 0 && !(flags & FBINDER_TXN_ONEWAY)) {
 		/* It went through: collect the reply so the thread is not stuck. */
-		struct fbp_ret r;
+		struct fbt_ret r;
 
-		if (fbp_next(&c, &r) == 0 && r.cmd == FBINDER_RET_REPLY)
-			fbp_free(&c, r.msg.data);
+		if (fbt_next(&c, &r) == 0 && r.cmd == FBINDER_RET_REPLY)
+			fbt_free_buffer(&c, r.msg.data);
 	}
 	return ret;
 }
 
 static __u64 echo_keep(void)
 {
-	struct fbp_ret r;
-	int ret = fbp_call(&c, 0, C_ECHO, "keep", 4, NULL, 0, &r, NULL, NULL);
+	struct fbt_ret r;
+	int ret = fbt_call(&c, 0, C_ECHO, "keep", 4, NULL, 0, &r, NULL, NULL);
 
 	if (ret || r.cmd != FBINDER_RET_REPLY) {
 		errno = -ret;
@@ -231,26 +231,26 @@ static __u64 echo_keep(void)
 
 static void test_reply_and_free(void)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 	size_t done = 99;
 	__u64 off;
 
-	fbp_w_reset(&w);
-	fbp_w_reply(&w, 0, NULL, 0, NULL, 0);
-	EXPECT(fbp_wr(&c, &w, &done, false), EPROTO, "reply with no transaction");
+	fbt_w_reset(&w);
+	fbt_w_reply(&w, 0, NULL, 0, NULL, 0);
+	EXPECT(fbt_wr(&c, &w, &done, false), EPROTO, "reply with no transaction");
 	CHECK(done == 0, "write_consumed %zu after a failed first command", done);
 	usable("reply with no transaction (EPROTO)");
 
-	EXPECT(fbp_free(&c, 0), EINVAL, "free of offset 0, never given");
-	EXPECT(fbp_free(&c, 4096), EINVAL, "free of offset 4096, never given");
-	EXPECT(fbp_free(&c, A_MAP + 4096), EINVAL, "free past the mapping");
-	EXPECT(fbp_free(&c, ~0ULL), EINVAL, "free of offset ~0");
+	EXPECT(fbt_free_buffer(&c, 0), EINVAL, "free of offset 0, never given");
+	EXPECT(fbt_free_buffer(&c, 4096), EINVAL, "free of offset 4096, never given");
+	EXPECT(fbt_free_buffer(&c, A_MAP + 4096), EINVAL, "free past the mapping");
+	EXPECT(fbt_free_buffer(&c, ~0ULL), EINVAL, "free of offset ~0");
 	usable("free of slots never given (EINVAL)");
 
 	off = echo_keep();
-	EXPECT(fbp_free(&c, off + 8), EINVAL, "free inside a slot, not at its start");
-	EXPECT(fbp_free(&c, off), 0, "first free of a reply");
-	EXPECT(fbp_free(&c, off), EINVAL, "double free");
+	EXPECT(fbt_free_buffer(&c, off + 8), EINVAL, "free inside a slot, not at its start");
+	EXPECT(fbt_free_buffer(&c, off), 0, "first free of a reply");
+	EXPECT(fbt_free_buffer(&c, off), EINVAL, "double free");
 	usable("double free (EINVAL)");
 }
 
@@ -314,59 +314,59 @@ static void test_object_types(void)
 static void test_handles(void)
 {
 	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE, .handle = 12345 };
-	struct fbp_ret r;
-	struct fbp_w w;
+	struct fbt_ret r;
+	struct fbt_w w;
 	__u64 off = 0;
 	__u32 hs = 0;
 	int ret;
 
-	ret = fbp_oneway(&c, 12345, C_MUSTNOT, NULL, 0, NULL, 0);
+	ret = fbt_oneway(&c, 12345, C_MUSTNOT, NULL, 0, NULL, 0);
 	CHECK(ret == -ENOENT, "oneway to handle 12345, never given: %s, want ENOENT",
 	      strerror(-ret));
-	ret = fbp_call(&c, 12345, C_MUSTNOT, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 12345, C_MUSTNOT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == -ENOENT, "call to handle 12345, never given: %s, want ENOENT",
 	      strerror(-ret));
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), ENOENT, "object HANDLE 12345, never given");
-	EXPECT(fbp_acquire(&c, 12345), ENOENT, "acquire of handle 12345");
-	EXPECT(fbp_release(&c, 12345), ENOENT, "release of handle 12345");
-	EXPECT(fbp_acquire(&c, 0), 0, "acquire of handle 0 (no-op)");
-	EXPECT(fbp_release(&c, 0), 0, "release of handle 0 (no-op)");
-	EXPECT(fbp_release(&c, 0), 0, "release of handle 0 again (no-op)");
-	EXPECT(fbp_release(&c, 0), 0, "release of handle 0 once more (no-op)");
+	EXPECT(fbt_acquire(&c, 12345), ENOENT, "acquire of handle 12345");
+	EXPECT(fbt_release(&c, 12345), ENOENT, "release of handle 12345");
+	EXPECT(fbt_acquire(&c, 0), 0, "acquire of handle 0 (no-op)");
+	EXPECT(fbt_release(&c, 0), 0, "release of handle 0 (no-op)");
+	EXPECT(fbt_release(&c, 0), 0, "release of handle 0 again (no-op)");
+	EXPECT(fbt_release(&c, 0), 0, "release of handle 0 once more (no-op)");
 	usable("handles never given (ENOENT)");
 
 	/* A handle of S's object, held only by the reply buffer. */
-	ret = fbp_call(&c, 0, C_GIVE_SELF, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_GIVE_SELF, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.offsets_count == 1, "GIVE_SELF");
 	if (ret || r.cmd != FBINDER_RET_REPLY || r.msg.offsets_count != 1)
 		return;
-	hs = fbp_obj(&c, &r.msg, 0)->handle;
-	CHECK(fbp_obj(&c, &r.msg, 0)->type == FBINDER_OBJ_HANDLE && hs != 0,
-	      "S's object arrived as type %u handle %u", fbp_obj(&c, &r.msg, 0)->type, hs);
-	EXPECT(fbp_release(&c, hs), EINVAL, "release of a reference only a buffer holds");
-	EXPECT(fbp_acquire(&c, hs), 0, "acquire of a handle from a reply");
-	EXPECT(fbp_free(&c, r.msg.data), 0, "free of the reply");
-	ret = fbp_call(&c, hs, C_ECHO, "abc", 3, NULL, 0, &r, NULL, NULL);
+	hs = fbt_obj(&c, &r.msg, 0)->handle;
+	CHECK(fbt_obj(&c, &r.msg, 0)->type == FBINDER_OBJ_HANDLE && hs != 0,
+	      "S's object arrived as type %u handle %u", fbt_obj(&c, &r.msg, 0)->type, hs);
+	EXPECT(fbt_release(&c, hs), EINVAL, "release of a reference only a buffer holds");
+	EXPECT(fbt_acquire(&c, hs), 0, "acquire of a handle from a reply");
+	EXPECT(fbt_free_buffer(&c, r.msg.data), 0, "free of the reply");
+	ret = fbt_call(&c, hs, C_ECHO, "abc", 3, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.code == 2,
 	      "call through acquired handle %u: %s %s code %u, want reply code 2 (cookie CS2)",
-	      hs, strerror(-ret), fbp_ret_name(r.cmd), r.msg.code);
+	      hs, strerror(-ret), fbt_ret_name(r.cmd), r.msg.code);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
-	EXPECT(fbp_release(&c, hs), 0, "release of the acquired reference");
-	EXPECT(fbp_release(&c, hs), ENOENT, "release of a released handle");
-	EXPECT(fbp_acquire(&c, hs), ENOENT, "acquire of a released handle");
-	ret = fbp_call(&c, hs, C_MUSTNOT, NULL, 0, NULL, 0, &r, NULL, NULL);
+		fbt_free_buffer(&c, r.msg.data);
+	EXPECT(fbt_release(&c, hs), 0, "release of the acquired reference");
+	EXPECT(fbt_release(&c, hs), ENOENT, "release of a released handle");
+	EXPECT(fbt_acquire(&c, hs), ENOENT, "acquire of a released handle");
+	ret = fbt_call(&c, hs, C_MUSTNOT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	CHECK(ret == -ENOENT, "call to released handle %u: %s, want ENOENT", hs, strerror(-ret));
 	o.handle = hs;
 	EXPECT(bad_send(0, &o, sizeof(o), &off, 1), ENOENT, "object HANDLE of a released handle");
 	/* ACQUIRE then RELEASE of the same gone handle in one stream: stops at the first. */
-	fbp_w_reset(&w);
-	fbp_w_u32(&w, FBINDER_CMD_ACQUIRE, hs);
-	fbp_w_u32(&w, FBINDER_CMD_RELEASE, hs);
+	fbt_w_reset(&w);
+	fbt_w_u32(&w, FBINDER_CMD_ACQUIRE, hs);
+	fbt_w_u32(&w, FBINDER_CMD_RELEASE, hs);
 	{
 		size_t done = 99;
 
-		EXPECT(fbp_wr(&c, &w, &done, false), ENOENT, "stream of acquire+release of a gone handle");
+		EXPECT(fbt_wr(&c, &w, &done, false), ENOENT, "stream of acquire+release of a gone handle");
 		CHECK(done == 0, "write_consumed %zu, want 0", done);
 	}
 	usable("released handle (ENOENT)");
@@ -391,21 +391,21 @@ static void test_sizes(void)
 
 static void test_reply_too_big(void)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	__u64 n = A_MAP + 8;
 	__s32 rc = 0;
 	int ret;
 
-	ret = fbp_call(&c, 0, C_BIGREPLY, &n, sizeof(n), NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(&c, 0, C_BIGREPLY, &n, sizeof(n), NULL, 0, &r, NULL, NULL);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EMSGSIZE,
 	      "call whose reply is bigger than the caller's mapping: %s %s error %d, want FBINDER_RET_FAILED -EMSGSIZE",
-	      strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
+	      strerror(-ret), fbt_ret_name(r.cmd), r.err.error);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
-	ret = fbp_call(&c, 0, C_RESULT, NULL, 0, NULL, 0, &r, NULL, NULL);
+		fbt_free_buffer(&c, r.msg.data);
+	ret = fbt_call(&c, 0, C_RESULT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
-		memcpy(&rc, fbp_data(&c, &r.msg), sizeof(rc));
-		fbp_free(&c, r.msg.data);
+		memcpy(&rc, fbt_data(&c, &r.msg), sizeof(rc));
+		fbt_free_buffer(&c, r.msg.data);
 	}
 	CHECK(rc == -EMSGSIZE, "S's oversize FBINDER_CMD_REPLY: %s, want EMSGSIZE", strerror(-rc));
 	usable("reply too big (FBINDER_RET_FAILED -EMSGSIZE)");
@@ -413,14 +413,14 @@ static void test_reply_too_big(void)
 
 static __u64 set_hold(__u32 on)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	__u64 n = ~0ULL;
-	int ret = fbp_call(&c, 0, C_SET_HOLD, &on, sizeof(on), NULL, 0, &r, NULL, NULL);
+	int ret = fbt_call(&c, 0, C_SET_HOLD, &on, sizeof(on), NULL, 0, &r, NULL, NULL);
 
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY, "SET_HOLD %u: %s", on, strerror(-ret));
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
-		memcpy(&n, fbp_data(&c, &r.msg), sizeof(n));
-		fbp_free(&c, r.msg.data);
+		memcpy(&n, fbt_data(&c, &r.msg), sizeof(n));
+		fbt_free_buffer(&c, r.msg.data);
 	}
 	return n;
 }
@@ -432,17 +432,17 @@ static __u64 set_hold(__u32 on)
  */
 static void test_full_buffer(void)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	int i, ok = 0, ret = 0;
 
 	set_hold(1);
 	for (i = 0; i < S_MAP / 40000 + 2; i++) {
-		ret = fbp_call(&c, 0, C_HOLD_SYNC, big, 40000, NULL, 0, &r, NULL, NULL);
+		ret = fbt_call(&c, 0, C_HOLD_SYNC, big, 40000, NULL, 0, &r, NULL, NULL);
 		if (ret)
 			break;
-		CHECK(r.cmd == FBINDER_RET_REPLY, "hold call %d: %s", i, fbp_ret_name(r.cmd));
+		CHECK(r.cmd == FBINDER_RET_REPLY, "hold call %d: %s", i, fbt_ret_name(r.cmd));
 		if (r.cmd == FBINDER_RET_REPLY)
-			fbp_free(&c, r.msg.data);
+			fbt_free_buffer(&c, r.msg.data);
 		ok++;
 	}
 	CHECK(ret == -ENOSPC, "calls of 40000 bytes into a full 256 KiB buffer: %s after %d, want ENOSPC",
@@ -455,7 +455,7 @@ static void test_full_buffer(void)
 	set_hold(1);
 	ok = 0;
 	for (i = 0; i < S_MAP / 2 / 16384 + 2; i++) {
-		ret = fbp_oneway(&c, 0, C_HOLD_ONEWAY, big, 16384, NULL, 0);
+		ret = fbt_oneway(&c, 0, C_HOLD_ONEWAY, big, 16384, NULL, 0);
 		if (ret)
 			break;
 		ok++;
@@ -468,7 +468,7 @@ static void test_full_buffer(void)
 	usable("oneway share drained");
 	/* Once S drained the queue the share is free again (S may still be at it). */
 	for (i = 0; i < 300; i++) {
-		ret = fbp_oneway(&c, 0, C_HOLD_ONEWAY, big, 16384, NULL, 0);
+		ret = fbt_oneway(&c, 0, C_HOLD_ONEWAY, big, 16384, NULL, 0);
 		if (ret != -ENOSPC)
 			break;
 		usleep(10000);
@@ -483,7 +483,7 @@ static void test_stream_errors(void)
 			  _IOW('x', 0, struct fbinder_txn_data), 0 };
 	unsigned char rbuf[128];
 	struct fbinder_write_read wr;
-	struct fbp_w w;
+	struct fbt_w w;
 	size_t done;
 	__u64 r1, r2;
 	unsigned int i;
@@ -492,8 +492,8 @@ static void test_stream_errors(void)
 	for (i = 0; i < sizeof(bogus) / sizeof(bogus[0]); i++) {
 		static const unsigned char pay[64];
 
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, bogus[i], pay, FBP_PSIZE(bogus[i]));
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, bogus[i], pay, FBT_PSIZE(bogus[i]));
 		done = 99;
 		char what[64];
 
@@ -506,10 +506,10 @@ static void test_stream_errors(void)
 	/* [FREE r1][unknown][FREE r2]: r1 freed, r2 not; the read stream untouched. */
 	r1 = echo_keep();
 	r2 = echo_keep();
-	fbp_w_reset(&w);
-	fbp_w_free(&w, r1);
-	fbp_w_cmd(&w, _IO('c', 99), NULL, 0);
-	fbp_w_free(&w, r2);
+	fbt_w_reset(&w);
+	fbt_w_free(&w, r1);
+	fbt_w_cmd(&w, _IO('c', 99), NULL, 0);
+	fbt_w_free(&w, r2);
 	memset(rbuf, 0x5a, sizeof(rbuf));
 	wr = (struct fbinder_write_read){ .write_buffer = (uintptr_t)w.buf, .write_size = w.len,
 				     .read_buffer = (uintptr_t)rbuf, .read_size = sizeof(rbuf),
@@ -520,34 +520,34 @@ static void test_stream_errors(void)
 	CHECK(wr.write_consumed == 4 + 8, "write_consumed %llu, want 12 (at the failing command)",
 	      (unsigned long long)wr.write_consumed);
 	CHECK(wr.read_consumed == 0 && rbuf[0] == 0x5a, "read stream touched after a failed write");
-	EXPECT(fbp_free(&c, r1), EINVAL, "free of r1, which the stream freed before failing");
-	EXPECT(fbp_free(&c, r2), 0, "free of r2, after the failing command");
+	EXPECT(fbt_free_buffer(&c, r1), EINVAL, "free of r1, which the stream freed before failing");
+	EXPECT(fbt_free_buffer(&c, r2), 0, "free of r2, after the failing command");
 
 	/* [FREE r1][SEND to a bad handle][FREE r2]: ENOENT, consumed 12. */
 	r1 = echo_keep();
 	r2 = echo_keep();
-	fbp_w_reset(&w);
-	fbp_w_free(&w, r1);
-	fbp_w_send(&w, 4242, C_MUSTNOT, FBINDER_TXN_ONEWAY, NULL, 0, NULL, 0);
-	fbp_w_free(&w, r2);
+	fbt_w_reset(&w);
+	fbt_w_free(&w, r1);
+	fbt_w_send(&w, 4242, C_MUSTNOT, FBINDER_TXN_ONEWAY, NULL, 0, NULL, 0);
+	fbt_w_free(&w, r2);
 	done = 99;
 	EXPECT(raw(w.buf, w.len, &done), ENOENT, "stream with a send to a bad handle");
 	CHECK(done == 12, "write_consumed %zu, want 12", done);
-	EXPECT(fbp_free(&c, r1), EINVAL, "free of r1 again");
-	EXPECT(fbp_free(&c, r2), 0, "free of r2");
+	EXPECT(fbt_free_buffer(&c, r1), EINVAL, "free of r1 again");
+	EXPECT(fbt_free_buffer(&c, r2), 0, "free of r2");
 	usable("failing command mid-stream");
 
 	/* Truncated payloads: the command runs past write_size. */
 	r1 = echo_keep();
-	fbp_w_reset(&w);
-	fbp_w_free(&w, r1);
-	fbp_w_send(&w, 0, C_MUSTNOT, FBINDER_TXN_ONEWAY, NULL, 0, NULL, 0);
+	fbt_w_reset(&w);
+	fbt_w_free(&w, r1);
+	fbt_w_send(&w, 0, C_MUSTNOT, FBINDER_TXN_ONEWAY, NULL, 0, NULL, 0);
 	done = 99;
 	EXPECT(raw(w.buf, w.len - 20, &done), EINVAL, "send truncated by 20 bytes");
 	CHECK(done == 12, "write_consumed %zu, want 12 (the free before it done)", done);
-	EXPECT(fbp_free(&c, r1), EINVAL, "free of r1 again");
-	fbp_w_reset(&w);
-	fbp_w_free(&w, 0);
+	EXPECT(fbt_free_buffer(&c, r1), EINVAL, "free of r1 again");
+	fbt_w_reset(&w);
+	fbt_w_free(&w, 0);
 	done = 99;
 	EXPECT(raw(w.buf, 8, &done), EINVAL, "FREE_BUFFER with 4 of 8 payload bytes");
 	CHECK(done == 0, "write_consumed %zu, want 0", done);
@@ -559,7 +559,7 @@ static void test_stream_errors(void)
 static void test_efault(void)
 {
 	struct fbinder_version v;
-	struct fbp_w w;
+	struct fbt_w w;
 	__u32 max;
 	void *none;
 	int ret;
@@ -586,12 +586,12 @@ static void test_efault(void)
 		unsigned char *at = (unsigned char *)none + 4096 - 12;
 		size_t done = 99;
 
-		fbp_w_reset(&w);
-		fbp_w_free(&w, r1);
+		fbt_w_reset(&w);
+		fbt_w_free(&w, r1);
 		memcpy(at, w.buf, 12);
 		EXPECT(raw(at, 12 + 8, &done), EFAULT, "stream running into a PROT_NONE page");
 		CHECK(done == 12, "write_consumed %zu, want 12", done);
-		EXPECT(fbp_free(&c, r1), EINVAL, "free of r1, freed by the stream before the fault");
+		EXPECT(fbt_free_buffer(&c, r1), EINVAL, "free of r1, freed by the stream before the fault");
 	}
 	munmap(none, 8192);
 	ret = ioctl(c.fd, FBINDER_IOC_VERSION, (void *)(uintptr_t)BADPTR);
@@ -616,18 +616,18 @@ static void test_efault(void)
 
 static void test_nonblock_and_ioctls(void)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	unsigned char rbuf[256];	/* room for the largest return */
 	size_t rdone = 7;
 	int ret, fd, fl;
 
-	ret = fbp_try_next(&c, &r);
+	ret = fbt_try_next(&c, &r);
 	CHECK(ret == -EAGAIN, "O_NONBLOCK read with nothing queued: %s %s, want EAGAIN",
-	      strerror(-ret), fbp_ret_name(r.cmd));
+	      strerror(-ret), fbt_ret_name(r.cmd));
 	fd = open(FBT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		die("open O_NONBLOCK");
-	ret = fbinder_write_read(fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
+	ret = fbt_write_read(fd, NULL, 0, NULL, rbuf, sizeof(rbuf), &rdone);
 	CHECK(ret == -EAGAIN && rdone == 0, "read on a fresh O_NONBLOCK context: %s, %zu bytes, want EAGAIN",
 	      strerror(-ret), rdone);
 	ret = ioctl(fd, _IO(FBINDER_IOC_MAGIC, 0x40));
@@ -641,73 +641,73 @@ static void test_nonblock_and_ioctls(void)
 	      ret < 0 ? strerror(errno) : "success");
 	close(fd);
 	fl = fcntl(c.fd, F_GETFL);
-	CHECK(!(fl & O_NONBLOCK), "fbp_try_next left O_NONBLOCK set");
+	CHECK(!(fl & O_NONBLOCK), "fbt_try_next left O_NONBLOCK set");
 	usable("EAGAIN and ENOTTY");
 }
 
 /* A second synchronous call while waiting: EPROTO; THREAD_EXIT while waiting: EBUSY. */
 static void test_waiting_thread(void)
 {
-	struct fbp_ret r;
-	struct fbp_w w;
+	struct fbt_ret r;
+	struct fbt_w w;
 	int ret;
 
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_ECHO, 0, "first", 5, NULL, 0);
-	ret = fbp_wr(&c, &w, NULL, false);	/* call, but read later */
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_ECHO, 0, "first", 5, NULL, 0);
+	ret = fbt_wr(&c, &w, NULL, false);	/* call, but read later */
 	CHECK(ret == 0, "call without read: %s", strerror(-ret));
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_MUSTNOT, 0, "second", 6, NULL, 0);
-	EXPECT(fbp_wr(&c, &w, NULL, false), EPROTO, "second call while waiting for a reply");
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_MUSTNOT, 0, "second", 6, NULL, 0);
+	EXPECT(fbt_wr(&c, &w, NULL, false), EPROTO, "second call while waiting for a reply");
 	ret = ioctl(c.fd, FBINDER_IOC_THREAD_EXIT);
 	CHECK(ret < 0 && errno == EBUSY, "THREAD_EXIT while waiting for a reply: %s, want EBUSY",
 	      ret < 0 ? strerror(errno) : "success");
-	ret = fbp_next(&c, &r);
+	ret = fbt_next(&c, &r);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == 5 &&
-	      !memcmp(fbp_data(&c, &r.msg), "first", 5),
-	      "reply to the first call: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+	      !memcmp(fbt_data(&c, &r.msg), "first", 5),
+	      "reply to the first call: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	usable("second call while waiting (EPROTO)");
 }
 
 /* Last, as the doc does not say what becomes of the reply: EFAULT on an unwritable read buffer. */
 static void test_efault_read(void)
 {
-	struct fbp_ret r;
-	struct fbp_w w;
+	struct fbt_ret r;
+	struct fbt_w w;
 	size_t rdone = 0;
 	int ret;
 
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, C_ECHO, 0, "lost?", 5, NULL, 0);
-	ret = fbp_wr(&c, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, C_ECHO, 0, "lost?", 5, NULL, 0);
+	ret = fbt_wr(&c, &w, NULL, false);
 	CHECK(ret == 0, "call without read: %s", strerror(-ret));
-	ret = fbinder_write_read(c.fd, NULL, 0, NULL, (void *)(uintptr_t)BADPTR, 256, &rdone);
+	ret = fbt_write_read(c.fd, NULL, 0, NULL, (void *)(uintptr_t)BADPTR, 256, &rdone);
 	CHECK(ret == -EFAULT, "read into address 8: %s, want EFAULT", strerror(-ret));
 	alarm(5);	/* the reply is lost if this read blocks forever */
-	ret = fbp_next(&c, &r);
+	ret = fbt_next(&c, &r);
 	alarm(40);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == 5,
 	      "the reply after an EFAULT read: %s %s, want FBINDER_RET_REPLY (not lost)",
-	      strerror(-ret), fbp_ret_name(r.cmd));
+	      strerror(-ret), fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	usable("read into a bad buffer (EFAULT)");
 }
 
 int main(void)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	pid_t spid;
 	int ret;
 
 	alarm(40);
-	fbp_open(&c, A_MAP);
-	ret = fbp_oneway(&c, 0, C_MUSTNOT, NULL, 0, NULL, 0);
+	fbt_ctx_open(&c, A_MAP);
+	ret = fbt_oneway(&c, 0, C_MUSTNOT, NULL, 0, NULL, 0);
 	CHECK(ret == -ENOENT, "handle 0 with no manager: %s, want ENOENT", strerror(-ret));
 
-	spid = fbp_spawn_manager_ex(S_MAP, MGR_COOKIE, FBP_MGR_NOBODY | FBP_MGR_FDS, s_main, NULL);
+	spid = fbt_spawn_manager_ex(S_MAP, MGR_COOKIE, FBT_MGR_NOBODY | FBT_MGR_FDS, s_main, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	usable("start");
 	test_reply_and_free();
@@ -724,13 +724,13 @@ int main(void)
 	test_efault_read();
 
 	/* Nothing stray: no notice for the objects of failed sends. */
-	ret = fbp_try_next(&c, &r);
+	ret = fbt_try_next(&c, &r);
 	CHECK(ret == -EAGAIN, "stray return at the end: %s %s (cookie 0x%llx)", strerror(-ret),
-	      fbp_ret_name(r.cmd), (unsigned long long)r.rel.cookie);
-	ret = fbp_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
+	      fbt_ret_name(r.cmd), (unsigned long long)r.rel.cookie);
+	ret = fbt_call(&c, 0, C_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
+		fbt_free_buffer(&c, r.msg.data);
 	CHECK(fbt_wait(spid) == 0, "S reported failures (see its lines above)");
-	fbp_close(&c);
+	fbt_ctx_close(&c);
 	return fbt_done();
 }

@@ -4,12 +4,12 @@
  * docs/security.md (fbt_become_nobody(): uid/gid 65534, no capabilities,
  * RLIMIT_RTPRIO and RLIMIT_NICE 0, no_new_privs).  The VM suite runs every
  * test through it unless the test is listed as needing root
- * (VM_ROOT_TESTS in tests/vm/vm.mk).
+ * (VM_ROOT_TESTS in tests/tests.mk).
  */
 #include <stdio.h>
 #include <unistd.h>
 
-#include "fbtest.h"
+#include "fbt.h"
 
 int main(int argc, char **argv)
 {

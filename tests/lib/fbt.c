@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * fbtest.c - helpers for the VM tests, see fbtest.h.
+ * fbt.c - helpers for the VM tests, see fbt.h.
  */
-#include "fbtest.h"
+#include "fbt.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -15,10 +15,12 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 int fbt_failures;
 int fbt_checks;
+int fbt_skips;
 
 void fbt_check_failed(const char *file, int line, const char *fmt, ...)
 {
@@ -49,12 +51,35 @@ void fbt_die(const char *file, int line, const char *fmt, ...)
 	exit(1);
 }
 
+void fbt_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fbt_skips++;
+	fputs("# skipped: ", stdout);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
 int fbt_done(void)
 {
-	printf("%s: %d checks, %d failed\n", fbt_failures ? "not ok" : "ok",
-	       fbt_checks, fbt_failures);
+	const char *verdict = fbt_failures ? "not ok" : fbt_skips ? "skipped" : "ok";
+
+	printf("%s: %d checks, %d failed, %d skipped\n", verdict, fbt_checks,
+	       fbt_failures, fbt_skips);
 	fflush(stdout);
-	return fbt_failures ? 1 : 0;
+	return fbt_failures ? 1 : fbt_skips ? FBT_SKIP : 0;
+}
+
+long long fbt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 int fbt_open(void)
@@ -81,7 +106,7 @@ int fbt_open_map(size_t map_size, void **map)
 	return fd;
 }
 
-int fbinder_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
+int fbt_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
 		  void *rbuf, size_t rsize, size_t *rconsumed)
 {
 	struct fbinder_write_read wr = {

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fbtest.h - small helpers for the VM tests in tests/vm/ (see tests/README.md).
+ * fbt.h - small helpers for the VM tests (see tests/README.md).
  *
- * A test is a static program: exit status 0 means pass.  CHECK() reports a
- * failed condition with file:line and marks the test failed but carries on,
- * so one run shows every broken check; fbt_done() turns that into the exit
- * status.  die() is for conditions after which nothing else makes sense.
+ * A test is a static program: exit status 0 means pass, FBT_SKIP (77)
+ * skipped, anything else failed.  CHECK() reports a failed condition with
+ * file:line and marks the test failed but carries on, so one run shows
+ * every broken check; fbt_done() turns that into the exit status.  die() is
+ * for conditions after which nothing else makes sense.  fbt_skip() says
+ * that a check could not run here: the test then ends as skipped (unless
+ * something failed), never as a pass that checked less than it claims.
  */
-#ifndef FBTEST_H
-#define FBTEST_H
+#ifndef FBT_H
+#define FBT_H
 
 #include <errno.h>
 #include <stddef.h>
@@ -42,6 +45,13 @@ void fbt_check_failed(const char *file, int line, const char *fmt, ...)
 void fbt_die(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4), noreturn));
 
+/* Exit status of a skipped test (the suite counts it apart, never as a pass). */
+#define FBT_SKIP 77
+/* Set by fbt_skip(); fbt_done() returns FBT_SKIP when set and nothing failed. */
+extern int fbt_skips;
+/* Print "# skipped: message" and mark the test skipped; carries on. */
+void fbt_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print a summary line and return the exit status for main(). */
 int fbt_done(void);
 
@@ -56,7 +66,7 @@ int fbt_open(void);
 int fbt_open_map(size_t map_size, void **map);
 
 /* FBINDER_IOC_WRITE_READ with the given buffers; returns 0 or -errno. */
-int fbinder_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
+int fbt_write_read(int fd, void *wbuf, size_t wsize, size_t *wconsumed,
 		  void *rbuf, size_t rsize, size_t *rconsumed);
 
 /* fork() and run fn(arg) in the child, which exits with fn's return value. */
@@ -122,10 +132,13 @@ int fbt_sched_set(__u32 policy, __u32 rt, __s32 nice, __u64 flags);
  */
 int fbt_deadline_ms(int ms);
 
+/* Milliseconds of CLOCK_MONOTONIC. */
+long long fbt_now_ms(void);
+
 /*
  * Runs a shell command (insmod, rmmod ...): its exit status (128 if it did
  * not exit), and its stdout and stderr in out when out is not NULL.
  */
 int fbt_run(const char *cmd, char *out, size_t outlen);
 
-#endif /* FBTEST_H */
+#endif /* FBT_H */

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# fbtest.sh - shell helpers for the VM tests in tests/vm/*.sh that run
-# services (example_*, tools_*).  Copied into the guest's PATH; a test
-# sources it with ". fbtest.sh".  It installs an EXIT trap that stops every
+# fbt.sh - shell helpers for the VM shell tests that run
+# services (tests/system/).  Copied into the guest's PATH; a test
+# sources it with ". fbt.sh".  It installs an EXIT trap that stops every
 # program started with spawn.
 PIDS=
 failures=0

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * fbattack.c - helpers for the attack_*.c tests, see fbattack.h.
+ * fbt_attack.c - helpers for the attack_*.c tests, see fbt_attack.h.
  */
-#include "fbattack.h"
+#include "fbt_attack.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,13 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-long long fba_param(const char *name)
+long long fbt_param(const char *name)
 {
 	char path[256], *v;
 	long long n;
 
-	snprintf(path, sizeof(path), FBA_PARAMS "%s", name);
-	v = fbp_slurp(path);
+	snprintf(path, sizeof(path), FBT_PARAMS "%s", name);
+	v = fbt_slurp(path);
 	if (!v)
 		return -1;
 	n = strtoll(v, NULL, 10);
@@ -30,13 +30,13 @@ long long fba_param(const char *name)
 	return n;
 }
 
-int fba_set_param(const char *name, long long value)
+int fbt_set_param(const char *name, long long value)
 {
 	char path[256], v[32];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), FBA_PARAMS "%s", name);
+	snprintf(path, sizeof(path), FBT_PARAMS "%s", name);
 	snprintf(v, sizeof(v), "%lld", value);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -48,7 +48,7 @@ int fba_set_param(const char *name, long long value)
 	return n == (ssize_t)strlen(v) ? 0 : n < 0 ? (int)n : -EIO;
 }
 
-pid_t fba_fork(bool nobody)
+pid_t fbt_fork_child(bool nobody)
 {
 	pid_t pid;
 
@@ -65,9 +65,9 @@ pid_t fba_fork(bool nobody)
 	return pid;
 }
 
-pid_t fba_fork_nobody(int (*fn)(void *arg), void *arg)
+pid_t fbt_fork_nobody(int (*fn)(void *arg), void *arg)
 {
-	pid_t pid = fba_fork(true);
+	pid_t pid = fbt_fork_child(true);
 
 	if (pid == 0) {
 		int ret = fn(arg);
@@ -78,19 +78,19 @@ pid_t fba_fork_nobody(int (*fn)(void *arg), void *arg)
 	return pid;
 }
 
-void fba_pipe(int p[2])
+void fbt_pipe(int p[2])
 {
 	if (pipe(p))
 		die("pipe");
 }
 
-void fba_tell(int fd, int value)
+void fbt_tell(int fd, int value)
 {
 	if (write(fd, &value, sizeof(value)) != sizeof(value))
 		die("write to pipe");
 }
 
-int fba_hear(int fd, int timeout_ms)
+int fbt_hear(int fd, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	int value;
@@ -101,7 +101,7 @@ int fba_hear(int fd, int timeout_ms)
 	return value;
 }
 
-long long fba_now_us(void)
+long long fbt_now_us(void)
 {
 	struct timespec ts;
 
@@ -109,9 +109,9 @@ long long fba_now_us(void)
 	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
-long long fba_meminfo_kb(const char *field)
+long long fbt_meminfo_kb(const char *field)
 {
-	char *s = fbp_slurp("/proc/meminfo"), *line, *save = NULL;
+	char *s = fbt_slurp("/proc/meminfo"), *line, *save = NULL;
 	size_t n = strlen(field);
 	long long kb = -1;
 
@@ -128,34 +128,34 @@ long long fba_meminfo_kb(const char *field)
 
 /* ---- the ping manager ---- */
 
-int fba_answer_ping(struct fbp *p, const struct fbp_ret *r)
+int fbt_answer_ping(struct fbt_ctx *p, const struct fbt_ret *r)
 {
-	if (r->cmd != FBINDER_RET_TRANSACTION || r->msg.code != FBA_PING ||
+	if (r->cmd != FBINDER_RET_TRANSACTION || r->msg.code != FBT_PING ||
 	    (r->msg.flags & FBINDER_TXN_ONEWAY))
 		return 0;
-	fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
+	fbt_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 	return 1;
 }
 
-static int ping_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int ping_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	(void)arg;
-	if (fba_answer_ping(p, r) || r->cmd != FBINDER_RET_TRANSACTION)
+	if (fbt_answer_ping(p, r) || r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (!(r->msg.flags & FBINDER_TXN_ONEWAY))
-		fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 	else
-		fbp_free(p, r->msg.data);
+		fbt_free_buffer(p, r->msg.data);
 	return 0;
 }
 
-int fba_ping_manager(struct fbp *p, void *arg)
+int fbt_ping_manager(struct fbt_ctx *p, void *arg)
 {
 	int ret;
 
 	(void)arg;
 	for (;;) {
-		ret = fbp_serve(p, ping_handler, NULL);
+		ret = fbt_serve(p, ping_handler, NULL);
 		if (ret != -EINTR)
 			return ret ? 1 : 0;
 	}
@@ -163,15 +163,15 @@ int fba_ping_manager(struct fbp *p, void *arg)
 
 /* ---- the bystander ---- */
 
-struct fba_by_shared {
-	int mode;			/* enum fba_by_mode, set before the fork */
+struct fbt_by_shared {
+	int mode;			/* enum fbt_by_mode, set before the fork */
 	_Atomic int ready;
 	_Atomic int stop;
 	_Atomic long long uses, failed, max_us;
 	_Atomic int first_error;
 };
 
-static void by_failed(struct fba_by_shared *sh, int err)
+static void by_failed(struct fbt_by_shared *sh, int err)
 {
 	int zero = 0;
 
@@ -181,27 +181,27 @@ static void by_failed(struct fba_by_shared *sh, int err)
 
 static int by_main(void *arg)
 {
-	struct fba_by_shared *sh = arg;
-	enum fba_by_mode mode = sh->mode;
-	struct fbp p;
+	struct fbt_by_shared *sh = arg;
+	enum fbt_by_mode mode = sh->mode;
+	struct fbt_ctx p;
 
-	fbp_open(&p, mode == FBA_BY_CALL ? 64 * 1024 : 0);
+	fbt_ctx_open(&p, mode == FBT_BY_CALL ? 64 * 1024 : 0);
 	while (!atomic_load(&sh->stop)) {
-		long long t0 = fba_now_us(), dt;
-		struct fbp_ret r;
+		long long t0 = fbt_now_us(), dt;
+		struct fbt_ret r;
 		__u32 max = 0;
 		int ret;
 
-		if (mode == FBA_BY_CALL) {
-			ret = fbp_call(&p, 0, FBA_PING, NULL, 0, NULL, 0, &r, NULL, NULL);
+		if (mode == FBT_BY_CALL) {
+			ret = fbt_call(&p, 0, FBT_PING, NULL, 0, NULL, 0, &r, NULL, NULL);
 			if (!ret && r.cmd != FBINDER_RET_REPLY)
 				ret = r.cmd == FBINDER_RET_FAILED ? r.err.error : -EPROTO;
 			if (!ret)
-				fbp_free(&p, r.msg.data);
+				fbt_free_buffer(&p, r.msg.data);
 		} else {
 			ret = ioctl(p.fd, FBINDER_IOC_SET_MAX_THREADS, &max) < 0 ? -errno : 0;
 		}
-		dt = fba_now_us() - t0;
+		dt = fbt_now_us() - t0;
 		if (ret)
 			by_failed(sh, ret);
 		else
@@ -211,13 +211,13 @@ static int by_main(void *arg)
 		atomic_store(&sh->ready, 1);
 		usleep(2000);
 	}
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	return 0;
 }
 
-void fba_bystander_start(struct fba_bystander *b, enum fba_by_mode mode)
+void fbt_bystander_start(struct fbt_bystander *b, enum fbt_by_mode mode)
 {
-	long long deadline = fbp_now_ms() + 10000;
+	long long deadline = fbt_now_ms() + 10000;
 
 	b->sh = mmap(NULL, sizeof(*b->sh), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -225,15 +225,15 @@ void fba_bystander_start(struct fba_bystander *b, enum fba_by_mode mode)
 		die("mmap");
 	memset(b->sh, 0, sizeof(*b->sh));
 	b->sh->mode = mode;
-	b->pid = fba_fork_nobody(by_main, b->sh);
+	b->pid = fbt_fork_nobody(by_main, b->sh);
 	while (!atomic_load(&b->sh->ready)) {
-		if (fbp_now_ms() > deadline)
+		if (fbt_now_ms() > deadline)
 			die("the bystander made no call in 10 s");
 		usleep(1000);
 	}
 }
 
-void fba_bystander_stop(struct fba_bystander *b, struct fba_by_result *res)
+void fbt_bystander_stop(struct fbt_bystander *b, struct fbt_by_result *res)
 {
 	atomic_store(&b->sh->stop, 1);
 	CHECK(fbt_wait(b->pid) == 0, "the bystander did not exit cleanly");
@@ -248,11 +248,11 @@ void fba_bystander_stop(struct fba_bystander *b, struct fba_by_result *res)
 	b->sh = NULL;
 }
 
-void fba_bystander_check(struct fba_bystander *b, int deadline_ms)
+void fbt_bystander_check(struct fbt_bystander *b, int deadline_ms)
 {
-	struct fba_by_result res;
+	struct fbt_by_result res;
 
-	fba_bystander_stop(b, &res);
+	fbt_bystander_stop(b, &res);
 	CHECK(res.failed == 0 && res.uses > 0,
 	      "the bystander: %lld done, %lld failed (first: %s)", res.uses,
 	      res.failed, strerror(-res.first_error));
@@ -279,7 +279,7 @@ static int write_str(const char *path, const char *s)
 	return n < 0 ? (int)n : 0;
 }
 
-int fba_memcg_create(char *path, size_t len)
+int fbt_memcg_create(char *path, size_t len)
 {
 	static int seq;
 	char *ctl;
@@ -291,7 +291,7 @@ int fba_memcg_create(char *path, size_t len)
 		if (mount("cgroup2", CGROOT, "cgroup2", 0, NULL))
 			return -errno;
 	}
-	ctl = fbp_slurp(CGROOT "/cgroup.controllers");
+	ctl = fbt_slurp(CGROOT "/cgroup.controllers");
 	if (!ctl || !strstr(ctl, "memory")) {
 		free(ctl);
 		return -ENOENT;
@@ -310,7 +310,7 @@ int fba_memcg_create(char *path, size_t len)
 	return 0;
 }
 
-int fba_memcg_add(const char *path, pid_t pid)
+int fbt_memcg_add(const char *path, pid_t pid)
 {
 	char file[300], v[32];
 
@@ -321,7 +321,7 @@ int fba_memcg_add(const char *path, pid_t pid)
 	return write_str(file, v);
 }
 
-long long fba_memcg_stat(const char *path, const char *key)
+long long fbt_memcg_stat(const char *path, const char *key)
 {
 	char file[300], *s, *line, *save = NULL;
 	size_t n = strlen(key);
@@ -330,7 +330,7 @@ long long fba_memcg_stat(const char *path, const char *key)
 	if (!path[0])
 		return -1;
 	snprintf(file, sizeof(file), "%s/memory.stat", path);
-	s = fbp_slurp(file);
+	s = fbt_slurp(file);
 	if (!s)
 		return -1;
 	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
@@ -342,7 +342,7 @@ long long fba_memcg_stat(const char *path, const char *key)
 	return v;
 }
 
-long long fba_memcg_current(const char *path)
+long long fbt_memcg_current(const char *path)
 {
 	char file[300], *s;
 	long long v = -1;
@@ -350,14 +350,14 @@ long long fba_memcg_current(const char *path)
 	if (!path[0])
 		return -1;
 	snprintf(file, sizeof(file), "%s/memory.current", path);
-	s = fbp_slurp(file);
+	s = fbt_slurp(file);
 	if (s)
 		v = strtoll(s, NULL, 10);
 	free(s);
 	return v;
 }
 
-void fba_memcg_remove(const char *path)
+void fbt_memcg_remove(const char *path)
 {
 	int i;
 

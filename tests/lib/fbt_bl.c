@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bltest.c - see bltest.h.
+ * fbt_bl.c - see fbt_bl.h.
  */
 #include <errno.h>
 #include <signal.h>
@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bltest.h"
-#include "fbtest.h"
+#include "fbt_bl.h"
+#include "fbt.h"
 
 #define MGR_SLOTS 64
 
@@ -67,7 +67,7 @@ static int32_t mgr_handler(struct bl_object *obj, uint32_t code,
 
 static int mgr_main(void *arg)
 {
-	struct bl_context *ctx = blt_open();
+	struct bl_context *ctx = fbt_bl_open();
 	struct bl_object *obj;
 	int ret;
 
@@ -85,17 +85,17 @@ static int mgr_main(void *arg)
 	return ret ? 1 : 0;
 }
 
-pid_t blt_manager_start(void)
+pid_t fbt_bl_manager_start(void)
 {
-	struct bl_context *ctx = blt_open();
+	struct bl_context *ctx = fbt_bl_open();
 	pid_t pid = fbt_fork(mgr_main, NULL);
-	int64_t until = blt_now_ms() + 5000;
+	int64_t until = fbt_now_ms() + 5000;
 	char **names;
 	size_t n;
 	int ret;
 
 	while ((ret = bl_sm_list(ctx, &names, &n)) == -EHOSTDOWN &&
-	       blt_now_ms() < until)
+	       fbt_now_ms() < until)
 		usleep(2000);
 	if (ret)
 		die("test manager did not come up: %s", strerror(-ret));
@@ -104,13 +104,13 @@ pid_t blt_manager_start(void)
 	return pid;
 }
 
-void blt_kill(pid_t pid)
+void fbt_bl_kill(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
 
-struct bl_context *blt_open(void)
+struct bl_context *fbt_bl_open(void)
 {
 	struct bl_context *ctx;
 	int ret = bl_context_open(NULL, 0, &ctx);
@@ -120,12 +120,4 @@ struct bl_context *blt_open(void)
 		die("bl_context_open");
 	}
 	return ctx;
-}
-
-int64_t blt_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

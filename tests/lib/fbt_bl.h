@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bltest.h - helpers for the VM tests that go through libbinderlite
- * (tests/vm/lib_*.c): a minimal in-test service manager, so the library's
+ * fbt_bl.h - helpers for the VM tests that go through libbinderlite
+ * (tests/library/): a minimal in-test service manager, so the library's
  * tests do not depend on the real one, and small timing helpers.
  */
-#ifndef BLTEST_H
-#define BLTEST_H
+#ifndef FBT_BL_H
+#define FBT_BL_H
 
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,15 +17,12 @@
  * BL_SM_ADD / BL_SM_CHECK / BL_SM_LIST from a small table (no death
  * tracking, no policy), and waits until it answers.  Returns its pid.
  */
-pid_t blt_manager_start(void);
+pid_t fbt_bl_manager_start(void);
 
 /* SIGKILL and reap. */
-void blt_kill(pid_t pid);
+void fbt_bl_kill(pid_t pid);
 
 /* bl_context_open() of the default device, or die. */
-struct bl_context *blt_open(void);
+struct bl_context *fbt_bl_open(void);
 
-/* Milliseconds of CLOCK_MONOTONIC. */
-int64_t blt_now_ms(void);
-
-#endif /* BLTEST_H */
+#endif /* FBT_BL_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * fbproto.c - raw-protocol helpers for the VM tests, see fbproto.h.
+ * fbt_proto.c - raw-protocol helpers for the VM tests, see fbt_proto.h.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 /* ---- contexts ---- */
 
-void fbp_open(struct fbp *p, size_t map_size)
+void fbt_ctx_open(struct fbt_ctx *p, size_t map_size)
 {
 	void *m;
 
@@ -28,7 +28,7 @@ void fbp_open(struct fbp *p, size_t map_size)
 	p->map = m;
 }
 
-void fbp_attach(struct fbp *t, const struct fbp *ctx)
+void fbt_ctx_attach(struct fbt_ctx *t, const struct fbt_ctx *ctx)
 {
 	memset(t, 0, sizeof(*t));
 	t->fd = ctx->fd;
@@ -36,26 +36,26 @@ void fbp_attach(struct fbp *t, const struct fbp *ctx)
 	t->map_size = ctx->map_size;
 }
 
-struct fbp *fbp_thread(const struct fbp *ctx, bool enter)
+struct fbt_ctx *fbt_ctx_thread(const struct fbt_ctx *ctx, bool enter)
 {
-	struct fbp *t = malloc(sizeof(*t));
-	struct fbp_w w;
+	struct fbt_ctx *t = malloc(sizeof(*t));
+	struct fbt_w w;
 	int ret;
 
 	if (!t)
 		die("malloc");
-	fbp_attach(t, ctx);
+	fbt_ctx_attach(t, ctx);
 	if (enter) {
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
-		ret = fbp_wr(t, &w, NULL, false);
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+		ret = fbt_wr(t, &w, NULL, false);
 		if (ret)
 			die("ENTER_LOOPER: %s", strerror(-ret));
 	}
 	return t;
 }
 
-void fbp_close(struct fbp *p)
+void fbt_ctx_close(struct fbt_ctx *p)
 {
 	if (p->map)
 		munmap((void *)p->map, p->map_size);
@@ -65,12 +65,12 @@ void fbp_close(struct fbp *p)
 	p->fd = -1;
 }
 
-int fbp_set_mgr(int fd, __u64 cookie)
+int fbt_set_mgr(int fd, __u64 cookie)
 {
-	return fbp_set_mgr_flags(fd, cookie, 0);
+	return fbt_set_mgr_flags(fd, cookie, 0);
 }
 
-int fbp_set_mgr_flags(int fd, __u64 cookie, __u32 flags)
+int fbt_set_mgr_flags(int fd, __u64 cookie, __u32 flags)
 {
 	struct fbinder_context_mgr m = { .cookie = cookie, .flags = flags };
 
@@ -79,29 +79,34 @@ int fbp_set_mgr_flags(int fd, __u64 cookie, __u32 flags)
 
 /* ---- write streams ---- */
 
-void fbp_w_reset(struct fbp_w *w)
+void fbt_w_reset(struct fbt_w *w)
 {
 	w->len = 0;
 }
 
-void fbp_w_raw(struct fbp_w *w, const void *bytes, size_t n)
+/* Room for n more bytes, or die: a test's stream never needs more. */
+static void fbt_w_room(const struct fbt_w *w, size_t n)
+{
+	if (w->len + n > sizeof(w->buf))
+		die("write stream overflow (%zu + %zu bytes)", w->len, n);
+}
+
+void fbt_w_raw(struct fbt_w *w, const void *bytes, size_t n)
 {
 	if (!n)
 		return;		/* bytes may be NULL then */
-	if (w->len + n > sizeof(w->buf))
-		die("write stream overflow (%zu + %zu bytes)", w->len, n);
+	fbt_w_room(w, n);
 	memcpy(w->buf + w->len, bytes, n);
 	w->len += n;
 }
 
-void fbp_w_cmd(struct fbp_w *w, __u32 cmd, const void *payload, size_t n)
+void fbt_w_cmd(struct fbt_w *w, __u32 cmd, const void *payload, size_t n)
 {
-	fbp_w_raw(w, &cmd, sizeof(cmd));
-	if (n)
-		fbp_w_raw(w, payload, n);
+	fbt_w_room(w, sizeof(cmd) + n);
+	w->len = fbt_put_cmd(w->buf, w->len, cmd, payload, n);
 }
 
-void fbp_w_send(struct fbp_w *w, __u32 handle, __u32 code, __u32 flags,
+void fbt_w_send(struct fbt_w *w, __u32 handle, __u32 code, __u32 flags,
 		const void *data, size_t size, const __u64 *offs, size_t n)
 {
 	struct fbinder_txn_data t = {
@@ -114,10 +119,10 @@ void fbp_w_send(struct fbp_w *w, __u32 handle, __u32 code, __u32 flags,
 		.offsets = (uintptr_t)offs,
 	};
 
-	fbp_w_cmd(w, FBINDER_CMD_SEND, &t, sizeof(t));
+	fbt_w_cmd(w, FBINDER_CMD_SEND, &t, sizeof(t));
 }
 
-void fbp_w_reply(struct fbp_w *w, __u32 code, const void *data, size_t size,
+void fbt_w_reply(struct fbt_w *w, __u32 code, const void *data, size_t size,
 		 const __u64 *offs, size_t n)
 {
 	struct fbinder_txn_data t = {
@@ -128,22 +133,22 @@ void fbp_w_reply(struct fbp_w *w, __u32 code, const void *data, size_t size,
 		.offsets = (uintptr_t)offs,
 	};
 
-	fbp_w_cmd(w, FBINDER_CMD_REPLY, &t, sizeof(t));
+	fbt_w_cmd(w, FBINDER_CMD_REPLY, &t, sizeof(t));
 }
 
-void fbp_w_free(struct fbp_w *w, __u64 data_off)
+void fbt_w_free(struct fbt_w *w, __u64 data_off)
 {
-	fbp_w_cmd(w, FBINDER_CMD_FREE_BUFFER, &data_off, sizeof(data_off));
+	fbt_w_cmd(w, FBINDER_CMD_FREE_BUFFER, &data_off, sizeof(data_off));
 }
 
-void fbp_w_u32(struct fbp_w *w, __u32 cmd, __u32 value)
+void fbt_w_u32(struct fbt_w *w, __u32 cmd, __u32 value)
 {
-	fbp_w_cmd(w, cmd, &value, sizeof(value));
+	fbt_w_cmd(w, cmd, &value, sizeof(value));
 }
 
 /* ---- read streams ---- */
 
-const char *fbp_ret_name(__u32 cmd)
+const char *fbt_ret_name(__u32 cmd)
 {
 	switch (cmd) {
 	case FBINDER_RET_TRANSACTION: return "FBINDER_RET_TRANSACTION";
@@ -157,7 +162,7 @@ const char *fbp_ret_name(__u32 cmd)
 	return "(unknown return)";
 }
 
-size_t fbp_parse_one(const void *buf, size_t len, struct fbp_ret *r)
+size_t fbt_parse_one(const void *buf, size_t len, struct fbt_ret *r)
 {
 	const unsigned char *b = buf;
 	size_t want;
@@ -187,15 +192,15 @@ size_t fbp_parse_one(const void *buf, size_t len, struct fbp_ret *r)
 		errno = 0;
 		die("unknown return code 0x%08x in the read stream", cmd);
 	}
-	if (FBP_PSIZE(cmd) != want) {
+	if (FBT_PSIZE(cmd) != want) {
 		errno = 0;
-		die("return 0x%08x encodes size %u, header struct has %zu",
-		    cmd, FBP_PSIZE(cmd), want);
+		die("return 0x%08x encodes size %zu, header struct has %zu",
+		    cmd, FBT_PSIZE(cmd), want);
 	}
 	if (len < sizeof(cmd) + want) {
 		errno = 0;
 		die("%s truncated in the read stream (%zu of %zu bytes)",
-		    fbp_ret_name(cmd), len, sizeof(cmd) + want);
+		    fbt_ret_name(cmd), len, sizeof(cmd) + want);
 	}
 	memset(r, 0, sizeof(*r));
 	r->cmd = cmd;
@@ -203,33 +208,33 @@ size_t fbp_parse_one(const void *buf, size_t len, struct fbp_ret *r)
 	return sizeof(cmd) + want;
 }
 
-static void fbp_push(struct fbp *p, const struct fbp_ret *r)
+static void fbt_push(struct fbt_ctx *p, const struct fbt_ret *r)
 {
-	if (p->qlen == FBP_QUEUE) {
+	if (p->qlen == FBT_QUEUE) {
 		errno = 0;
 		die("return queue overflow");
 	}
-	p->q[(p->qhead + p->qlen++) % FBP_QUEUE] = *r;
+	p->q[(p->qhead + p->qlen++) % FBT_QUEUE] = *r;
 }
 
-static void fbp_push_stream(struct fbp *p, const unsigned char *b, size_t len)
+static void fbt_push_stream(struct fbt_ctx *p, const unsigned char *b, size_t len)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	size_t n;
 
 	while (len) {
-		n = fbp_parse_one(b, len, &r);
+		n = fbt_parse_one(b, len, &r);
 		if (!n) {
 			errno = 0;
 			die("%zu stray bytes at the end of the read stream", len);
 		}
-		fbp_push(p, &r);
+		fbt_push(p, &r);
 		b += n;
 		len -= n;
 	}
 }
 
-static int fbp_ioctl(int fd, const void *w, size_t wlen, size_t *wdone,
+static int fbt_ioctl(int fd, const void *w, size_t wlen, size_t *wdone,
 		     void *r, size_t rlen, size_t *rdone)
 {
 	struct fbinder_write_read wr = {
@@ -253,64 +258,64 @@ static int fbp_ioctl(int fd, const void *w, size_t wlen, size_t *wdone,
 	return ret;
 }
 
-int fbp_wr(struct fbp *p, const struct fbp_w *w, size_t *wdone, bool want_read)
+int fbt_wr(struct fbt_ctx *p, const struct fbt_w *w, size_t *wdone, bool want_read)
 {
-	unsigned char rbuf[FBP_RBUF];
+	unsigned char rbuf[FBT_RBUF];
 	size_t rdone = 0;
 	int ret;
 
-	ret = fbp_ioctl(p->fd, w ? w->buf : NULL, w ? w->len : 0, wdone,
+	ret = fbt_ioctl(p->fd, w ? w->buf : NULL, w ? w->len : 0, wdone,
 			rbuf, want_read ? sizeof(rbuf) : 0, &rdone);
 	if (want_read && !ret && !rdone) {
 		errno = 0;
 		die("a blocking WRITE_READ returned 0 with an empty read stream");
 	}
-	fbp_push_stream(p, rbuf, rdone);
+	fbt_push_stream(p, rbuf, rdone);
 	return ret;
 }
 
-static bool fbp_pop(struct fbp *p, struct fbp_ret *r)
+static bool fbt_pop(struct fbt_ctx *p, struct fbt_ret *r)
 {
 	if (!p->qlen)
 		return false;
 	*r = p->q[p->qhead];
-	p->qhead = (p->qhead + 1) % FBP_QUEUE;
+	p->qhead = (p->qhead + 1) % FBT_QUEUE;
 	p->qlen--;
 	return true;
 }
 
-int fbp_next(struct fbp *p, struct fbp_ret *r)
+int fbt_next(struct fbt_ctx *p, struct fbt_ret *r)
 {
 	int ret;
 
-	if (fbp_pop(p, r))
+	if (fbt_pop(p, r))
 		return 0;
-	ret = fbp_wr(p, NULL, NULL, true);
+	ret = fbt_wr(p, NULL, NULL, true);
 	if (ret)
 		return ret;
-	fbp_pop(p, r);
+	fbt_pop(p, r);
 	return 0;
 }
 
-int fbp_try_next(struct fbp *p, struct fbp_ret *r)
+int fbt_try_next(struct fbt_ctx *p, struct fbt_ret *r)
 {
 	int fl, ret;
 
-	if (fbp_pop(p, r))
+	if (fbt_pop(p, r))
 		return 0;
 	fl = fcntl(p->fd, F_GETFL);
 	if (fl < 0 || fcntl(p->fd, F_SETFL, fl | O_NONBLOCK) < 0)
 		die("fcntl O_NONBLOCK");
-	ret = fbp_wr(p, NULL, NULL, true);
+	ret = fbt_wr(p, NULL, NULL, true);
 	if (fcntl(p->fd, F_SETFL, fl) < 0)
 		die("fcntl restore flags");
 	if (ret)
 		return ret;
-	fbp_pop(p, r);
+	fbt_pop(p, r);
 	return 0;
 }
 
-const void *fbp_data(const struct fbp *p, const struct fbinder_txn_msg *m)
+const void *fbt_data(const struct fbt_ctx *p, const struct fbinder_txn_msg *m)
 {
 	if (!p->map || m->data > p->map_size ||
 	    m->data_size > p->map_size - m->data) {
@@ -322,7 +327,7 @@ const void *fbp_data(const struct fbp *p, const struct fbinder_txn_msg *m)
 	return p->map + m->data;
 }
 
-const __u64 *fbp_offsets(const struct fbp *p, const struct fbinder_txn_msg *m)
+const __u64 *fbt_offsets(const struct fbt_ctx *p, const struct fbinder_txn_msg *m)
 {
 	if (!p->map || m->offsets > p->map_size || m->offsets % 8 ||
 	    m->offsets_count > (p->map_size - m->offsets) / 8) {
@@ -334,10 +339,10 @@ const __u64 *fbp_offsets(const struct fbp *p, const struct fbinder_txn_msg *m)
 	return (const __u64 *)(p->map + m->offsets);
 }
 
-const struct fbinder_object *fbp_obj(const struct fbp *p, const struct fbinder_txn_msg *m, size_t i)
+const struct fbinder_object *fbt_obj(const struct fbt_ctx *p, const struct fbinder_txn_msg *m, size_t i)
 {
-	const __u64 *offs = fbp_offsets(p, m);
-	const unsigned char *data = fbp_data(p, m);
+	const __u64 *offs = fbt_offsets(p, m);
+	const unsigned char *data = fbt_data(p, m);
 
 	if (i >= m->offsets_count || offs[i] % 8 ||
 	    offs[i] > m->data_size ||
@@ -353,93 +358,93 @@ const struct fbinder_object *fbp_obj(const struct fbp *p, const struct fbinder_t
 
 /* ---- messages ---- */
 
-int fbp_free(struct fbp *p, __u64 data_off)
+int fbt_free_buffer(struct fbt_ctx *p, __u64 data_off)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_free(&w, data_off);
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_free(&w, data_off);
+	return fbt_wr(p, &w, NULL, false);
 }
 
-int fbp_acquire(struct fbp *p, __u32 handle)
+int fbt_acquire(struct fbt_ctx *p, __u32 handle)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_u32(&w, FBINDER_CMD_ACQUIRE, handle);
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_u32(&w, FBINDER_CMD_ACQUIRE, handle);
+	return fbt_wr(p, &w, NULL, false);
 }
 
-int fbp_release(struct fbp *p, __u32 handle)
+int fbt_release(struct fbt_ctx *p, __u32 handle)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_u32(&w, FBINDER_CMD_RELEASE, handle);
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_u32(&w, FBINDER_CMD_RELEASE, handle);
+	return fbt_wr(p, &w, NULL, false);
 }
 
-int fbp_reply(struct fbp *p, const struct fbinder_txn_msg *m, __u32 code,
+int fbt_reply(struct fbt_ctx *p, const struct fbinder_txn_msg *m, __u32 code,
 	      const void *data, size_t size, const __u64 *offs, size_t n)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 	size_t done = 0;
 	int ret;
 
-	fbp_w_reset(&w);
-	fbp_w_reply(&w, code, data, size, offs, n);
-	fbp_w_free(&w, m->data);
-	ret = fbp_wr(p, &w, &done, false);
+	fbt_w_reset(&w);
+	fbt_w_reply(&w, code, data, size, offs, n);
+	fbt_w_free(&w, m->data);
+	ret = fbt_wr(p, &w, &done, false);
 	if (ret && done == 0) {
-		int fret = fbp_free(p, m->data);
+		int fret = fbt_free_buffer(p, m->data);
 
 		CHECK(fret == 0, "free after failed reply: %s", strerror(-fret));
 	}
 	return ret;
 }
 
-int fbp_oneway(struct fbp *p, __u32 handle, __u32 code, const void *data,
+int fbt_oneway(struct fbt_ctx *p, __u32 handle, __u32 code, const void *data,
 	       size_t size, const __u64 *offs, size_t n)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_send(&w, handle, code, FBINDER_TXN_ONEWAY, data, size, offs, n);
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, handle, code, FBINDER_TXN_ONEWAY, data, size, offs, n);
+	return fbt_wr(p, &w, NULL, false);
 }
 
-int fbp_call(struct fbp *p, __u32 handle, __u32 code, const void *data,
-	     size_t size, const __u64 *offs, size_t n, struct fbp_ret *reply,
-	     fbp_handler_fn nested, void *arg)
+int fbt_call(struct fbt_ctx *p, __u32 handle, __u32 code, const void *data,
+	     size_t size, const __u64 *offs, size_t n, struct fbt_ret *reply,
+	     fbt_handler_fn nested, void *arg)
 {
-	return fbp_call_flags(p, handle, code, 0, data, size, offs, n, reply,
+	return fbt_call_flags(p, handle, code, 0, data, size, offs, n, reply,
 			      nested, arg);
 }
 
-int fbp_call_flags(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
+int fbt_call_flags(struct fbt_ctx *p, __u32 handle, __u32 code, __u32 flags,
 		   const void *data, size_t size, const __u64 *offs, size_t n,
-		   struct fbp_ret *reply, fbp_handler_fn nested, void *arg)
+		   struct fbt_ret *reply, fbt_handler_fn nested, void *arg)
 {
-	unsigned char rbuf[FBP_RBUF];
-	struct fbp_w w;
+	unsigned char rbuf[FBT_RBUF];
+	struct fbt_w w;
 	size_t rdone, pos;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	bool first = true;
 	int ret;
 
-	fbp_w_reset(&w);
-	fbp_w_send(&w, handle, code, flags, data, size, offs, n);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, handle, code, flags, data, size, offs, n);
 	memset(reply, 0, sizeof(*reply));
 	for (;;) {
 		rdone = 0;
-		ret = fbp_ioctl(p->fd, first ? w.buf : NULL, first ? w.len : 0,
+		ret = fbt_ioctl(p->fd, first ? w.buf : NULL, first ? w.len : 0,
 				NULL, rbuf, sizeof(rbuf), &rdone);
 		first = false;
 		if (ret)
 			return ret;
 		for (pos = 0; pos < rdone; ) {
-			size_t len = fbp_parse_one(rbuf + pos, rdone - pos, &r);
+			size_t len = fbt_parse_one(rbuf + pos, rdone - pos, &r);
 
 			if (!len) {
 				errno = 0;
@@ -448,13 +453,13 @@ int fbp_call_flags(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 			pos += len;
 			if (r.cmd == FBINDER_RET_REPLY || r.cmd == FBINDER_RET_FAILED) {
 				*reply = r;
-				fbp_push_stream(p, rbuf + pos, rdone - pos);
+				fbt_push_stream(p, rbuf + pos, rdone - pos);
 				return 0;
 			}
 			if (r.cmd != FBINDER_RET_TRANSACTION ||
 			    (r.msg.flags & FBINDER_TXN_ONEWAY)) {
 				/* Not our chain: someone else's business. */
-				fbp_push(p, &r);
+				fbt_push(p, &r);
 				continue;
 			}
 			if (!nested) {
@@ -470,13 +475,13 @@ int fbp_call_flags(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 	}
 }
 
-int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg)
+int fbt_serve(struct fbt_ctx *p, fbt_handler_fn fn, void *arg)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	int ret;
 
 	for (;;) {
-		ret = fbp_next(p, &r);
+		ret = fbt_next(p, &r);
 		if (ret)
 			return ret;
 		ret = fn(p, &r, arg);
@@ -485,17 +490,17 @@ int fbp_serve(struct fbp *p, fbp_handler_fn fn, void *arg)
 	}
 }
 
-pid_t fbp_spawn_manager(size_t map_size, __u64 cookie,
-			int (*body)(struct fbp *p, void *arg), void *arg)
+pid_t fbt_spawn_manager(size_t map_size, __u64 cookie,
+			int (*body)(struct fbt_ctx *p, void *arg), void *arg)
 {
-	return fbp_spawn_manager_ex(map_size, cookie, 0, body, arg);
+	return fbt_spawn_manager_ex(map_size, cookie, 0, body, arg);
 }
 
-pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
-			   int (*body)(struct fbp *p, void *arg), void *arg)
+pid_t fbt_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
+			   int (*body)(struct fbt_ctx *p, void *arg), void *arg)
 {
 	int pfd[2], ret;
-	struct fbp *p;
+	struct fbt_ctx *p;
 	char c = 0;
 	pid_t pid;
 
@@ -510,20 +515,20 @@ pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
 		p = malloc(sizeof(*p));
 		if (!p)
 			die("malloc");
-		fbp_open(p, map_size);
-		ret = fbp_set_mgr_flags(p->fd, cookie, opts & FBP_MGR_FDS ?
+		fbt_ctx_open(p, map_size);
+		ret = fbt_set_mgr_flags(p->fd, cookie, opts & FBT_MGR_FDS ?
 					FBINDER_OBJF_ACCEPTS_FDS : 0);
 		if (ret) {
 			errno = -ret;
 			die("manager child: FBINDER_IOC_SET_CONTEXT_MGR");
 		}
-		if (opts & FBP_MGR_NOBODY)
+		if (opts & FBT_MGR_NOBODY)
 			fbt_become_nobody();
 		if (write(pfd[1], &c, 1) != 1)
 			die("manager child: write ready pipe");
 		close(pfd[1]);
 		ret = body(p, arg);
-		fbp_close(p);
+		fbt_ctx_close(p);
 		free(p);
 		fflush(NULL);
 		_exit(ret);
@@ -540,36 +545,36 @@ pid_t fbp_spawn_manager_ex(size_t map_size, __u64 cookie, unsigned int opts,
 
 /* ---- payload patterns ---- */
 
-static inline unsigned char fbp_byte(size_t i, __u32 seed)
+static inline unsigned char fbt_byte(size_t i, __u32 seed)
 {
 	__u32 x = (__u32)i * 2654435761u ^ seed * 40503u ^ (__u32)(i >> 8);
 
 	return (unsigned char)(x ^ x >> 13 ^ x >> 24);
 }
 
-void fbp_fill(void *buf, size_t n, __u32 seed)
+void fbt_fill(void *buf, size_t n, __u32 seed)
 {
 	unsigned char *b = buf;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		b[i] = fbp_byte(i, seed);
+		b[i] = fbt_byte(i, seed);
 }
 
-long fbp_verify(const void *buf, size_t n, __u32 seed)
+long fbt_verify(const void *buf, size_t n, __u32 seed)
 {
 	const unsigned char *b = buf;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (b[i] != fbp_byte(i, seed))
+		if (b[i] != fbt_byte(i, seed))
 			return (long)i;
 	return -1;
 }
 
 /* ---- debugfs ---- */
 
-char *fbp_slurp(const char *path)
+char *fbt_slurp(const char *path)
 {
 	size_t len = 0, cap = 4096;
 	char *buf = malloc(cap);
@@ -611,9 +616,9 @@ char *fbp_slurp(const char *path)
 	return buf;
 }
 
-int fbp_stat(const char *name, long long *value)
+int fbt_stat(const char *name, long long *value)
 {
-	char *s = fbp_slurp(FBP_DEBUGFS "/stats"), *line, *save = NULL;
+	char *s = fbt_slurp(FBT_DEBUGFS "/stats"), *line, *save = NULL;
 	size_t nl = strlen(name);
 	int ret = -ENOENT;
 
@@ -630,9 +635,9 @@ int fbp_stat(const char *name, long long *value)
 	return ret;
 }
 
-int fbp_wait_live_zero(int timeout_ms)
+int fbt_wait_live_zero(int timeout_ms)
 {
-	long long deadline = fbp_now_ms() + timeout_ms;
+	long long deadline = fbt_now_ms() + timeout_ms;
 	char *s, *line, *save;
 	int nonzero;
 
@@ -645,9 +650,9 @@ int fbp_wait_live_zero(int timeout_ms)
 		return 0;
 	}
 	for (;;) {
-		s = fbp_slurp(FBP_DEBUGFS "/stats");
+		s = fbt_slurp(FBT_DEBUGFS "/stats");
 		if (!s) {
-			printf("# cannot read %s/stats: %s\n", FBP_DEBUGFS, strerror(errno));
+			printf("# cannot read %s/stats: %s\n", FBT_DEBUGFS, strerror(errno));
 			return -1;
 		}
 		nonzero = 0;
@@ -660,23 +665,15 @@ int fbp_wait_live_zero(int timeout_ms)
 			if (sscanf(line, "%63s %lld", name, &v) == 2 &&
 			    !strncmp(name, "live_", 5) && v != 0) {
 				nonzero++;
-				if (fbp_now_ms() >= deadline)
+				if (fbt_now_ms() >= deadline)
 					printf("# stats: %s %lld, want 0\n", name, v);
 			}
 		}
 		free(s);
 		if (!nonzero)
 			return 0;
-		if (fbp_now_ms() >= deadline)
+		if (fbt_now_ms() >= deadline)
 			return -1;
 		usleep(20000);
 	}
-}
-
-long long fbp_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }

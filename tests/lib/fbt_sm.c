@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * smtest.c - see smtest.h.
+ * fbt_sm.c - see fbt_sm.h.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -13,11 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bltest.h"
-#include "fbtest.h"
-#include "smtest.h"
+#include "fbt_bl.h"
+#include "fbt.h"
+#include "fbt_sm.h"
 
-pid_t smt_manager_start(const char *const *args)
+pid_t fbt_sm_manager_start(const char *const *args)
 {
 	const char *argv[16] = { "fb-servicemanager" };
 	struct bl_context *ctx;
@@ -37,10 +37,10 @@ pid_t smt_manager_start(const char *const *args)
 		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	ctx = blt_open();
-	until = blt_now_ms() + 5000;
+	ctx = fbt_bl_open();
+	until = fbt_now_ms() + 5000;
 	while ((ret = bl_sm_list(ctx, &names, &count)) == -EHOSTDOWN &&
-	       blt_now_ms() < until) {
+	       fbt_now_ms() < until) {
 		if (waitpid(pid, NULL, WNOHANG) == pid)
 			die("fb-servicemanager exited at start");
 		usleep(2000);
@@ -52,7 +52,7 @@ pid_t smt_manager_start(const char *const *args)
 	return pid;
 }
 
-int smt_manager_stop(pid_t pid)
+int fbt_sm_manager_stop(pid_t pid)
 {
 	kill(pid, SIGTERM);
 	return fbt_wait(pid);
@@ -66,10 +66,10 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 
 	(void)info;
 	switch (code) {
-	case SMT_ADD_ONE:
+	case FBT_SM_ADD_ONE:
 		return bl_reader_read_i32(req, &v) ?:
 		       bl_parcel_write_i32(reply, v + 1);
-	case SMT_NAME:
+	case FBT_SM_NAME:
 		return bl_parcel_write_string(reply, bl_object_userdata(obj));
 	default:
 		return -EOPNOTSUPP;
@@ -86,7 +86,7 @@ static int drop_to(uid_t uid)
 	return 0;
 }
 
-pid_t smt_service_start(const char *name, uid_t uid, int *add_ret)
+pid_t fbt_sm_service_start(const char *name, uid_t uid, int *add_ret)
 {
 	int pfd[2];
 	pid_t pid;
@@ -132,7 +132,7 @@ pid_t smt_service_start(const char *name, uid_t uid, int *add_ret)
 	return pid;
 }
 
-int smt_count_fds(pid_t pid)
+int fbt_sm_count_fds(pid_t pid)
 {
 	char path[64];
 	struct dirent *de;
@@ -150,9 +150,9 @@ int smt_count_fds(pid_t pid)
 	return n;
 }
 
-pid_t smt_manager_process(pid_t started)
+pid_t fbt_sm_manager_process(pid_t started)
 {
-	const char *env = getenv("SMT_MANAGER_PID");
+	const char *env = getenv("FBT_SM_MANAGER_PID");
 	long pid = env ? strtol(env, NULL, 10) : 0;
 
 	return pid > 0 ? (pid_t)pid : started;

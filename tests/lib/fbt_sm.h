@@ -1,29 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * smtest.h - helpers for the VM tests of fb-servicemanager (tests/vm/sm_*.c):
+ * fbt_sm.h - helpers for the VM tests of fb-servicemanager (tests/servicemanager/):
  * start and stop the real daemon, and small services that register a name
  * as some uid and answer two methods.
  */
-#ifndef SMTEST_H
-#define SMTEST_H
+#ifndef FBT_SM_H
+#define FBT_SM_H
 
 #include <sys/types.h>
 
 #include "binderlite.h"
 
 /* Methods of the test services. */
-#define SMT_ADD_ONE	1	/* i32 v -> i32 v + 1 */
-#define SMT_NAME	2	/* -> string: the name it registered */
+#define FBT_SM_ADD_ONE	1	/* i32 v -> i32 v + 1 */
+#define FBT_SM_NAME	2	/* -> string: the name it registered */
 
 /*
  * Starts fb-servicemanager with the extra arguments (NULL-terminated
  * array, or NULL) and waits up to 5 s until it answers a list request.
  * Dies when it does not come up.
  */
-pid_t smt_manager_start(const char *const *args);
+pid_t fbt_sm_manager_start(const char *const *args);
 
 /* SIGTERM, then its exit status as fbt_wait() gives it. */
-int smt_manager_stop(pid_t pid);
+int fbt_sm_manager_stop(pid_t pid);
 
 /*
  * Forks a service: as uid (0: stay root; else uid and gid both), opens a
@@ -31,16 +31,16 @@ int smt_manager_stop(pid_t pid);
  * *add_ret gets bl_sm_add()'s result; when it failed the child has exited
  * (reaped here) and the pid returned is 0.
  */
-pid_t smt_service_start(const char *name, uid_t uid, int *add_ret);
+pid_t fbt_sm_service_start(const char *name, uid_t uid, int *add_ret);
 
 /* The number of open descriptors of pid (from /proc/PID/fd). */
-int smt_count_fds(pid_t pid);
+int fbt_sm_count_fds(pid_t pid);
 
 /*
- * The process that really is the manager smt_manager_start() returned:
- * itself, or $SMT_MANAGER_PID when a wrapper stands in for a manager that
+ * The process that really is the manager fbt_sm_manager_start() returned:
+ * itself, or $FBT_SM_MANAGER_PID when a wrapper stands in for a manager that
  * already runs (valgrind_user.sh: the manager runs under memcheck).
  */
-pid_t smt_manager_process(pid_t started);
+pid_t fbt_sm_manager_process(pid_t started);
 
-#endif /* SMTEST_H */
+#endif /* FBT_SM_H */

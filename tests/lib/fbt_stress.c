@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * fbrel.c - helpers for the reliability tests, see fbrel.h.
+ * fbt_stress.c - helpers for the reliability tests, see fbt_stress.h.
  */
-#include "fbrel.h"
+#include "fbt_stress.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,12 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-void fbr_rng_seed(struct fbr_rng *r, uint64_t seed)
+void fbt_rng_seed(struct fbt_rng *r, uint64_t seed)
 {
-	r->s = fbr_mix(seed, 0x9e3779b97f4a7c15ULL) | 1;
+	r->s = fbt_mix(seed, 0x9e3779b97f4a7c15ULL) | 1;
 }
 
-uint64_t fbr_rnd64(struct fbr_rng *r)
+uint64_t fbt_rnd64(struct fbt_rng *r)
 {
 	uint64_t x = r->s;
 
@@ -27,12 +27,12 @@ uint64_t fbr_rnd64(struct fbr_rng *r)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
-uint32_t fbr_rnd(struct fbr_rng *r, uint32_t n)
+uint32_t fbt_rnd(struct fbt_rng *r, uint32_t n)
 {
-	return n ? (uint32_t)((fbr_rnd64(r) >> 32) % n) : 0;
+	return n ? (uint32_t)((fbt_rnd64(r) >> 32) % n) : 0;
 }
 
-uint64_t fbr_mix(uint64_t seed, uint64_t stream)
+uint64_t fbt_mix(uint64_t seed, uint64_t stream)
 {
 	uint64_t z = seed + stream * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
 
@@ -41,7 +41,7 @@ uint64_t fbr_mix(uint64_t seed, uint64_t stream)
 	return z ^ (z >> 31);
 }
 
-unsigned long long fbr_env_ull(const char *name, unsigned long long def)
+unsigned long long fbt_env_ull(const char *name, unsigned long long def)
 {
 	const char *s = getenv(name);
 	char *end;
@@ -53,7 +53,7 @@ unsigned long long fbr_env_ull(const char *name, unsigned long long def)
 	return *end ? def : v;
 }
 
-double fbr_scale(void)
+double fbt_scale(void)
 {
 	const char *s = getenv("FBINDER_SCALE");
 	double v;
@@ -68,21 +68,21 @@ double fbr_scale(void)
 	return v;
 }
 
-unsigned long fbr_scaled(unsigned long n, unsigned long min)
+unsigned long fbt_scaled(unsigned long n, unsigned long min)
 {
-	double v = n * fbr_scale();
+	double v = n * fbt_scale();
 
 	return v < min ? min : (unsigned long)v;
 }
 
-uint64_t fbr_seed(const char *env)
+uint64_t fbt_seed(const char *env)
 {
 	struct timespec ts;
 
 	if (getenv(env) && *getenv(env))
-		return fbr_env_ull(env, 1);
+		return fbt_env_ull(env, 1);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (fbr_mix((uint64_t)ts.tv_nsec, (uint64_t)ts.tv_sec ^ (uint64_t)getpid())
+	return (fbt_mix((uint64_t)ts.tv_nsec, (uint64_t)ts.tv_sec ^ (uint64_t)getpid())
 		& 0xffffffffffffULL) | 1;
 }
 
@@ -108,7 +108,7 @@ static char *slurp(const char *path, char *buf, size_t cap)
 	return buf;
 }
 
-void fbr_mem_sample(struct fbr_mem *m)
+void fbt_mem_sample(struct fbt_mem *m)
 {
 	static char buf[1 << 18];
 	char *line, *save = NULL;
@@ -134,7 +134,7 @@ void fbr_mem_sample(struct fbr_mem *m)
 	}
 }
 
-void fbr_mem_settle(void)
+void fbt_mem_settle(void)
 {
 	int fd;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib_call.c - libbinderlite end to end, through the library alone: a call
+ * calls.c - libbinderlite end to end, through the library alone: a call
  * with every parcel type (a pipe end included), handler status codes,
  * objects in both directions with a nested call back into the caller's
  * waiting thread, oneway order, a batch of 64 oneway sends in one
@@ -28,8 +28,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "bltest.h"
-#include "fbtest.h"
+#include "fbt_bl.h"
+#include "fbt.h"
 /* bl__wbuf_limit, the library's write-buffer test hook (static library) */
 #include "../../libbinderlite/internal.h"
 
@@ -45,8 +45,8 @@ enum {
 	M_GIVE_KEPT,		/* the kept handle, back */
 };
 
-#define SVC "test.lib_call"
-#define SVC_SMALL "test.lib_call.small_wbuf"
+#define SVC "test.calls"
+#define SVC_SMALL "test.calls.small_wbuf"
 /*
  * The small service's write buffer: an FBINDER_CMD_FREE_BUFFER (12 bytes) and
  * an FBINDER_CMD_REPLY (44) do not fit together, nor do five frees of the
@@ -203,7 +203,7 @@ static int svc_main(void *arg)
 		if (ret)
 			die("open: %s", strerror(-ret));
 	} else {
-		ctx = blt_open();
+		ctx = fbt_bl_open();
 	}
 	/* it takes descriptors (a pipe end in M_ECHO_ALL) */
 	ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj) ?:
@@ -393,13 +393,13 @@ static void test_objects(struct bl_context *ctx, uint32_t h)
 static void check_log(struct bl_context *ctx, uint32_t h, uint32_t n,
 		      const char *what)
 {
-	int64_t until = blt_now_ms() + 5000;
+	int64_t until = fbt_now_ms() + 5000;
 	uint32_t got = 0, count;
 	bool order = true, settled = false;
 	struct bl_reply r;
 	int32_t v;
 
-	while (blt_now_ms() < until) {
+	while (fbt_now_ms() < until) {
 		/* timed: a reply the service never sent fails, not hangs */
 		int ret = bl_call(ctx, h, M_GET_LOG, NULL, &r, 5000);
 
@@ -500,19 +500,19 @@ static void test_small_wbuf(struct bl_context *ctx)
 	CHECK(ret == 0 && r.status == 7, "small wbuf, a call: %d", ret);
 	if (!ret)
 		bl_reply_fini(&r);
-	blt_kill(svc);
+	fbt_bl_kill(svc);
 	bl_handle_release(ctx, h);
 }
 
 static void test_timeout(struct bl_context *ctx, uint32_t h)
 {
 	struct bl_reply r;
-	int64_t t0 = blt_now_ms(), dt;
+	int64_t t0 = fbt_now_ms(), dt;
 	int32_t v = 0;
 	int ret;
 
 	ret = call_i32(ctx, h, M_SLEEP, 1500, 200, &r);
-	dt = blt_now_ms() - t0;
+	dt = fbt_now_ms() - t0;
 	CHECK(ret == -ETIMEDOUT, "timed out: %d", ret);
 	CHECK(dt >= 190 && dt < 1400, "after %lld ms", (long long)dt);
 	/* the thread can call again; the late reply is not mistaken for it */
@@ -547,9 +547,9 @@ static void on_death(struct bl_context *ctx, uint32_t handle, void *data)
 
 static bool sem_wait_ms(sem_t *s, int ms)
 {
-	int64_t until = blt_now_ms() + ms;
+	int64_t until = fbt_now_ms() + ms;
 
-	while (blt_now_ms() < until) {
+	while (fbt_now_ms() < until) {
 		if (!sem_trywait(s))
 			return true;
 		usleep(2000);
@@ -667,7 +667,7 @@ static void test_object_api(struct bl_context *ctx, uint32_t h)
 	bl_object_unref(pr);
 }
 
-#define PRIO_SVC "test.lib_call.prio"
+#define PRIO_SVC "test.calls.prio"
 
 static int32_t prio_handler(struct bl_object *obj, uint32_t code,
 			    struct bl_reader *req, struct bl_parcel *reply,
@@ -681,7 +681,7 @@ static int32_t prio_handler(struct bl_object *obj, uint32_t code,
 
 static int prio_svc_main(void *arg)
 {
-	struct bl_context *ctx = blt_open();
+	struct bl_context *ctx = fbt_bl_open();
 	struct bl_object *obj;
 	int ret;
 
@@ -704,7 +704,7 @@ static int prio_svc_main(void *arg)
  */
 static void test_min_priority(void)
 {
-	struct bl_context *ctx = blt_open();
+	struct bl_context *ctx = fbt_bl_open();
 	struct bl_reply r;
 	int32_t nice = 99;
 	pid_t svc;
@@ -724,7 +724,7 @@ static void test_min_priority(void)
 			bl_reply_fini(&r);
 		bl_handle_release(ctx, h);
 	}
-	blt_kill(svc);
+	fbt_bl_kill(svc);
 	bl_context_close(ctx);
 }
 
@@ -887,7 +887,7 @@ static int oom_sm(struct oom_env *e)
 /* the same name each time: a failed try never reaches the manager */
 static int oom_sm_add(struct oom_env *e)
 {
-	return bl_sm_add(e->ctx, "test.lib_call.oom", e->obj);
+	return bl_sm_add(e->ctx, "test.calls.oom", e->obj);
 }
 
 /* a release notice is pending (see oom_main()): one pass reads it */
@@ -915,7 +915,7 @@ static int oom_main(void *arg)
 	int ret;
 
 	(void)arg;
-	e.ctx = blt_open();
+	e.ctx = fbt_bl_open();
 	ret = bl_sm_get(e.ctx, SVC, 5000, &e.h);
 	CHECK(ret == 0, "oom: the service: %d", ret);
 	if (ret)
@@ -978,7 +978,7 @@ static int client(void *arg)
 	 */
 	CHECK(fbt_wait(fbt_fork(oom_main, NULL)) == 0,
 	      "out of memory, every public call");
-	ctx = blt_open();
+	ctx = fbt_bl_open();
 	CHECK(bl_context_abi_version(ctx) == FBINDER_ABI_VERSION, "abi version");
 	ret = bl_sm_get(ctx, SVC, 5000, &h);
 	if (ret)
@@ -1005,7 +1005,7 @@ static int client(void *arg)
 
 	ret = bl_link_death(ctx, h, on_death, &died, &d);
 	CHECK(ret == 0, "link death: %d", ret);
-	blt_kill(svc);
+	fbt_bl_kill(svc);
 	CHECK(sem_wait_ms(&died, 5000), "death callback ran");
 	CHECK(died_handle == h, "for handle %u (got %u)", h, died_handle);
 	CHECK(bl_call(ctx, h, M_STATUS, NULL, &r, BL_NO_TIMEOUT) == -EOWNERDEAD,
@@ -1020,11 +1020,11 @@ static int client(void *arg)
 int main(void)
 {
 	/* a root manager, as a system runs one (claiming handle 0 takes it) */
-	pid_t mgr = blt_manager_start();
+	pid_t mgr = fbt_bl_manager_start();
 	int st = fbt_run_as_nobody(client, NULL);
 
 	test_min_priority();
-	blt_kill(mgr);
+	fbt_bl_kill(mgr);
 	CHECK(st == 0, "the calls, as uid 65534: status %d", st);
 	return fbt_done();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * lib_pool.c - libbinderlite's thread pool and loop variants:
+ * thread_pool.c - libbinderlite's thread pool and loop variants:
  *  - a 4-thread pool (bl_pool_start(4, 4)) serves 4 concurrent clients at
  *    once: all 4 handlers run together, in well under the serial time;
  *  - a pool started with 1 thread and a maximum of 4 grows on the driver's
@@ -21,8 +21,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bltest.h"
-#include "fbtest.h"
+#include "fbt_bl.h"
+#include "fbt.h"
 
 enum { M_WORK = 1, M_STATS, M_QUIT, M_RESTART };
 
@@ -75,7 +75,7 @@ struct svc_cfg {
 static int svc_main(void *arg)
 {
 	const struct svc_cfg *cfg = arg;
-	struct bl_context *ctx = blt_open();
+	struct bl_context *ctx = fbt_bl_open();
 	struct bl_object *obj;
 	int ret;
 
@@ -135,7 +135,7 @@ static const char *target;
 static int client_main(void *arg)
 {
 	int idx = (int)(intptr_t)arg;
-	struct bl_context *ctx = blt_open();
+	struct bl_context *ctx = fbt_bl_open();
 	struct bl_reply r;
 	uint32_t h;
 	int ret;
@@ -179,11 +179,11 @@ static int64_t clients_round(const char *name)
 		cl[i] = fbt_fork(client_main, (void *)(intptr_t)i);
 	while (atomic_load(&sh->ready) < CLIENTS)
 		usleep(1000);
-	t0 = blt_now_ms();
+	t0 = fbt_now_ms();
 	atomic_store(&sh->go, 1);
 	for (int i = 0; i < CLIENTS; i++)
 		fbt_wait_ok(cl[i]);
-	dt = blt_now_ms() - t0;
+	dt = fbt_now_ms() - t0;
 	for (int i = 0; i < CLIENTS; i++)
 		CHECK(sh->results[i] == 0, "%s: client %d got %d", name, i,
 		      sh->results[i]);
@@ -212,7 +212,7 @@ static void run_service(const char *name, unsigned int threads,
 			unsigned int maxt, uint32_t want_conc, bool restart)
 {
 	struct svc_cfg cfg = { name, threads, maxt, restart };
-	struct bl_context *ctx = blt_open();
+	struct bl_context *ctx = fbt_bl_open();
 	pid_t svc;
 	int64_t dt;
 	uint32_t h;
@@ -222,12 +222,12 @@ static void run_service(const char *name, unsigned int threads,
 	CHECK(bl_sm_get(ctx, name, 5000, &h) == 0, "%s: lookup", name);
 	check_round(ctx, h, &cfg, want_conc, dt, "");
 	if (restart) {
-		int64_t until = blt_now_ms() + 5000;
+		int64_t until = fbt_now_ms() + 5000;
 		uint32_t conc, pool, gen = 0;
 
 		CHECK(bl_send_oneway(ctx, h, M_RESTART, NULL) == 0,
 		      "%s: restart", name);
-		while (!gen && blt_now_ms() < until) {
+		while (!gen && fbt_now_ms() < until) {
 			stats(ctx, h, &conc, &pool, &gen);
 			if (!gen)
 				usleep(10 * 1000);
@@ -263,9 +263,9 @@ int main(void)
 	if (sh == MAP_FAILED)
 		die("mmap");
 	/* a root manager, as a system runs one (claiming handle 0 takes it) */
-	mgr = blt_manager_start();
+	mgr = fbt_bl_manager_start();
 	st = fbt_run_as_nobody(run_services, NULL);
-	blt_kill(mgr);
+	fbt_bl_kill(mgr);
 	CHECK(st == 0, "the services, as uid 65534: status %d", st);
 	return fbt_done();
 }

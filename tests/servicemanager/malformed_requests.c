@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * sm_malformed.c - fb-servicemanager answers 1,000 malformed requests with
+ * malformed_requests.c - fb-servicemanager answers 1,000 malformed requests with
  * error replies and keeps serving: unknown codes, missing, extra and
  * mistyped items, bad names, raw garbage, mutated valid requests, oneway
  * noise; requests with descriptors never reach it (it takes none: the
@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bltest.h"
-#include "fbtest.h"
-#include "smtest.h"
+#include "fbt_bl.h"
+#include "fbt.h"
+#include "fbt_sm.h"
 
 #define ROUNDS 1000
 
@@ -85,7 +85,7 @@ static void send_raw(struct bl_context *ctx, uint32_t code, uint8_t *data,
 /* The service and the malformed requests, as uid 65534. */
 static int client(void *arg)
 {
-	struct bl_context *ctx = blt_open();
+	struct bl_context *ctx = fbt_bl_open();
 	struct tally t = { 0 };
 	char longname[BL_SM_NAME_MAX + 2];
 	uint8_t raw[256];
@@ -98,7 +98,7 @@ static int client(void *arg)
 	(void)arg;
 	printf("seed %u\n", seed);
 	srand(seed);
-	svc = smt_service_start("valid", 0, &ret);
+	svc = fbt_sm_service_start("valid", 0, &ret);
 	CHECK(ret == 0, "a valid registration first: %d", ret);
 	ret = bl_sm_check(ctx, "valid", &h);
 	CHECK(ret == 0, "check valid: %d", ret);
@@ -213,7 +213,7 @@ static int client(void *arg)
 	close(pfd[1]);
 	bl_handle_release(ctx, h);
 	if (svc)	/* 0: it did not register (kill(0) is our group) */
-		blt_kill(svc);
+		fbt_bl_kill(svc);
 	bl_context_close(ctx);
 	return fbt_done();
 }
@@ -224,16 +224,16 @@ int main(void)
 	pid_t mgr;
 
 	/* a root manager, as a system runs one (claiming handle 0 takes it) */
-	mgr = smt_manager_start(NULL);
-	fds_before = smt_count_fds(smt_manager_process(mgr));
+	mgr = fbt_sm_manager_start(NULL);
+	fds_before = fbt_sm_count_fds(fbt_sm_manager_process(mgr));
 	st = fbt_run_as_nobody(client, NULL);
 	CHECK(st == 0, "the requests, as uid 65534: status %d", st);
 	CHECK(waitpid(mgr, NULL, WNOHANG) == 0, "the manager is alive");
 	/* the descriptors it was sent were closed, none kept */
-	fds_after = smt_count_fds(smt_manager_process(mgr));
+	fds_after = fbt_sm_count_fds(fbt_sm_manager_process(mgr));
 	CHECK(fds_before > 0 && fds_after == fds_before,
 	      "manager descriptors before %d, after %d", fds_before,
 	      fds_after);
-	CHECK(smt_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
+	CHECK(fbt_sm_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
 	return fbt_done();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * sm_policy.c - fb-servicemanager's policy file, with services running as
+ * policy_uids.c - fb-servicemanager's policy file, with services running as
  * other uids: exact names, prefixes, any-uid rules, refusals, a reload on
  * SIGHUP, and a bad policy refused at start.
  */
@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bltest.h"
-#include "fbtest.h"
-#include "smtest.h"
+#include "fbt_bl.h"
+#include "fbt.h"
+#include "fbt_sm.h"
 
 static void write_file(const char *path, const char *text)
 {
@@ -27,7 +27,7 @@ static void write_file(const char *path, const char *text)
 static int add_as(const char *name, uid_t uid, pid_t **pids)
 {
 	int ret;
-	pid_t pid = smt_service_start(name, uid, &ret);
+	pid_t pid = fbt_sm_service_start(name, uid, &ret);
 
 	if (pid)
 		*(*pids)++ = pid;
@@ -50,8 +50,8 @@ int main(void)
 		   "allow 0 *\n"
 		   "allow 1000 app.*\n"
 		   "allow * public.echo   # anyone\n");
-	mgr = smt_manager_start(args);
-	ctx = blt_open();
+	mgr = fbt_sm_manager_start(args);
+	ctx = fbt_bl_open();
 
 	CHECK(add_as("app.one", 1000, &next) == 0, "uid 1000: app.one");
 	CHECK(add_as("system.clock", 1000, &next) == -EPERM,
@@ -77,9 +77,9 @@ int main(void)
 	/* SIGHUP reloads; a reload that fails keeps the old policy */
 	write_file("policy", "allow 0 *\nallow 1001 app.*\n");
 	kill(mgr, SIGHUP);
-	t0 = blt_now_ms();
+	t0 = fbt_now_ms();
 	while ((ret = add_as("app.two", 1001, &next)) == -EPERM &&
-	       blt_now_ms() - t0 < 3000)
+	       fbt_now_ms() - t0 < 3000)
 		usleep(20000);
 	CHECK(ret == 0, "after SIGHUP, uid 1001 may add app.two: %d", ret);
 	write_file("policy", "allow 0 *\nthis is not a rule\n");
@@ -90,7 +90,7 @@ int main(void)
 	CHECK(add_as("app.four", 1000, &next) == -EPERM,
 	      "uid 1000 lost app.* with the first reload");
 
-	CHECK(smt_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
+	CHECK(fbt_sm_manager_stop(mgr) == 0, "manager exits 0 on SIGTERM");
 
 	/* a bad policy: refused at start with exit status 2 */
 	write_file("bad", "allow 0 *\nallow everyone everything\n");
@@ -110,7 +110,7 @@ int main(void)
 	CHECK(fbt_wait(bad) == 2, "a missing policy file: exit status 2");
 
 	for (p = pids; p < next; p++)
-		blt_kill(*p);
+		fbt_bl_kill(*p);
 	bl_context_close(ctx);
 	return fbt_done();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * sm_registry.c - fb-servicemanager: registration, lookup, list, waiting
+ * registry.c - fb-servicemanager: registration, lookup, list, waiting
  * for a name, duplicates refused, names dropped when their service dies,
  * one manager at a time, clean exit on SIGTERM.  The manager runs as root,
  * the clients and services as uid 65534.
@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bltest.h"
-#include "fbtest.h"
-#include "smtest.h"
+#include "fbt_bl.h"
+#include "fbt.h"
+#include "fbt_sm.h"
 
 static int call_add_one(struct bl_context *ctx, uint32_t h, int32_t v,
 			int32_t *out)
@@ -24,7 +24,7 @@ static int call_add_one(struct bl_context *ctx, uint32_t h, int32_t v,
 	int ret;
 
 	bl_parcel_write_i32(&p, v);
-	ret = bl_call(ctx, h, SMT_ADD_ONE, &p, &r, BL_NO_TIMEOUT);
+	ret = bl_call(ctx, h, FBT_SM_ADD_ONE, &p, &r, BL_NO_TIMEOUT);
 	bl_parcel_fini(&p);
 	if (ret)
 		return ret;
@@ -55,8 +55,8 @@ static int list_names(struct bl_context *ctx, char *buf, size_t size)
 /* A child that waits for "late" to appear, then calls it. */
 static int waiter_main(void *arg)
 {
-	struct bl_context *ctx = blt_open();
-	int64_t start = blt_now_ms();
+	struct bl_context *ctx = fbt_bl_open();
+	int64_t start = fbt_now_ms();
 	int32_t v = 0;
 	uint32_t h;
 	int ret;
@@ -67,7 +67,7 @@ static int waiter_main(void *arg)
 		fprintf(stderr, "waiter: bl_sm_get: %s\n", strerror(-ret));
 		return 1;
 	}
-	if (blt_now_ms() - start < 250) {
+	if (fbt_now_ms() - start < 250) {
 		fprintf(stderr, "waiter: found 'late' before it was added\n");
 		return 2;
 	}
@@ -102,7 +102,7 @@ static void serve_asks(pid_t mgr)
 
 	while (read(ask_pipe[0], &what, 1) == 1) {
 		if (what == ASK_STOP) {
-			st = smt_manager_stop(mgr);
+			st = fbt_sm_manager_stop(mgr);
 		} else {
 			second = fork();
 			if (!second) {
@@ -130,13 +130,13 @@ static int client(void *arg)
 	fbt_become_nobody();
 	close(ask_pipe[0]);
 	close(answer_pipe[1]);
-	ctx = blt_open();
+	ctx = fbt_bl_open();
 
 	CHECK(list_names(ctx, names, sizeof(names)) == 0 && !names[0],
 	      "a new manager lists nothing: '%s'", names);
 
 	/* add, check, call */
-	a = smt_service_start("echo.one", 0, &ret);
+	a = fbt_sm_service_start("echo.one", 0, &ret);
 	CHECK(ret == 0, "add echo.one: %d", ret);
 	ret = bl_sm_check(ctx, "echo.one", &h);
 	CHECK(ret == 0, "check echo.one: %d", ret);
@@ -144,13 +144,13 @@ static int client(void *arg)
 		CHECK(call_add_one(ctx, h, 41, &v) == 0 && v == 42,
 		      "call through the looked-up handle: %d", v);
 	}
-	b = smt_service_start("alpha", 0, &ret);
+	b = fbt_sm_service_start("alpha", 0, &ret);
 	CHECK(ret == 0, "add alpha: %d", ret);
 	CHECK(list_names(ctx, names, sizeof(names)) == 0 &&
 	      !strcmp(names, "alpha,echo.one"), "list, sorted: '%s'", names);
 
 	/* a name held by a live service is refused */
-	c = smt_service_start("echo.one", 0, &ret);
+	c = fbt_sm_service_start("echo.one", 0, &ret);
 	CHECK(ret == -EEXIST && !c, "second echo.one refused: %d", ret);
 
 	/* names the library refuses before asking */
@@ -159,24 +159,24 @@ static int client(void *arg)
 
 	/* check does not wait; get waits a bounded time */
 	CHECK(bl_sm_check(ctx, "nope", &h2) == -ENOENT, "check nope");
-	t0 = blt_now_ms();
+	t0 = fbt_now_ms();
 	CHECK(bl_sm_get(ctx, "nope", 200, &h2) == -ETIMEDOUT,
 	      "get nope times out");
-	CHECK(blt_now_ms() - t0 >= 200 && blt_now_ms() - t0 < 2000,
-	      "after 200 ms: %lld", (long long)(blt_now_ms() - t0));
+	CHECK(fbt_now_ms() - t0 >= 200 && fbt_now_ms() - t0 < 2000,
+	      "after 200 ms: %lld", (long long)(fbt_now_ms() - t0));
 
 	/* wait-for-name completes when the service appears */
 	waiter = fbt_fork(waiter_main, NULL);
 	usleep(300 * 1000);
-	late = smt_service_start("late", 0, &ret);
+	late = fbt_sm_service_start("late", 0, &ret);
 	CHECK(ret == 0, "add late: %d", ret);
 	CHECK(fbt_wait(waiter) == 0, "the waiter found 'late' and called it");
 
 	/* the name leaves when its service dies */
-	blt_kill(a);
-	t0 = blt_now_ms();
+	fbt_bl_kill(a);
+	t0 = fbt_now_ms();
 	while ((ret = bl_sm_check(ctx, "echo.one", &h2)) == 0 &&
-	       blt_now_ms() - t0 < 3000) {
+	       fbt_now_ms() - t0 < 3000) {
 		bl_handle_release(ctx, h2);
 		usleep(5000);
 	}
@@ -189,7 +189,7 @@ static int client(void *arg)
 	bl_handle_release(ctx, h);
 
 	/* and may be taken again */
-	d = smt_service_start("echo.one", 0, &ret);
+	d = fbt_sm_service_start("echo.one", 0, &ret);
 	CHECK(ret == 0, "echo.one registered again: %d", ret);
 	ret = bl_sm_get(ctx, "echo.one", 1000, &h);
 	CHECK(ret == 0, "get the new echo.one: %d", ret);
@@ -214,9 +214,9 @@ static int client(void *arg)
 	CHECK(bl_sm_get(ctx, "alpha", 200, &h2) == -ETIMEDOUT,
 	      "no manager: a bounded wait times out");
 
-	blt_kill(b);
-	blt_kill(late);
-	blt_kill(d);
+	fbt_bl_kill(b);
+	fbt_bl_kill(late);
+	fbt_bl_kill(d);
 	bl_context_close(ctx);
 	return fbt_done();
 }
@@ -228,7 +228,7 @@ int main(void)
 
 	if (pipe(ask_pipe) || pipe(answer_pipe))
 		die("pipe");
-	mgr = smt_manager_start(NULL);
+	mgr = fbt_sm_manager_start(NULL);
 	cl = fbt_fork(client, NULL);
 	close(ask_pipe[1]);
 	close(answer_pipe[0]);
@@ -236,6 +236,6 @@ int main(void)
 	st = fbt_wait(cl);
 	CHECK(st == 0, "the clients and services, as uid 65534: status %d", st);
 	if (waitpid(mgr, NULL, WNOHANG) == 0)
-		smt_manager_stop(mgr);
+		fbt_sm_manager_stop(mgr);
 	return fbt_done();
 }

@@ -21,7 +21,7 @@
  *    to 0.
  * Root (VM_ROOT_TESTS): it sets up the cgroups and reads debugfs.
  */
-#include "fbattack.h"
+#include "fbt_attack.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -59,11 +59,11 @@ static void wait_for(const volatile int *flag)
 
 /* ---- M: a registry of objects, and an echo ---- */
 
-static int m_main(struct fbp *p, void *arg)
+static int m_main(struct fbt_ctx *p, void *arg)
 {
 	static __u32 hs[N_CTX];
 	unsigned int n = 0, i;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	__u64 off = 0;
 	int rc;
 
@@ -71,7 +71,7 @@ static int m_main(struct fbp *p, void *arg)
 	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
 	for (;;) {
-		rc = fbp_next(p, &r);
+		rc = fbt_next(p, &r);
 		if (rc) {
 			errno = -rc;
 			die("M: read");
@@ -79,30 +79,30 @@ static int m_main(struct fbp *p, void *arg)
 		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		if (r.msg.code == C_STOP) {
-			fbp_free(p, r.msg.data);
+			fbt_free_buffer(p, r.msg.data);
 			break;
 		}
 		if (r.msg.code == C_PUT && n < N_CTX && r.msg.offsets_count == 1) {
-			hs[n] = fbp_obj(p, &r.msg, 0)->handle;
-			CHECK(fbp_acquire(p, hs[n]) == 0, "M: acquire");
-			CHECK(fbp_reply(p, &r.msg, n++, NULL, 0, NULL, 0) == 0, "M: reply to PUT");
+			hs[n] = fbt_obj(p, &r.msg, 0)->handle;
+			CHECK(fbt_acquire(p, hs[n]) == 0, "M: acquire");
+			CHECK(fbt_reply(p, &r.msg, n++, NULL, 0, NULL, 0) == 0, "M: reply to PUT");
 		} else if (r.msg.code == C_GET && r.msg.data_size == 4) {
 			__u32 idx;
 			struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE };
 
-			memcpy(&idx, fbp_data(p, &r.msg), 4);
+			memcpy(&idx, fbt_data(p, &r.msg), 4);
 			o.handle = idx < n ? hs[idx] : 0;
-			CHECK(fbp_reply(p, &r.msg, 0, &o, sizeof(o), &off, 1) == 0,
+			CHECK(fbt_reply(p, &r.msg, 0, &o, sizeof(o), &off, 1) == 0,
 			      "M: reply to GET");
 		} else if (r.msg.code == C_PING) {
-			CHECK(fbp_reply(p, &r.msg, 0, msg, ECHO, NULL, 0) == 0, "M: reply to PING");
+			CHECK(fbt_reply(p, &r.msg, 0, msg, ECHO, NULL, 0) == 0, "M: reply to PING");
 		} else {
-			fbp_reply(p, &r.msg, 1, NULL, 0, NULL, 0);
+			fbt_reply(p, &r.msg, 1, NULL, 0, NULL, 0);
 		}
 	}
 	for (i = 0; i < n; i++)
-		fbp_release(p, hs[i]);
-	return fbp_child_status();
+		fbt_release(p, hs[i]);
+	return fbt_child_status();
 }
 
 /* ---- the adversary ---- */
@@ -110,8 +110,8 @@ static int m_main(struct fbp *p, void *arg)
 /* AR: 60 receivers that never read. */
 static int ar_main(void *arg)
 {
-	static struct fbp r[N_CTX];
-	struct fbp_ret ret;
+	static struct fbt_ctx r[N_CTX];
+	struct fbt_ret ret;
 	int i, rc;
 
 	(void)arg;
@@ -123,17 +123,17 @@ static int ar_main(void *arg)
 		struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 0x100 + i };
 		__u64 off = 0;
 
-		fbp_open(&r[i], CTX_MAP);
-		rc = fbp_call(&r[i], 0, C_PUT, &o, sizeof(o), &off, 1, &ret, NULL, NULL);
+		fbt_ctx_open(&r[i], CTX_MAP);
+		rc = fbt_call(&r[i], 0, C_PUT, &o, sizeof(o), &off, 1, &ret, NULL, NULL);
 		if (rc || ret.cmd != FBINDER_RET_REPLY)
 			die("AR: register context %d: %s %s", i, strerror(-rc),
-			    fbp_ret_name(ret.cmd));
-		fbp_free(&r[i], ret.msg.data);
+			    fbt_ret_name(ret.cmd));
+		fbt_free_buffer(&r[i], ret.msg.data);
 	}
 	ctl->ar_ready = 1;
 	wait_for(&ctl->stop);
 	for (i = 0; i < N_CTX; i++)
-		fbp_close(&r[i]);
+		fbt_ctx_close(&r[i]);
 	return 0;
 }
 
@@ -141,8 +141,8 @@ static int ar_main(void *arg)
 static int as_main(void *arg)
 {
 	__u32 h[N_CTX];
-	struct fbp_ret ret;
-	struct fbp s;
+	struct fbt_ret ret;
+	struct fbt_ctx s;
 	int i, rc;
 
 	(void)arg;
@@ -150,24 +150,24 @@ static int as_main(void *arg)
 	alarm(110);
 	fbt_become_nobody();
 	wait_for(&ctl->go_as);
-	fbp_open(&s, 256 * 1024);
+	fbt_ctx_open(&s, 256 * 1024);
 	for (i = 0; i < N_CTX; i++) {
 		__u32 idx = i;
 
-		rc = fbp_call(&s, 0, C_GET, &idx, 4, NULL, 0, &ret, NULL, NULL);
+		rc = fbt_call(&s, 0, C_GET, &idx, 4, NULL, 0, &ret, NULL, NULL);
 		if (rc || ret.cmd != FBINDER_RET_REPLY || ret.msg.offsets_count != 1)
-			die("AS: get context %d: %s %s", i, strerror(-rc), fbp_ret_name(ret.cmd));
-		h[i] = fbp_obj(&s, &ret.msg, 0)->handle;
-		if (fbp_acquire(&s, h[i]))
+			die("AS: get context %d: %s %s", i, strerror(-rc), fbt_ret_name(ret.cmd));
+		h[i] = fbt_obj(&s, &ret.msg, 0)->handle;
+		if (fbt_acquire(&s, h[i]))
 			die("AS: acquire");
-		fbp_free(&s, ret.msg.data);
+		fbt_free_buffer(&s, ret.msg.data);
 	}
 	ctl->as_ready = 1;
 	wait_for(&ctl->flood);
 	memset(msg, 0xa5, sizeof(msg));
 	for (i = 0; i < N_CTX; i++) {
 		for (;;) {
-			rc = fbp_oneway(&s, h[i], 1, msg, MSG, NULL, 0);
+			rc = fbt_oneway(&s, h[i], 1, msg, MSG, NULL, 0);
 			if (rc)
 				break;
 			ctl->accepted += MSG;
@@ -183,47 +183,47 @@ static int as_main(void *arg)
 		}
 	}
 	/* Our user is at its cap: a reply to our own call still fits. */
-	rc = fbp_call(&s, 0, C_PING, "p", 1, NULL, 0, &ret, NULL, NULL);
+	rc = fbt_call(&s, 0, C_PING, "p", 1, NULL, 0, &ret, NULL, NULL);
 	ctl->ping_rc = rc;
 	ctl->ping_cmd = rc ? 0 : (int)ret.cmd;
 	ctl->ping_err = !rc && ret.cmd == FBINDER_RET_FAILED ? ret.err.error : 0;
 	if (!rc && ret.cmd == FBINDER_RET_REPLY)
-		fbp_free(&s, ret.msg.data);
+		fbt_free_buffer(&s, ret.msg.data);
 	ctl->flood_done = 1;
 	wait_for(&ctl->stop);
 	for (i = 0; i < N_CTX; i++)
-		fbp_release(&s, h[i]);
-	fbp_close(&s);
+		fbt_release(&s, h[i]);
+	fbt_ctx_close(&s);
 	return 0;
 }
 
 /* B: a client of another user, answered within the deadline. */
 static int b_main(void *arg)
 {
-	struct fbp b;
+	struct fbt_ctx b;
 	int i, rc;
 
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(60);
 	fbt_become_user(OTHER_UID);
-	fbp_open(&b, 256 * 1024);
+	fbt_ctx_open(&b, 256 * 1024);
 	for (i = 0; i < 5; i++) {
-		long long t0 = fbp_now_ms(), ms;
-		struct fbp_ret r;
+		long long t0 = fbt_now_ms(), ms;
+		struct fbt_ret r;
 
-		rc = fbp_call(&b, 0, C_PING, "b", 1, NULL, 0, &r, NULL, NULL);
-		ms = fbp_now_ms() - t0;
+		rc = fbt_call(&b, 0, C_PING, "b", 1, NULL, 0, &r, NULL, NULL);
+		ms = fbt_now_ms() - t0;
 		CHECK(rc == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == ECHO,
 		      "B: call %d to M while the adversary holds its pages: %s %s error %d", i,
-		      strerror(-rc), rc ? "" : fbp_ret_name(r.cmd), rc ? 0 : r.err.error);
+		      strerror(-rc), rc ? "" : fbt_ret_name(r.cmd), rc ? 0 : r.err.error);
 		CHECK(ms <= DEADLINE_MS, "B: call %d took %lld ms, deadline %d", i, ms,
 		      DEADLINE_MS);
 		if (!rc && r.cmd == FBINDER_RET_REPLY)
-			fbp_free(&b, r.msg.data);
+			fbt_free_buffer(&b, r.msg.data);
 	}
-	fbp_close(&b);
-	return fbp_child_status();
+	fbt_ctx_close(&b);
+	return fbt_child_status();
 }
 
 /* ---- measurements ---- */
@@ -232,13 +232,13 @@ static int b_main(void *arg)
 static long long mem_available(void)
 {
 	usleep(300000);
-	return fba_meminfo_kb("MemAvailable") * 1024;
+	return fbt_meminfo_kb("MemAvailable") * 1024;
 }
 
 /* What debugfs says the user holds: the largest "user <uid> holds <n> pages". */
 static long user_pages(unsigned int uid)
 {
-	char *st = fbp_slurp(FBP_DEBUGFS "/state"), *line, *save = NULL;
+	char *st = fbt_slurp(FBT_DEBUGFS "/state"), *line, *save = NULL;
 	long best = -1;
 
 	if (!st)
@@ -262,7 +262,7 @@ static long vm_rss_kb(pid_t pid)
 	long v = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	s = fbp_slurp(path);
+	s = fbt_slurp(path);
 	if (s && (p = strstr(s, "VmRSS:")))
 		sscanf(p + 6, "%ld", &v);
 	free(s);
@@ -276,10 +276,10 @@ int main(void)
 	char cg_recv[128], cg_send[128];
 	long cap, held;
 	/* one memory cgroup per adversary process */
-	bool cg = fba_memcg_create(cg_recv, sizeof(cg_recv)) == 0 &&
-		  fba_memcg_create(cg_send, sizeof(cg_send)) == 0;
+	bool cg = fbt_memcg_create(cg_recv, sizeof(cg_recv)) == 0 &&
+		  fbt_memcg_create(cg_send, sizeof(cg_send)) == 0;
 	pid_t mpid, ar, as, b;
-	struct fbp p;
+	struct fbt_ctx p;
 	int rc, st;
 
 	alarm(120);
@@ -288,17 +288,17 @@ int main(void)
 	if (ctl == MAP_FAILED)
 		die("mmap");
 	memset((void *)ctl, 0, sizeof(*ctl));
-	cap = (long)fba_param("max_user_pages");
+	cap = (long)fbt_param("max_user_pages");
 	CHECK(cap > 0, "module parameter max_user_pages: %ld", cap);
 	if (cap <= 0)
 		cap = 16384;	/* the documented default, for the bound below */
 	cap_bytes = (long long)cap * getpagesize();
 
-	mpid = fbp_spawn_manager(MB, M_COOKIE, m_main, NULL);
+	mpid = fbt_spawn_manager(MB, M_COOKIE, m_main, NULL);
 	ar = fbt_fork(ar_main, NULL);
 	as = fbt_fork(as_main, NULL);
 	if (cg) {
-		CHECK(fba_memcg_add(cg_recv, ar) == 0 && fba_memcg_add(cg_send, as) == 0,
+		CHECK(fbt_memcg_add(cg_recv, ar) == 0 && fbt_memcg_add(cg_send, as) == 0,
 		      "move the adversary into its cgroups");
 	}
 	ctl->go_ar = 1;
@@ -308,18 +308,18 @@ int main(void)
 
 	m0 = mem_available();
 	if (cg) {
-		r0 = fba_memcg_current(cg_recv);
-		s0 = fba_memcg_current(cg_send);
+		r0 = fbt_memcg_current(cg_recv);
+		s0 = fbt_memcg_current(cg_send);
 	}
 	ctl->flood = 1;
 	wait_for(&ctl->flood_done);
 	m1 = mem_available();
 	if (cg) {
-		r1 = fba_memcg_current(cg_recv);
-		s1 = fba_memcg_current(cg_send);
+		r1 = fbt_memcg_current(cg_recv);
+		s1 = fbt_memcg_current(cg_send);
 	}
 	held = user_pages(FBT_NOBODY_UID);
-	fbp_stat("live_pages", &pages);
+	fbt_stat("live_pages", &pages);
 
 	printf("# max_user_pages %ld (%lld MiB); AS got %lld MiB into %d buffers of 8 MiB, refused: EDQUOT %d (first at context %d), ENOSPC %d, other %d\n",
 	       cap, cap_bytes / MB, ctl->accepted / MB, N_CTX, ctl->edquot, ctl->full_ctx,
@@ -346,11 +346,11 @@ int main(void)
 		CHECK(s1 - s0 < 8 * MB, "AS's cgroup grew by %lld MiB: charged to the sender",
 		      (s1 - s0) / MB);
 	} else {
-		printf("# no cgroup2 memory controller here: the charge is not checked\n");
+		fbt_skip("no cgroup2 memory controller here: the charge is not checked");
 	}
 	CHECK(ctl->ping_rc == 0 && ctl->ping_cmd == (int)FBINDER_RET_REPLY,
 	      "AS (its user at the cap) called M: %s %s error %d, want the reply",
-	      strerror(-ctl->ping_rc), ctl->ping_rc ? "" : fbp_ret_name(ctl->ping_cmd),
+	      strerror(-ctl->ping_rc), ctl->ping_rc ? "" : fbt_ret_name(ctl->ping_cmd),
 	      ctl->ping_err);
 
 	b = fbt_fork(b_main, NULL);
@@ -367,26 +367,26 @@ int main(void)
 	 * little; MemAvailable is noisy besides (page cache, slab of others):
 	 * give it a few seconds to come back within SLACK.
 	 */
-	t0 = fbp_now_ms();
+	t0 = fbt_now_ms();
 	do {
 		m2 = mem_available();
 		if (m0 - m2 < SLACK)
 			break;
 		usleep(100000);
-	} while (fbp_now_ms() - t0 < fbt_deadline_ms(3000));
+	} while (fbt_now_ms() - t0 < fbt_deadline_ms(3000));
 	printf("# after the adversary exited: MemAvailable %+lld MiB from before the flood (%lld ms)\n",
-	       (m2 - m0) / MB, fbp_now_ms() - t0);
+	       (m2 - m0) / MB, fbt_now_ms() - t0);
 	CHECK(m0 - m2 < SLACK, "MemAvailable %lld MiB below where it was before the flood",
 	      (m0 - m2) / MB);
 
-	fbp_open(&p, 0);
-	rc = fbp_oneway(&p, 0, C_STOP, NULL, 0, NULL, 0);
+	fbt_ctx_open(&p, 0);
+	rc = fbt_oneway(&p, 0, C_STOP, NULL, 0, NULL, 0);
 	CHECK(rc == 0, "stop M: %s", strerror(-rc));
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	st = fbt_wait(mpid);
 	CHECK(st == 0, "M failed: status %d", st);
-	fba_memcg_remove(cg_recv);
-	fba_memcg_remove(cg_send);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
+	fbt_memcg_remove(cg_recv);
+	fbt_memcg_remove(cg_send);
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

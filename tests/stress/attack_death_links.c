@@ -17,7 +17,7 @@
  * Root only for debugfs, the manager and the cgroup: the attacker and the
  * bystander run as uid 65534.
  */
-#include "fbattack.h"
+#include "fbt_attack.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -72,7 +72,7 @@ static int link_one(int fd, __u32 cmd, __u64 cookie)
 
 	memcpy(buf, &cmd, sizeof(cmd));
 	memcpy(buf + sizeof(cmd), &d, sizeof(d));
-	return fbinder_write_read(fd, buf, sizeof(buf), NULL, NULL, 0, NULL);
+	return fbt_write_read(fd, buf, sizeof(buf), NULL, NULL, 0, NULL);
 }
 
 static int attacker(void *arg)
@@ -89,7 +89,7 @@ static int attacker(void *arg)
 		die("malloc");
 	wait_go();		/* in its cgroup by now */
 	fd = fbt_open();
-	t0 = fba_now_us();
+	t0 = fbt_now_us();
 	while (rep.linked < TRY) {
 		n = TRY - rep.linked < STREAM ? (int)(TRY - rep.linked) : STREAM;
 		for (i = 0; i < n; i++) {
@@ -99,7 +99,7 @@ static int attacker(void *arg)
 			memcpy(buf + i * CMD + sizeof(cmd), &d, sizeof(d));
 		}
 		done = 0;
-		ret = fbinder_write_read(fd, buf, n * CMD, &done, NULL, 0, NULL);
+		ret = fbt_write_read(fd, buf, n * CMD, &done, NULL, 0, NULL);
 		rep.linked += done / CMD;
 		if (ret == -EINTR)
 			continue;	/* the stream was cut short: go on */
@@ -108,7 +108,7 @@ static int attacker(void *arg)
 			break;
 		}
 	}
-	rep.link_us = fba_now_us() - t0;
+	rep.link_us = fbt_now_us() - t0;
 	free(buf);
 	send_report(&rep);
 
@@ -124,48 +124,48 @@ static int attacker(void *arg)
 	}
 
 	wait_go();
-	t0 = fba_now_us();
+	t0 = fbt_now_us();
 	CHECK(close(fd) == 0, "close: %s", strerror(errno));
-	rep.close_us = fba_now_us() - t0;
+	rep.close_us = fbt_now_us() - t0;
 	send_report(&rep);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 int main(void)
 {
 	long long cap, slab0, slab1, cg0 = -1, cg1 = -1, live = -1;
-	struct fba_bystander by;
+	struct fbt_bystander by;
 	struct report rep;
 	char cg[256];
 	pid_t mgr, pid;
 	int ret;
 
 	alarm(58);
-	cap = fba_param("max_death_links");
+	cap = fbt_param("max_death_links");
 	CHECK(cap > 0, "module parameter max_death_links: %lld, want a bound", cap);
 	printf("# max_death_links %lld\n", cap);
 	if (pipe(to_child) || pipe(to_parent))
 		die("pipe");
 
-	mgr = fbp_spawn_manager(MB, MGR_COOKIE, fba_ping_manager, NULL);
-	fba_bystander_start(&by, FBA_BY_CALL);
-	ret = fba_memcg_create(cg, sizeof(cg));
+	mgr = fbt_spawn_manager(MB, MGR_COOKIE, fbt_ping_manager, NULL);
+	fbt_bystander_start(&by, FBT_BY_CALL);
+	ret = fbt_memcg_create(cg, sizeof(cg));
 	if (ret)
 		printf("# no memory cgroup (%s): charging not checked\n", strerror(-ret));
 
-	slab0 = fba_meminfo_kb("SUnreclaim");
-	pid = fba_fork_nobody(attacker, NULL);
+	slab0 = fbt_meminfo_kb("SUnreclaim");
+	pid = fbt_fork_nobody(attacker, NULL);
 	if (cg[0]) {
-		ret = fba_memcg_add(cg, pid);
+		ret = fbt_memcg_add(cg, pid);
 		CHECK(ret == 0, "move the attacker to %s: %s", cg, strerror(-ret));
-		cg0 = fba_memcg_stat(cg, "slab_unreclaimable");
+		cg0 = fbt_memcg_stat(cg, "slab_unreclaimable");
 	}
 	go();
 	get_report(&rep);
-	slab1 = fba_meminfo_kb("SUnreclaim");
-	fbp_stat("live_death_links", &live);
+	slab1 = fbt_meminfo_kb("SUnreclaim");
+	fbt_stat("live_death_links", &live);
 	if (cg[0])
-		cg1 = fba_memcg_stat(cg, "slab_unreclaimable");
+		cg1 = fbt_memcg_stat(cg, "slab_unreclaimable");
 	printf("# the attacker linked %lld in %lld ms, then: %s\n", rep.linked,
 	       rep.link_us / 1000, rep.err ? strerror(-rep.err) : "no refusal");
 	printf("# SUnreclaim grew by %lld kB; its cgroup was charged %lld kB of slab\n",
@@ -186,11 +186,11 @@ int main(void)
 	printf("# closing the context with its links took %lld ms\n", rep.close_us / 1000);
 	CHECK(fbt_wait(pid) == 0, "the attacker failed a check");
 
-	fba_bystander_check(&by, DEADLINE_MS);
+	fbt_bystander_check(&by, DEADLINE_MS);
 
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
-	fba_memcg_remove(cg);
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts did not return to zero");
+	fbt_memcg_remove(cg);
 	return fbt_done();
 }

@@ -28,9 +28,9 @@
  * run as uid 65534.
  */
 #define _GNU_SOURCE
-#include "bltest.h"
-#include "fbproto.h"
-#include "smtest.h"
+#include "fbt_bl.h"
+#include "fbt_proto.h"
+#include "fbt_sm.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -88,30 +88,30 @@ static int open_null(void)
  * reply, FBINDER_CMD_ABANDON when none came.  0 with *r FBINDER_RET_REPLY or
  * FBINDER_RET_FAILED, -ETIMEDOUT, or the send's -errno.
  */
-static int call_deadline(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
+static int call_deadline(struct fbt_ctx *p, __u32 handle, __u32 code, __u32 flags,
 			 const void *data, size_t size, const __u64 *offs,
-			 size_t n, struct fbp_ret *r, int ms)
+			 size_t n, struct fbt_ret *r, int ms)
 {
 	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-	long long until = fbp_now_ms() + ms;
-	struct fbp_w w;
+	long long until = fbt_now_ms() + ms;
+	struct fbt_w w;
 	int ret;
 
-	fbp_w_reset(&w);
-	fbp_w_send(&w, handle, code, flags, data, size, offs, n);
-	ret = fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, handle, code, flags, data, size, offs, n);
+	ret = fbt_wr(p, &w, NULL, false);
 	if (ret)
 		return ret;
 	for (;;) {
-		ret = fbp_try_next(p, r);
+		ret = fbt_try_next(p, r);
 		if (!ret && (r->cmd == FBINDER_RET_REPLY || r->cmd == FBINDER_RET_FAILED))
 			return 0;
 		if (ret && ret != -EAGAIN)
 			return ret;
-		if (fbp_now_ms() >= until) {
-			fbp_w_reset(&w);
-			fbp_w_cmd(&w, FBINDER_CMD_ABANDON, NULL, 0);
-			if (fbp_wr(p, &w, NULL, false) == 0)
+		if (fbt_now_ms() >= until) {
+			fbt_w_reset(&w);
+			fbt_w_cmd(&w, FBINDER_CMD_ABANDON, NULL, 0);
+			if (fbt_wr(p, &w, NULL, false) == 0)
 				return -ETIMEDOUT;
 			continue;	/* the reply came just now */
 		}
@@ -121,7 +121,7 @@ static int call_deadline(struct fbp *p, __u32 handle, __u32 code, __u32 flags,
 
 /* ---- the registrar: handle 0, hands out the victim's handles ---- */
 
-static int registrar_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int registrar_fn(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	static __u32 held[2];	/* the victim's two objects */
 	struct fbinder_object objs[2] = { { .type = FBINDER_OBJ_HANDLE }, { .type = FBINDER_OBJ_HANDLE } };
@@ -133,51 +133,51 @@ static int registrar_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	if (r->msg.code == C_REG && r->msg.offsets_count == 2) {
 		for (i = 0; i < 2; i++) {
-			held[i] = fbp_obj(p, &r->msg, i)->handle;
-			CHECK(fbp_acquire(p, held[i]) == 0, "registrar: acquire");
+			held[i] = fbt_obj(p, &r->msg, i)->handle;
+			CHECK(fbt_acquire(p, held[i]) == 0, "registrar: acquire");
 		}
-		fbp_free(p, r->msg.data);
+		fbt_free_buffer(p, r->msg.data);
 		return 0;
 	}
 	if (r->msg.flags & FBINDER_TXN_ONEWAY) {
-		fbp_free(p, r->msg.data);
+		fbt_free_buffer(p, r->msg.data);
 		return 0;
 	}
 	objs[0].handle = held[0];
 	objs[1].handle = held[1];
 	if (r->msg.code == C_GET && held[0])
-		fbp_reply(p, &r->msg, 0, objs, sizeof(objs), offs, 2);
+		fbt_reply(p, &r->msg, 0, objs, sizeof(objs), offs, 2);
 	else
-		fbp_reply(p, &r->msg, 1, NULL, 0, NULL, 0);
+		fbt_reply(p, &r->msg, 1, NULL, 0, NULL, 0);
 	return 0;
 }
 
-static int registrar(struct fbp *p, void *arg)
+static int registrar(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
-	return fbp_serve(p, registrar_fn, NULL) ? 1 : 0;
+	return fbt_serve(p, registrar_fn, NULL) ? 1 : 0;
 }
 
 /*
  * The handle of the victim's object that accepts descriptors, from the
  * registrar, acquired; *other (may be NULL): the one that does not.
  */
-static __u32 victim_handle(struct fbp *p, __u32 *other)
+static __u32 victim_handle(struct fbt_ctx *p, __u32 *other)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	__u32 h[2];
 	int ret, i;
 
 	ret = call_deadline(p, 0, C_GET, 0, NULL, 0, NULL, 0, &r, DEADLINE_MS);
 	if (ret || r.cmd != FBINDER_RET_REPLY || r.msg.code || r.msg.offsets_count != 2)
 		die("no victim handles from the registrar: %s %s", strerror(-ret),
-		    fbp_ret_name(r.cmd));
+		    fbt_ret_name(r.cmd));
 	for (i = 0; i < 2; i++) {
-		h[i] = fbp_obj(p, &r.msg, i)->handle;
-		if (fbp_acquire(p, h[i]))
+		h[i] = fbt_obj(p, &r.msg, i)->handle;
+		if (fbt_acquire(p, h[i]))
 			die("acquire the victim's handle");
 	}
-	fbp_free(p, r.msg.data);
+	fbt_free_buffer(p, r.msg.data);
 	if (other)
 		*other = h[1];
 	return h[0];
@@ -186,12 +186,12 @@ static __u32 victim_handle(struct fbp *p, __u32 *other)
 /* ---- the victim: a service with a small descriptor table ---- */
 
 /* Closes every descriptor a message brought; returns how many. */
-static unsigned int close_fds(const struct fbp *p, const struct fbinder_txn_msg *m)
+static unsigned int close_fds(const struct fbt_ctx *p, const struct fbinder_txn_msg *m)
 {
 	unsigned int i, n = 0;
 
 	for (i = 0; i < m->offsets_count; i++) {
-		const struct fbinder_object *o = fbp_obj(p, m, i);
+		const struct fbinder_object *o = fbt_obj(p, m, i);
 
 		if (o->type == FBINDER_OBJ_FD && o->fd >= 0) {
 			close(o->fd);
@@ -201,7 +201,7 @@ static unsigned int close_fds(const struct fbp *p, const struct fbinder_txn_msg 
 	return n;
 }
 
-static int victim_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int victim_fn(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	static struct fbinder_object objs[NFDS];
 	static __u64 offs[NFDS];
@@ -213,20 +213,20 @@ static int victim_fn(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	n = close_fds(p, &r->msg);
 	if (r->msg.flags & FBINDER_TXN_ONEWAY) {
-		fbp_free(p, r->msg.data);
+		fbt_free_buffer(p, r->msg.data);
 		return 0;
 	}
 	if (r->msg.code == C_GIVE && r->msg.data_size == sizeof(want)) {
-		memcpy(&want, fbp_data(p, &r->msg), sizeof(want));
+		memcpy(&want, fbt_data(p, &r->msg), sizeof(want));
 		if (want > NFDS)
 			want = NFDS;
 		fd_msg(want, null, objs, offs);
 		atomic_store(&sh->v_reply_err,
-			     fbp_reply(p, &r->msg, 0, objs, want * sizeof(objs[0]), offs, want));
+			     fbt_reply(p, &r->msg, 0, objs, want * sizeof(objs[0]), offs, want));
 		atomic_fetch_add(&sh->v_replies, 1);
 		return 0;
 	}
-	fbp_reply(p, &r->msg, n, NULL, 0, NULL, 0);
+	fbt_reply(p, &r->msg, n, NULL, 0, NULL, 0);
 	return 0;
 }
 
@@ -239,8 +239,8 @@ static int victim(void *arg)
 	};
 	__u64 offs[2] = { 0, sizeof(objs[0]) };
 	int null = open_null();
-	struct fbp_ret r;
-	struct fbp p;
+	struct fbt_ret r;
+	struct fbt_ctx p;
 	int ret;
 
 	(void)arg;
@@ -248,8 +248,8 @@ static int victim(void *arg)
 	fbt_become_nobody();
 	if (setrlimit(RLIMIT_NOFILE, &lim))
 		die("RLIMIT_NOFILE");
-	fbp_open(&p, MB);
-	ret = fbp_oneway(&p, 0, C_REG, objs, sizeof(objs), offs, 2);
+	fbt_ctx_open(&p, MB);
+	ret = fbt_oneway(&p, 0, C_REG, objs, sizeof(objs), offs, 2);
 	if (ret) {
 		errno = -ret;
 		die("victim: register");
@@ -259,7 +259,7 @@ static int victim(void *arg)
 		usleep(1000);
 	/* a robust server: a failed read is retried, never fatal */
 	for (;;) {
-		ret = fbp_next(&p, &r);
+		ret = fbt_next(&p, &r);
 		if (ret) {
 			atomic_fetch_add(&sh->v_read_errors, 1);
 			usleep(1000);
@@ -277,22 +277,22 @@ static int sm_attacker(void *arg)
 	static struct fbinder_object objs[1100];
 	static __u64 offs[1100];
 	int null = open_null(), ret;
-	struct fbp p;
+	struct fbt_ctx p;
 
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's */
 	fbt_become_nobody();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	fd_msg(1100, null, objs, offs);
-	ret = fbp_oneway(&p, 0, 1, objs, sizeof(objs), offs, 1100);
+	ret = fbt_oneway(&p, 0, 1, objs, sizeof(objs), offs, 1100);
 	CHECK(ret == -EPERM, "1100 descriptors to the service manager: %s, want EPERM",
 	      ret ? strerror(-ret) : "sent");
-	ret = fbp_oneway(&p, 0, 1, objs, NFDS * sizeof(objs[0]), offs, NFDS);
+	ret = fbt_oneway(&p, 0, 1, objs, NFDS * sizeof(objs[0]), offs, NFDS);
 	CHECK(ret == -EPERM, "%d descriptors to the service manager: %s, want EPERM", NFDS,
 	      ret ? strerror(-ret) : "sent");
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	close(null);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 static int sm_client(void *arg)
@@ -305,7 +305,7 @@ static int sm_client(void *arg)
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's */
 	fbt_become_nobody();
-	ctx = blt_open();
+	ctx = fbt_bl_open();
 	/* give a dying manager time to be gone */
 	usleep(200 * 1000);
 	ret = bl_sm_list(ctx, &names, &n);
@@ -314,17 +314,17 @@ static int sm_client(void *arg)
 	if (!ret)
 		bl_sm_list_free(names, n);
 	bl_context_close(ctx);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 static void test_servicemanager(void)
 {
-	pid_t sm = smt_manager_start(NULL);
+	pid_t sm = fbt_sm_manager_start(NULL);
 
 	CHECK(fbt_wait(fbt_fork(sm_attacker, NULL)) == 0, "attacker of the service manager");
 	CHECK(fbt_wait(fbt_fork(sm_client, NULL)) == 0, "client of the service manager");
 	CHECK(waitpid(sm, NULL, WNOHANG) == 0, "fb-servicemanager is alive");
-	CHECK(smt_manager_stop(sm) == 0, "fb-servicemanager exits 0 on SIGTERM");
+	CHECK(fbt_sm_manager_stop(sm) == 0, "fb-servicemanager exits 0 on SIGTERM");
 	printf("# 1. fb-servicemanager takes no descriptors and survives\n");
 }
 
@@ -335,53 +335,53 @@ static int flooder(void *arg)
 	static struct fbinder_object objs[NFDS];
 	static __u64 offs[NFDS];
 	int null = open_null(), ret;
-	struct fbp p;
+	struct fbt_ctx p;
 	__u32 v;
 
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's */
 	fbt_become_nobody();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	v = victim_handle(&p, NULL);
 	fd_msg(NFDS, null, objs, offs);
-	ret = fbp_oneway(&p, v, C_FLOOD, objs, sizeof(objs), offs, NFDS);
+	ret = fbt_oneway(&p, v, C_FLOOD, objs, sizeof(objs), offs, NFDS);
 	CHECK(ret == 0, "oneway of %d descriptors to the victim: %s", NFDS, strerror(-ret));
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	close(null);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 static int bystander(void *arg)
 {
 	long long t0;
-	struct fbp_ret r;
-	struct fbp p;
+	struct fbt_ret r;
+	struct fbt_ctx p;
 	__u32 v;
 	int ret;
 
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's */
 	fbt_become_nobody();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	v = victim_handle(&p, NULL);
-	t0 = fbp_now_ms();
+	t0 = fbt_now_ms();
 	atomic_store(&sh->b_sent, 1);
 	ret = call_deadline(&p, v, C_PING, 0, NULL, 0, NULL, 0, &r, DEADLINE_MS);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.code == 0,
 	      "bystander's call behind the flood: %s %s, want a reply within %d ms",
-	      strerror(-ret), fbp_ret_name(r.cmd), DEADLINE_MS);
+	      strerror(-ret), fbt_ret_name(r.cmd), DEADLINE_MS);
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
-		printf("# bystander's reply after %lld ms\n", fbp_now_ms() - t0);
-		fbp_free(&p, r.msg.data);
+		printf("# bystander's reply after %lld ms\n", fbt_now_ms() - t0);
+		fbt_free_buffer(&p, r.msg.data);
 	}
-	fbp_close(&p);
-	return fbp_child_status();
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 /* A line of debugfs "failed" for this error from this process. */
 static bool failure_recorded(int error, pid_t from)
 {
-	char *s = fbp_slurp(FBP_DEBUGFS "/failed"), *line, *save = NULL;
+	char *s = fbt_slurp(FBT_DEBUGFS "/failed"), *line, *save = NULL;
 	char what[32];
 	int err, fpid, tpid;
 	bool found = false;
@@ -392,7 +392,7 @@ static bool failure_recorded(int error, pid_t from)
 			!strcmp(what, "deliver") && err == error && fpid == from;
 	free(s);
 	if (!found) {
-		s = fbp_slurp(FBP_DEBUGFS "/failed");
+		s = fbt_slurp(FBT_DEBUGFS "/failed");
 		printf("# debugfs failed:\n%s", s ? s : "(unreadable)\n");
 		free(s);
 	}
@@ -422,9 +422,9 @@ static void test_oneway_flood(void)
 /* The result of the victim's FBINDER_CMD_REPLY after the reply number seen. */
 static int victim_reply_err(int seen)
 {
-	long long until = fbp_now_ms() + DEADLINE_MS;
+	long long until = fbt_now_ms() + DEADLINE_MS;
 
-	while (atomic_load(&sh->v_replies) == seen && fbp_now_ms() < until)
+	while (atomic_load(&sh->v_replies) == seen && fbt_now_ms() < until)
 		usleep(1000);
 	return atomic_load(&sh->v_replies) == seen ? -ETIMEDOUT : atomic_load(&sh->v_reply_err);
 }
@@ -435,15 +435,15 @@ static int caller(void *arg)
 	static __u64 offs[NFDS + 1];
 	const struct rlimit lim = { 16, 16 };
 	int null = open_null(), ret;
-	struct fbp_ret r;
-	struct fbp p;
+	struct fbt_ret r;
+	struct fbt_ctx p;
 	__u32 v, v2, n;
 	int seen;
 
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's */
 	fbt_become_nobody();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	v = victim_handle(&p, &v2);
 	fd_msg(NFDS + 1, null, objs, offs);
 
@@ -451,29 +451,29 @@ static int caller(void *arg)
 			    DEADLINE_MS);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EMFILE,
 	      "call with %d descriptors: %s %s %d, want FBINDER_RET_FAILED -EMFILE", NFDS,
-	      strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
+	      strerror(-ret), fbt_ret_name(r.cmd), r.err.error);
 	ret = call_deadline(&p, v, C_PING, 0, objs, sizeof(objs[0]), offs, 1, &r,
 			    DEADLINE_MS);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.code == 1,
 	      "the next call, with one descriptor: %s %s code %u, want a reply, code 1",
-	      strerror(-ret), fbp_ret_name(r.cmd), r.msg.code);
+	      strerror(-ret), fbt_ret_name(r.cmd), r.msg.code);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&p, r.msg.data);
-	ret = fbp_oneway(&p, v, C_FLOOD, objs, sizeof(objs), offs, NFDS + 1);
+		fbt_free_buffer(&p, r.msg.data);
+	ret = fbt_oneway(&p, v, C_FLOOD, objs, sizeof(objs), offs, NFDS + 1);
 	CHECK(ret == -EMSGSIZE, "%d descriptors in one message: %s, want EMSGSIZE", NFDS + 1,
 	      ret ? strerror(-ret) : "sent");
-	ret = fbp_oneway(&p, v2, C_FLOOD, objs, sizeof(objs[0]), offs, 1);
+	ret = fbt_oneway(&p, v2, C_FLOOD, objs, sizeof(objs[0]), offs, 1);
 	CHECK(ret == -EPERM, "a descriptor to an object without FBINDER_OBJF_ACCEPTS_FDS: %s, want EPERM",
 	      ret ? strerror(-ret) : "sent");
-	ret = fbp_oneway(&p, 0, C_FLOOD, objs, sizeof(objs[0]), offs, 1);
+	ret = fbt_oneway(&p, 0, C_FLOOD, objs, sizeof(objs[0]), offs, 1);
 	CHECK(ret == -EPERM, "a descriptor to the registrar (handle 0): %s, want EPERM",
 	      ret ? strerror(-ret) : "sent");
 	{
-		struct fbp_w w;
+		struct fbt_w w;
 
-		fbp_w_reset(&w);
-		fbp_w_send(&w, v, C_FLOOD, FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS, NULL, 0, NULL, 0);
-		ret = fbp_wr(&p, &w, NULL, false);
+		fbt_w_reset(&w);
+		fbt_w_send(&w, v, C_FLOOD, FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS, NULL, 0, NULL, 0);
+		ret = fbt_wr(&p, &w, NULL, false);
 		CHECK(ret == -EINVAL, "FBINDER_TXN_ACCEPT_FDS on a oneway message: %s, want EINVAL",
 		      ret ? strerror(-ret) : "sent");
 	}
@@ -488,10 +488,10 @@ static int caller(void *arg)
 			    DEADLINE_MS);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EMFILE,
 	      "a reply of %u descriptors to a caller that holds 16: %s %s %d, want FBINDER_RET_FAILED -EMFILE",
-	      n, strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
+	      n, strerror(-ret), fbt_ret_name(r.cmd), r.err.error);
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		close_fds(&p, &r.msg);
-		fbp_free(&p, r.msg.data);
+		fbt_free_buffer(&p, r.msg.data);
 	}
 	ret = victim_reply_err(seen);
 	CHECK(ret == 0, "the replier's FBINDER_CMD_REPLY: %s, want success", strerror(-ret));
@@ -500,10 +500,10 @@ static int caller(void *arg)
 	ret = call_deadline(&p, v, C_GIVE, 0, &n, sizeof(n), NULL, 0, &r, DEADLINE_MS);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -EPERM,
 	      "a reply with a descriptor to a call without FBINDER_TXN_ACCEPT_FDS: %s %s %d, want FBINDER_RET_FAILED -EPERM",
-	      strerror(-ret), fbp_ret_name(r.cmd), r.err.error);
+	      strerror(-ret), fbt_ret_name(r.cmd), r.err.error);
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		close_fds(&p, &r.msg);
-		fbp_free(&p, r.msg.data);
+		fbt_free_buffer(&p, r.msg.data);
 	}
 	ret = victim_reply_err(seen);
 	CHECK(ret == -EPERM, "the replier's FBINDER_CMD_REPLY to it: %s, want EPERM",
@@ -511,17 +511,17 @@ static int caller(void *arg)
 	ret = call_deadline(&p, v, C_GIVE, FBINDER_TXN_ACCEPT_FDS, &n, sizeof(n), NULL, 0, &r,
 			    DEADLINE_MS);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.offsets_count == 1 &&
-	      fbp_obj(&p, &r.msg, 0)->fd >= 0,
+	      fbt_obj(&p, &r.msg, 0)->fd >= 0,
 	      "a reply of 1 descriptor: %s %s, want a reply with a descriptor", strerror(-ret),
-	      fbp_ret_name(r.cmd));
+	      fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY) {
 		CHECK(close_fds(&p, &r.msg) == 1, "one descriptor installed");
-		fbp_free(&p, r.msg.data);
+		fbt_free_buffer(&p, r.msg.data);
 	}
 	printf("# 4. replies: EMFILE when they do not fit, EPERM unless accepted\n");
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	close(null);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 int main(void)
@@ -537,7 +537,7 @@ int main(void)
 
 	test_servicemanager();
 
-	reg = fbp_spawn_manager_ex(MB, R_COOKIE, FBP_MGR_NOBODY, registrar, NULL);
+	reg = fbt_spawn_manager_ex(MB, R_COOKIE, FBT_MGR_NOBODY, registrar, NULL);
 	vic = fbt_fork(victim, NULL);
 	while (!atomic_load(&sh->v_ready))
 		usleep(1000);
@@ -548,6 +548,6 @@ int main(void)
 	kill(reg, SIGKILL);
 	fbt_wait(vic);
 	fbt_wait(reg);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

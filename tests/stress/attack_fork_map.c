@@ -15,7 +15,7 @@
  * privilege); the attacker is a child that became uid 65534
  * (fbt_become_nobody()); the parent checks the live counts afterwards.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <setjmp.h>
 #include <signal.h>
@@ -29,7 +29,7 @@
 
 enum { C_HELLO = 1, C_SECRET };
 
-static int mgr_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int mgr_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const char *s;
 
@@ -37,13 +37,13 @@ static int mgr_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (r->cmd != FBINDER_RET_TRANSACTION || (r->msg.flags & FBINDER_TXN_ONEWAY))
 		return 0;
 	s = r->msg.code == C_SECRET ? SECRET : HELLO;
-	return fbp_reply(p, &r->msg, 0, s, strlen(s) + 1, NULL, 0) ? -1 : 0;
+	return fbt_reply(p, &r->msg, 0, s, strlen(s) + 1, NULL, 0) ? -1 : 0;
 }
 
-static int mgr_body(struct fbp *p, void *arg)
+static int mgr_body(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
-	return fbp_serve(p, mgr_handler, NULL) ? 1 : 0;
+	return fbt_serve(p, mgr_handler, NULL) ? 1 : 0;
 }
 
 /* ---- the child: looks for the secret at the parent's mapping address ---- */
@@ -88,25 +88,25 @@ static int child_peek(void *varg)
 static int attacker(void *arg)
 {
 	struct child_arg ca;
-	struct fbp_ret reply;
-	struct fbp p;
+	struct fbt_ret reply;
+	struct fbt_ctx p;
 	int go[2], ret, st;
 	pid_t child;
 	char c = 'g';
 
 	(void)arg;
 	fbt_become_nobody();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 
 	/* a reply read and freed: its page stays mapped, cached */
-	ret = fbp_call(&p, 0, C_HELLO, NULL, 0, NULL, 0, &reply, NULL, NULL);
+	ret = fbt_call(&p, 0, C_HELLO, NULL, 0, NULL, 0, &reply, NULL, NULL);
 	CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "hello call: %s", strerror(-ret));
 	if (ret || reply.cmd != FBINDER_RET_REPLY)
-		return fbp_child_status();
-	CHECK(!strcmp(fbp_data(&p, &reply.msg), HELLO), "hello reply content");
+		return fbt_child_status();
+	CHECK(!strcmp(fbt_data(&p, &reply.msg), HELLO), "hello reply content");
 	CHECK(reply.msg.data == 0, "hello reply at offset %llu, expected 0",
 	      (unsigned long long)reply.msg.data);
-	CHECK(fbp_free(&p, reply.msg.data) == 0, "free hello");
+	CHECK(fbt_free_buffer(&p, reply.msg.data) == 0, "free hello");
 
 	errno = 0;
 	ret = madvise((void *)p.map, MB, MADV_DOFORK);
@@ -122,10 +122,10 @@ static int attacker(void *arg)
 	close(go[0]);
 
 	/* the secret lands where hello was: offset 0, the same page */
-	ret = fbp_call(&p, 0, C_SECRET, NULL, 0, NULL, 0, &reply, NULL, NULL);
+	ret = fbt_call(&p, 0, C_SECRET, NULL, 0, NULL, 0, &reply, NULL, NULL);
 	CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "secret call: %s", strerror(-ret));
 	if (!ret && reply.cmd == FBINDER_RET_REPLY) {
-		CHECK(!strcmp(fbp_data(&p, &reply.msg), SECRET), "secret reply content");
+		CHECK(!strcmp(fbt_data(&p, &reply.msg), SECRET), "secret reply content");
 		CHECK(reply.msg.data == 0, "secret reply at offset %llu, expected 0",
 		      (unsigned long long)reply.msg.data);
 	}
@@ -137,20 +137,20 @@ static int attacker(void *arg)
 	CHECK(st == 0, "the forked child could read the parent's mapping address (status %d)",
 	      st);
 	if (!ret && reply.cmd == FBINDER_RET_REPLY)
-		CHECK(fbp_free(&p, reply.msg.data) == 0, "free secret");
-	fbp_close(&p);
-	return fbp_child_status();
+		CHECK(fbt_free_buffer(&p, reply.msg.data) == 0, "free secret");
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 int main(void)
 {
 	pid_t mgr, att;
 
-	mgr = fbp_spawn_manager(MB, MGR_COOKIE, mgr_body, NULL);
+	mgr = fbt_spawn_manager(MB, MGR_COOKIE, mgr_body, NULL);
 	att = fbt_fork(attacker, NULL);
 	fbt_wait_ok(att);
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

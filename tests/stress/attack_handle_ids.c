@@ -24,7 +24,7 @@
  * checked by the module self-test (driver/selftest/handles.c): it takes
  * 2^32 ids to get there.
  */
-#include "fbattack.h"
+#include "fbt_attack.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -64,7 +64,7 @@ static void bad(const char *fmt, unsigned long long a, unsigned long long b)
 }
 
 /* The manager: looks at every id it is given, frees the buffer at once. */
-static int m_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int m_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	static __u32 prev;
 	const struct fbinder_object *o;
@@ -72,25 +72,25 @@ static int m_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	int ret, n;
 
 	(void)arg;
-	if (fba_answer_ping(p, r) || r->cmd != FBINDER_RET_TRANSACTION)
+	if (fbt_answer_ping(p, r) || r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (r->msg.code == C_LATE) {
-		o = r->msg.offsets_count == 1 ? fbp_obj(p, &r->msg, 0) : NULL;
+		o = r->msg.offsets_count == 1 ? fbt_obj(p, &r->msg, 0) : NULL;
 		sh->late_id = o && o->type == FBINDER_OBJ_HANDLE ? o->handle : 0;
-		fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 		return 0;
 	}
 	if (r->msg.code != C_OBJS) {
 		if (r->msg.flags & FBINDER_TXN_ONEWAY)
-			fbp_free(p, r->msg.data);
+			fbt_free_buffer(p, r->msg.data);
 		else
-			fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
+			fbt_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 		return 0;
 	}
 	if (r->msg.offsets_count != NOBJ)
 		bad("a message with %llu objects, want %llu", r->msg.offsets_count, NOBJ);
 	for (i = 0; i < r->msg.offsets_count; i++) {
-		o = fbp_obj(p, &r->msg, i);
+		o = fbt_obj(p, &r->msg, i);
 		if (o->type != FBINDER_OBJ_HANDLE || !o->handle)
 			bad("object %llu: type %llu or handle 0", i, o->type);
 		if (!atomic_load(&sh->msgs) && !i) {
@@ -105,20 +105,20 @@ static int m_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	}
 	sh->last_id = prev;
 	if (!atomic_load(&sh->msgs) && r->msg.offsets_count > 1) {
-		sh->kept = fbp_obj(p, &r->msg, 0)->handle;
-		sh->stale = fbp_obj(p, &r->msg, 1)->handle;
-		ret = fbp_acquire(p, sh->kept);
+		sh->kept = fbt_obj(p, &r->msg, 0)->handle;
+		sh->stale = fbt_obj(p, &r->msg, 1)->handle;
+		ret = fbt_acquire(p, sh->kept);
 		if (ret)
 			bad("acquire the kept handle: %llu", -ret, 0);
 	}
 	/* counted before the free lets the next one go to the other looper */
 	n = atomic_fetch_add(&sh->msgs, 1) + 1;
-	fbp_free(p, r->msg.data);
+	fbt_free_buffer(p, r->msg.data);
 	if (n == NMSG) {
 		/* across the wrap: the released id is gone, the kept one holds */
-		sh->stale_acquire = fbp_acquire(p, sh->stale);
-		sh->stale_send = fbp_oneway(p, sh->stale, C_KEPT, "s", 1, NULL, 0);
-		sh->kept_send = fbp_oneway(p, sh->kept, C_KEPT, "k", 1, NULL, 0);
+		sh->stale_acquire = fbt_acquire(p, sh->stale);
+		sh->stale_send = fbt_oneway(p, sh->stale, C_KEPT, "s", 1, NULL, 0);
+		sh->kept_send = fbt_oneway(p, sh->kept, C_KEPT, "k", 1, NULL, 0);
 		atomic_store(&sh->checked, 1);
 	}
 	return 0;
@@ -126,15 +126,15 @@ static int m_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *m_looper(void *arg)
 {
-	struct fbp *t = fbp_thread(arg, true);
+	struct fbt_ctx *t = fbt_ctx_thread(arg, true);
 
-	while (fbp_serve(t, m_handler, NULL) == -EINTR)
+	while (fbt_serve(t, m_handler, NULL) == -EINTR)
 		;
 	return NULL;
 }
 
 /* Two loopers: the bystander's calls do not wait for a big message. */
-static int m_body(struct fbp *p, void *arg)
+static int m_body(struct fbt_ctx *p, void *arg)
 {
 	pthread_t th;
 
@@ -150,26 +150,26 @@ static int attacker(void *arg)
 {
 	static struct fbinder_object objs[NOBJ];
 	static __u64 offs[NOBJ];
-	struct fbp p;
-	struct fbp_ret r;
+	struct fbt_ctx p;
+	struct fbt_ret r;
 	int m, i, ret, failed = 0;
 
 	(void)arg;
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	for (m = 0; m < NMSG; m++) {
 		for (i = 0; i < NOBJ; i++) {
 			objs[i] = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL,
 						      .cookie = (__u64)m * NOBJ + i + 1 };
 			offs[i] = i * sizeof(objs[0]);
 		}
-		ret = fbp_oneway(&p, 0, C_OBJS, objs, sizeof(objs), offs, NOBJ);
+		ret = fbt_oneway(&p, 0, C_OBJS, objs, sizeof(objs), offs, NOBJ);
 		CHECK(ret == 0, "message %d of %d objects to the manager: %s", m, NOBJ,
 		      strerror(-ret));
 		failed |= ret;
 	}
 	/* the manager's oneway through the handle it kept: our first object */
 	while (!failed) {
-		ret = fbp_next(&p, &r);
+		ret = fbt_next(&p, &r);
 		if (ret) {
 			CHECK(0, "waiting for the manager's oneway: %s", strerror(-ret));
 			break;
@@ -178,13 +178,13 @@ static int attacker(void *arg)
 			CHECK(r.msg.code == C_KEPT && r.msg.cookie == 1,
 			      "through the kept handle: code %u to cookie %llu, want %d to 1",
 			      r.msg.code, (unsigned long long)r.msg.cookie, C_KEPT);
-			fbp_free(&p, r.msg.data);
+			fbt_free_buffer(&p, r.msg.data);
 			break;
 		}
 		/* release notices of the objects the manager let go */
 	}
-	fbp_close(&p);
-	return fbp_child_status();
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 /* After the attack: a call with an object in it still gets through. */
@@ -192,30 +192,30 @@ static int late(void *arg)
 {
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 0x1a7e };
 	__u64 off = 0;
-	struct fbp_ret r;
-	struct fbp p;
+	struct fbt_ret r;
+	struct fbt_ctx p;
 	long long t0;
 	int ret;
 
 	(void)arg;
-	fbp_open(&p, 64 * 1024);
-	t0 = fba_now_us();
-	ret = fbp_call(&p, 0, C_LATE, &o, sizeof(o), &off, 1, &r, NULL, NULL);
-	t0 = fba_now_us() - t0;
+	fbt_ctx_open(&p, 64 * 1024);
+	t0 = fbt_now_us();
+	ret = fbt_call(&p, 0, C_LATE, &o, sizeof(o), &off, 1, &r, NULL, NULL);
+	t0 = fbt_now_us() - t0;
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY,
 	      "a bystander's call with an object after the attack: %s %s (error %d)",
-	      strerror(-ret), fbp_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
+	      strerror(-ret), fbt_ret_name(r.cmd), r.cmd == FBINDER_RET_FAILED ? r.err.error : 0);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&p, r.msg.data);
+		fbt_free_buffer(&p, r.msg.data);
 	CHECK(t0 <= DEADLINE_MS * 1000LL, "the bystander's call took %lld ms, deadline %d ms",
 	      t0 / 1000, DEADLINE_MS);
-	fbp_close(&p);
-	return fbp_child_status();
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 int main(void)
 {
-	struct fba_bystander by;
+	struct fbt_bystander by;
 	long long old;
 	pid_t mgr, pid;
 	int ret;
@@ -226,20 +226,20 @@ int main(void)
 		die("mmap");
 	memset(sh, 0, sizeof(*sh));
 
-	old = fba_param("handle_id_start");
+	old = fbt_param("handle_id_start");
 	start = 0x100000000LL - BELOW_WRAP;
-	ret = fba_set_param("handle_id_start", start);
+	ret = fbt_set_param("handle_id_start", start);
 	CHECK(ret == 0, "set module parameter handle_id_start: %s", strerror(-ret));
-	mgr = fbp_spawn_manager(8 * MB, MGR_COOKIE, m_body, NULL);
+	mgr = fbt_spawn_manager(8 * MB, MGR_COOKIE, m_body, NULL);
 	if (!ret)
-		CHECK(fba_set_param("handle_id_start", old) == 0, "put handle_id_start back");
-	fba_bystander_start(&by, FBA_BY_CALL);
+		CHECK(fbt_set_param("handle_id_start", old) == 0, "put handle_id_start back");
+	fbt_bystander_start(&by, FBT_BY_CALL);
 
-	pid = fba_fork_nobody(attacker, NULL);
+	pid = fbt_fork_nobody(attacker, NULL);
 	CHECK(fbt_wait(pid) == 0, "the attacker failed a check");
-	pid = fba_fork_nobody(late, NULL);
+	pid = fbt_fork_nobody(late, NULL);
 	CHECK(fbt_wait(pid) == 0, "the late bystander failed a check");
-	fba_bystander_check(&by, DEADLINE_MS);
+	fbt_bystander_check(&by, DEADLINE_MS);
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
 
@@ -261,6 +261,6 @@ int main(void)
 	      strerror(-sh->kept_send));
 	CHECK(sh->late_id == sh->last_id + 1, "the late object got id 0x%x, want 0x%x",
 	      sh->late_id, sh->last_id + 1);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

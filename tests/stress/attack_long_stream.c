@@ -16,7 +16,7 @@
  *  - every live count returns to 0.
  */
 #define _GNU_SOURCE
-#include "fbattack.h"
+#include "fbt_attack.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -120,39 +120,39 @@ static int bounded(void *arg)
 	      SMALL_STREAM / (MAX_CMDS * 4));
 	printf("# a %d-byte stream: %d calls of %d commands\n", SMALL_STREAM, calls, MAX_CMDS);
 	close(fd);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 int main(void)
 {
-	struct fba_bystander by;
+	struct fbt_bystander by;
 	long long t0, dt;
 	pid_t mgr, pid;
 	char c;
 
 	if (pipe(ready))
 		die("pipe");
-	mgr = fbp_spawn_manager(MB, MGR_COOKIE, fba_ping_manager, NULL);
-	fba_bystander_start(&by, FBA_BY_CALL);
+	mgr = fbt_spawn_manager(MB, MGR_COOKIE, fbt_ping_manager, NULL);
+	fbt_bystander_start(&by, FBT_BY_CALL);
 
-	pid = fba_fork_nobody(endless, NULL);
+	pid = fbt_fork_nobody(endless, NULL);
 	if (read(ready[0], &c, 1) != 1)
 		die("the attacker died before its stream");
 	usleep(300 * 1000);	/* well inside the first pass of the stream */
-	t0 = fba_now_us();
+	t0 = fbt_now_us();
 	kill(pid, SIGKILL);
 	CHECK(fbt_wait(pid) == 128 + SIGKILL, "the attacker did not die of SIGKILL");
-	dt = fba_now_us() - t0;
+	dt = fbt_now_us() - t0;
 	printf("# SIGKILL to reaped, in the middle of a 1 GiB stream: %lld ms\n", dt / 1000);
 	CHECK(dt <= KILL_DEADLINE_MS * 1000LL, "SIGKILL took %lld ms to end the attacker, deadline %d ms",
 	      dt / 1000, KILL_DEADLINE_MS);
 
-	pid = fba_fork_nobody(bounded, NULL);
+	pid = fbt_fork_nobody(bounded, NULL);
 	CHECK(fbt_wait(pid) == 0, "the bounded stream failed a check");
 
-	fba_bystander_check(&by, DEADLINE_MS);
+	fbt_bystander_check(&by, DEADLINE_MS);
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

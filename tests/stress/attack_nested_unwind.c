@@ -20,10 +20,10 @@
  * send takes the most recently freed one) so the stale link is really
  * there to follow.
  *
- * The manager (fbslots.h) runs as root; X, Y and Z are the
+ * The manager (fbt_slots.h) runs as root; X, Y and Z are the
  * unprivileged attackers.  Root parent: it checks the live counts after.
  */
-#include "fbslots.h"
+#include "fbt_slots.h"
 
 #include <pthread.h>
 #include <sys/ioctl.h>
@@ -39,17 +39,17 @@ enum { SLOT_Y, SLOT_Z, SLOT_X, SLOTS_PER_ROUND };
 static __u32 slot_base;
 enum { C_CALL = 10, C_NOTE, C_BACK };		/* the attackers' codes */
 
-static void reg_put(struct fbp *p, __u32 slot, __u64 cookie)
+static void reg_put(struct fbt_ctx *p, __u32 slot, __u64 cookie)
 {
-	int ret = fbs_put(p, slot_base + slot, cookie);
+	int ret = fbt_slot_put(p, slot_base + slot, cookie);
 
 	if (ret)
 		die("put slot %u: %s", slot_base + slot, strerror(-ret));
 }
 
-static __u32 reg_get(struct fbp *p, __u32 slot)
+static __u32 reg_get(struct fbt_ctx *p, __u32 slot)
 {
-	return fbs_get_wait(p, slot_base + slot);
+	return fbt_slot_get_wait(p, slot_base + slot);
 }
 
 /* ---- steps between processes, over pipes ---------------------------- */
@@ -84,22 +84,22 @@ static struct chan z_got_d, y_may_exit, x_got_failed, x_got_note, z_done;
 
 static int y_main(void *arg)
 {
-	struct fbp p;
-	struct fbp_ret r;
-	struct fbp_w w;
+	struct fbt_ctx p;
+	struct fbt_ret r;
+	struct fbt_w w;
 	__u32 hz;
 	(void)arg;
 
 	fbt_become_nobody();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	reg_put(&p, SLOT_Y, 0x7);
 	hz = reg_get(&p, SLOT_Z);
-	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_CALL)
+	if (fbt_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_CALL)
 		die("Y: no call C");
 	/* D: a call made while handling C, its answer never read */
-	fbp_w_reset(&w);
-	fbp_w_send(&w, hz, C_CALL, 0, NULL, 0, NULL, 0);
-	if (fbp_wr(&p, &w, NULL, false))
+	fbt_w_reset(&w);
+	fbt_w_send(&w, hz, C_CALL, 0, NULL, 0, NULL, 0);
+	if (fbt_wr(&p, &w, NULL, false))
 		die("Y: send D");
 	chan_wait(&y_may_exit);
 	_exit(0);	/* C fails back to X; D loses its caller */
@@ -109,44 +109,44 @@ static int y_main(void *arg)
 
 static int z_main(void *arg)
 {
-	struct fbp p;
-	struct fbp_ret r, rep;
+	struct fbt_ctx p;
+	struct fbt_ret r, rep;
 	__u32 hx;
 	int ret;
 	(void)arg;
 
 	fbt_become_nobody();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	reg_put(&p, SLOT_Z, 0x2);
 	hx = reg_get(&p, SLOT_X);
-	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_CALL)
+	if (fbt_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_CALL)
 		die("Z: no call D");
 	/* W: queued to X now, read by X after C failed */
-	if (fbp_oneway(&p, hx, C_NOTE, NULL, 0, NULL, 0))
+	if (fbt_oneway(&p, hx, C_NOTE, NULL, 0, NULL, 0))
 		die("Z: oneway W");
 	chan_post(&z_got_d);
 	chan_wait(&x_got_note);
 
 	/* still handling D, whose caller is gone: call X */
 	alarm(10);
-	ret = fbp_call(&p, hx, C_BACK, NULL, 0, NULL, 0, &rep, NULL, NULL);
+	ret = fbt_call(&p, hx, C_BACK, NULL, 0, NULL, 0, &rep, NULL, NULL);
 	alarm(0);
 	CHECK(ret == 0 && rep.cmd == FBINDER_RET_REPLY && rep.msg.code == 42,
 	      "Z: the call into X: %s, %s code %u (want a reply 42 from X's server)",
-	      strerror(-ret), fbp_ret_name(rep.cmd), rep.msg.code);
+	      strerror(-ret), fbt_ret_name(rep.cmd), rep.msg.code);
 	if (ret == 0 && rep.cmd == FBINDER_RET_REPLY)
-		fbp_free(&p, rep.msg.data);
+		fbt_free_buffer(&p, rep.msg.data);
 	/* D's caller is gone: the reply is dropped and succeeds */
-	CHECK(fbp_reply(&p, &r.msg, 0, NULL, 0, NULL, 0) == 0, "Z: reply to D");
+	CHECK(fbt_reply(&p, &r.msg, 0, NULL, 0, NULL, 0) == 0, "Z: reply to D");
 	chan_post(&z_done);
-	fbp_close(&p);
-	return fbp_child_status();
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 /* ---- X: its first thread calls Y and leaves, a second one serves ------ */
 
 struct x_state {
-	struct fbp *ctx;
+	struct fbt_ctx *ctx;
 	pthread_barrier_t failed;
 	int served;
 };
@@ -154,20 +154,20 @@ struct x_state {
 static void *x_server(void *arg)
 {
 	struct x_state *xs = arg;
-	struct fbp *t;
-	struct fbp_ret r;
+	struct fbt_ctx *t;
+	struct fbt_ret r;
 
 	pthread_barrier_wait(&xs->failed);
-	t = fbp_thread(xs->ctx, true);
-	while (xs->served < 2 && fbp_next(t, &r) == 0) {
+	t = fbt_ctx_thread(xs->ctx, true);
+	while (xs->served < 2 && fbt_next(t, &r) == 0) {
 		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		if (r.msg.code == C_NOTE) {
-			fbp_free(t, r.msg.data);
+			fbt_free_buffer(t, r.msg.data);
 			xs->served++;
 			chan_post(&x_got_note);
 		} else if (r.msg.code == C_BACK) {
-			CHECK(fbp_reply(t, &r.msg, 42, NULL, 0, NULL, 0) == 0, "X: reply to Z");
+			CHECK(fbt_reply(t, &r.msg, 42, NULL, 0, NULL, 0) == 0, "X: reply to Z");
 			xs->served++;
 		}
 	}
@@ -178,14 +178,14 @@ static void *x_server(void *arg)
 static int x_main(void *arg)
 {
 	struct x_state xs = { 0 };
-	struct fbp p;
-	struct fbp_ret rep;
+	struct fbt_ctx p;
+	struct fbt_ret rep;
 	pthread_t server;
 	__u32 hy;
 	int ret;
 
 	fbt_become_nobody();
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	xs.ctx = &p;
 	pthread_barrier_init(&xs.failed, NULL, 2);
 	if (pthread_create(&server, NULL, x_server, &xs))
@@ -193,10 +193,10 @@ static int x_main(void *arg)
 	reg_put(&p, SLOT_X, 0x3);
 	hy = reg_get(&p, SLOT_Y);
 
-	ret = fbp_call(&p, hy, C_CALL, NULL, 0, NULL, 0, &rep, NULL, NULL);
+	ret = fbt_call(&p, hy, C_CALL, NULL, 0, NULL, 0, &rep, NULL, NULL);
 	CHECK(ret == 0 && rep.cmd == FBINDER_RET_FAILED && rep.err.error == -EOWNERDEAD,
 	      "X: C ended with %s %d, want FBINDER_RET_FAILED -EOWNERDEAD",
-	      fbp_ret_name(rep.cmd), rep.err.error);
+	      fbt_ret_name(rep.cmd), rep.err.error);
 	/* round 2: the thread that made C is gone before anyone calls back */
 	if (*(int *)arg)
 		CHECK(ioctl(p.fd, FBINDER_IOC_THREAD_EXIT) == 0, "X: THREAD_EXIT: %s",
@@ -206,8 +206,8 @@ static int x_main(void *arg)
 	pthread_join(server, NULL);
 	CHECK(xs.served == 2, "X: served %d of W and Z's call", xs.served);
 	chan_wait(&z_done);
-	fbp_close(&p);
-	return fbp_child_status();
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 static void attack_round(int leave)
@@ -242,12 +242,12 @@ int main(void)
 	chan_init(&x_got_failed);
 	chan_init(&x_got_note);
 	chan_init(&z_done);
-	mgr = fbs_spawn();
+	mgr = fbt_slot_spawn();
 	attack_round(0);
 	attack_round(1);
 
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

@@ -20,7 +20,7 @@
  * Then F stops, S drains, everyone exits and the live counts return to 0.
  * Root (VM_ROOT_TESTS): it reads debugfs and runs the parties as three uids.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <grp.h>
 #include <signal.h>
@@ -58,15 +58,15 @@ struct ctl {
 static struct ctl *ctl;
 
 /* S calls T and frees the reply; 0 when T's reply arrived. */
-static int s_callout(struct fbp *p, __u32 h_t)
+static int s_callout(struct fbt_ctx *p, __u32 h_t)
 {
-	struct fbp_ret rep;
+	struct fbt_ret rep;
 	int rc;
 
-	rc = fbp_call(p, h_t, C_ECHO, "ping", 4, NULL, 0, &rep, NULL, NULL);
+	rc = fbt_call(p, h_t, C_ECHO, "ping", 4, NULL, 0, &rep, NULL, NULL);
 	ctl->callouts++;
 	if (!rc && rep.cmd == FBINDER_RET_REPLY) {
-		fbp_free(p, rep.msg.data);
+		fbt_free_buffer(p, rep.msg.data);
 		return 0;
 	}
 	if (!rc)
@@ -76,18 +76,18 @@ static int s_callout(struct fbp *p, __u32 h_t)
 	return rc;
 }
 
-static int s_main(struct fbp *p, void *arg)
+static int s_main(struct fbt_ctx *p, void *arg)
 {
 	unsigned long flood = 0;
 	__u32 h_t = 0;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	int rc;
 
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
 	for (;;) {
-		rc = fbp_next(p, &r);
+		rc = fbt_next(p, &r);
 		if (rc) {
 			errno = -rc;
 			die("S: read");
@@ -97,37 +97,37 @@ static int s_main(struct fbp *p, void *arg)
 		switch (r.msg.code) {
 		case C_REG:
 			if (r.msg.offsets_count == 1 &&
-			    fbp_obj(p, &r.msg, 0)->type == FBINDER_OBJ_HANDLE) {
-				h_t = fbp_obj(p, &r.msg, 0)->handle;
-				CHECK(fbp_acquire(p, h_t) == 0, "S: acquire T");
+			    fbt_obj(p, &r.msg, 0)->type == FBINDER_OBJ_HANDLE) {
+				h_t = fbt_obj(p, &r.msg, 0)->handle;
+				CHECK(fbt_acquire(p, h_t) == 0, "S: acquire T");
 			}
-			CHECK(fbp_reply(p, &r.msg, 0, NULL, 0, NULL, 0) == 0, "S: reply to T");
+			CHECK(fbt_reply(p, &r.msg, 0, NULL, 0, NULL, 0) == 0, "S: reply to T");
 			break;
 		case C_FLOOD:
 			usleep(300);	/* slower than the flood */
-			fbp_free(p, r.msg.data);
+			fbt_free_buffer(p, r.msg.data);
 			if (h_t && ++flood % CALLOUT_EVERY == 0)
 				s_callout(p, h_t);
 			break;
 		case C_RELAY:
 			rc = h_t ? s_callout(p, h_t) : -ENOENT;
-			CHECK(fbp_reply(p, &r.msg, (__u32)-rc, NULL, 0, NULL, 0) == 0,
+			CHECK(fbt_reply(p, &r.msg, (__u32)-rc, NULL, 0, NULL, 0) == 0,
 			      "S: reply to B");
 			break;
 		case C_STOP:
-			fbp_free(p, r.msg.data);
+			fbt_free_buffer(p, r.msg.data);
 			if (h_t) {
-				CHECK(fbp_oneway(p, h_t, C_STOP, NULL, 0, NULL, 0) == 0,
+				CHECK(fbt_oneway(p, h_t, C_STOP, NULL, 0, NULL, 0) == 0,
 				      "S: stop T");
-				fbp_release(p, h_t);
+				fbt_release(p, h_t);
 			}
 			printf("# S: %lu flood messages handled\n", flood);
-			return fbp_child_status();
+			return fbt_child_status();
 		default:
 			if (r.msg.flags & FBINDER_TXN_ONEWAY)
-				fbp_free(p, r.msg.data);
+				fbt_free_buffer(p, r.msg.data);
 			else
-				fbp_reply(p, &r.msg, 1, NULL, 0, NULL, 0);
+				fbt_reply(p, &r.msg, 1, NULL, 0, NULL, 0);
 		}
 	}
 }
@@ -135,8 +135,8 @@ static int s_main(struct fbp *p, void *arg)
 static int t_main(void *arg)
 {
 	struct fbinder_object obj = { .type = FBINDER_OBJ_LOCAL, .cookie = T_COOKIE };
-	struct fbp_ret r;
-	struct fbp t;
+	struct fbt_ret r;
+	struct fbt_ctx t;
 	__u64 off = 0;
 	int rc;
 
@@ -144,14 +144,14 @@ static int t_main(void *arg)
 	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
 	fbt_become_user(OTHER_UID);
-	fbp_open(&t, 64 * 1024);
-	rc = fbp_call(&t, 0, C_REG, &obj, sizeof(obj), &off, 1, &r, NULL, NULL);
+	fbt_ctx_open(&t, 64 * 1024);
+	rc = fbt_call(&t, 0, C_REG, &obj, sizeof(obj), &off, 1, &r, NULL, NULL);
 	if (rc || r.cmd != FBINDER_RET_REPLY)
-		die("T: register with S: %s %s", strerror(-rc), fbp_ret_name(r.cmd));
-	fbp_free(&t, r.msg.data);
+		die("T: register with S: %s %s", strerror(-rc), fbt_ret_name(r.cmd));
+	fbt_free_buffer(&t, r.msg.data);
 	ctl->t_ready = 1;
 	for (;;) {
-		rc = fbp_next(&t, &r);
+		rc = fbt_next(&t, &r);
 		if (rc) {
 			errno = -rc;
 			die("T: read");
@@ -159,13 +159,13 @@ static int t_main(void *arg)
 		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		if (r.msg.code == C_STOP) {
-			fbp_free(&t, r.msg.data);
+			fbt_free_buffer(&t, r.msg.data);
 			break;
 		}
-		CHECK(fbp_reply(&t, &r.msg, 0, "pong", 4, NULL, 0) == 0, "T: reply");
+		CHECK(fbt_reply(&t, &r.msg, 0, "pong", 4, NULL, 0) == 0, "T: reply");
 	}
-	fbp_close(&t);
-	return fbp_child_status();
+	fbt_ctx_close(&t);
+	return fbt_child_status();
 }
 
 /* The adversary: oneway messages to S as fast as it can, whatever happens. */
@@ -173,24 +173,24 @@ static int f_main(void *arg)
 {
 	static unsigned char msg[BIG];
 	const size_t step = 4 + sizeof(struct fbinder_txn_data);
-	struct fbp f;
+	struct fbt_ctx f;
 	int phase;
 
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(110);
 	fbt_become_nobody();
-	fbp_open(&f, 0);
+	fbt_ctx_open(&f, 0);
 	memset(msg, 0xf1, sizeof(msg));
 	while ((phase = ctl->phase) < 3) {
 		size_t size = phase == 1 ? SMALL : BIG, done = 0;
-		struct fbp_w w;
+		struct fbt_w w;
 		int rc, i;
 
-		fbp_w_reset(&w);
+		fbt_w_reset(&w);
 		for (i = 0; i < BURST; i++)
-			fbp_w_send(&w, 0, C_FLOOD, FBINDER_TXN_ONEWAY, msg, size, NULL, 0);
-		rc = fbp_wr(&f, &w, &done, false);
+			fbt_w_send(&w, 0, C_FLOOD, FBINDER_TXN_ONEWAY, msg, size, NULL, 0);
+		rc = fbt_wr(&f, &w, &done, false);
 		ctl->sent += done / step;
 		if (!rc)
 			continue;
@@ -206,32 +206,32 @@ static int f_main(void *arg)
 		ctl->refused[phase] = 1;
 		usleep(500);	/* and again, as soon as S made room */
 	}
-	fbp_close(&f);
+	fbt_ctx_close(&f);
 	return 0;
 }
 
 /* A client of another user: calls S, each answer within the deadline. */
 static int b_main(void *arg)
 {
-	struct fbp b;
+	struct fbt_ctx b;
 	int i, rc;
 
 	(void)arg;
 	fbt_failures = 0;	/* not the parent's, from before the fork */
 	alarm(60);
 	fbt_become_user(OTHER_UID);
-	fbp_open(&b, 64 * 1024);
+	fbt_ctx_open(&b, 64 * 1024);
 	for (i = 0; i < B_CALLS; i++) {
-		long long t0 = fbp_now_ms(), ms;
-		struct fbp_ret r;
+		long long t0 = fbt_now_ms(), ms;
+		struct fbt_ret r;
 
-		rc = fbp_call(&b, 0, C_RELAY, "b", 1, NULL, 0, &r, NULL, NULL);
-		ms = fbp_now_ms() - t0;
+		rc = fbt_call(&b, 0, C_RELAY, "b", 1, NULL, 0, &r, NULL, NULL);
+		ms = fbt_now_ms() - t0;
 		if (ms > ctl->b_max_ms)
 			ctl->b_max_ms = ms;
 		CHECK(rc == 0 && r.cmd == FBINDER_RET_REPLY,
 		      "B: call %d to S during the flood: %s %s error %d", i, strerror(-rc),
-		      rc ? "" : fbp_ret_name(r.cmd), rc ? 0 : r.err.error);
+		      rc ? "" : fbt_ret_name(r.cmd), rc ? 0 : r.err.error);
 		if (rc || r.cmd != FBINDER_RET_REPLY)
 			continue;
 		CHECK(r.msg.code == 0,
@@ -239,17 +239,17 @@ static int b_main(void *arg)
 		      strerror((int)r.msg.code));
 		CHECK(ms <= DEADLINE_MS, "B: call %d took %lld ms, deadline %d", i, ms,
 		      DEADLINE_MS);
-		fbp_free(&b, r.msg.data);
+		fbt_free_buffer(&b, r.msg.data);
 		usleep(30000);
 	}
-	fbp_close(&b);
-	return fbp_child_status();
+	fbt_ctx_close(&b);
+	return fbt_child_status();
 }
 
 /* S's queue and the oneway bytes in its buffer, from debugfs. */
 static void s_usage(pid_t s, unsigned int *queued, size_t *oneway)
 {
-	char *st = fbp_slurp(FBP_DEBUGFS "/state"), *line, *save = NULL;
+	char *st = fbt_slurp(FBT_DEBUGFS "/state"), *line, *save = NULL;
 	bool in_s = false, buffers = false;
 	int pid;
 
@@ -285,13 +285,13 @@ static void s_usage(pid_t s, unsigned int *queued, size_t *oneway)
 static void watch_phase(int phase, const volatile long *count, pid_t s, unsigned int *qmax,
 			size_t *omax)
 {
-	long long deadline = fbp_now_ms() + 30000;
+	long long deadline = fbt_now_ms() + 30000;
 	long before = *count;
 	unsigned int q;
 	size_t ow;
 	int i;
 
-	while (*count == before && fbp_now_ms() < deadline)
+	while (*count == before && fbt_now_ms() < deadline)
 		usleep(20000);
 	CHECK(*count != before, "phase %d: the flood was never refused that way (%ld sent)",
 	      phase, ctl->sent);
@@ -312,7 +312,7 @@ int main(void)
 	unsigned int qmax;
 	size_t omax;
 	pid_t s, t, f, b;
-	struct fbp p;
+	struct fbt_ctx p;
 	int rc, i;
 
 	alarm(120);
@@ -322,7 +322,7 @@ int main(void)
 		die("mmap");
 	memset((void *)ctl, 0, sizeof(*ctl));
 
-	s = fbp_spawn_manager(MAP, S_COOKIE, s_main, NULL);
+	s = fbt_spawn_manager(MAP, S_COOKIE, s_main, NULL);
 	t = fbt_fork(t_main, NULL);
 	while (!ctl->t_ready)
 		usleep(10000);
@@ -364,17 +364,17 @@ int main(void)
 	       ctl->callout_fail);
 
 	/* Stop S (after the rest of the flood) and, through it, T. */
-	fbp_open(&p, 0);
+	fbt_ctx_open(&p, 0);
 	for (i = 0; i < 300; i++) {
-		rc = fbp_oneway(&p, 0, C_STOP, NULL, 0, NULL, 0);
+		rc = fbt_oneway(&p, 0, C_STOP, NULL, 0, NULL, 0);
 		if (rc != -EDQUOT && rc != -ENOSPC)
 			break;
 		usleep(100000);
 	}
 	CHECK(rc == 0, "stop S: %s", strerror(-rc));
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	CHECK(fbt_wait(s) == 0, "S failed");
 	CHECK(fbt_wait(t) == 0, "T failed");
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

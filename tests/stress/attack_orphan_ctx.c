@@ -21,7 +21,7 @@
  *             reads SIGBUS there, not the freed buffer.
  *
  * The attackers run as uid 65534.  The root parent starts the slot manager
- * (fbslots.h) through which they find each other's objects, calls it as a
+ * (fbt_slots.h) through which they find each other's objects, calls it as a
  * bystander while each attack runs (every call must be answered within a
  * second), and checks the live counts in debugfs after each attack.
  */
@@ -37,8 +37,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fbattack.h"
-#include "fbslots.h"
+#include "fbt_attack.h"
+#include "fbt_slots.h"
 
 #define MB		(1024 * 1024)
 #define DEADLINE_MS	fbt_deadline_ms(3000)	/* for a death notice, or the counts */
@@ -95,38 +95,38 @@ static int recv_fd(int sock)
 	return fd;
 }
 
-static int link_death(struct fbp *p, __u32 handle, __u64 cookie)
+static int link_death(struct fbt_ctx *p, __u32 handle, __u64 cookie)
 {
 	struct fbinder_death d = { .handle = handle, .cookie = cookie };
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
-	return fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
+	return fbt_wr(p, &w, NULL, false);
 }
 
 /*
  * Milliseconds until FBINDER_RET_DEAD for cookie arrives (acknowledged here),
  * or -1 when it does not within timeout_ms.
  */
-static long long wait_dead(struct fbp *p, __u64 cookie, int timeout_ms)
+static long long wait_dead(struct fbt_ctx *p, __u64 cookie, int timeout_ms)
 {
-	long long start = fbp_now_ms(), left;
+	long long start = fbt_now_ms(), left;
 	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-	struct fbp_ret r;
-	struct fbp_w w;
+	struct fbt_ret r;
+	struct fbt_w w;
 
-	while ((left = start + timeout_ms - fbp_now_ms()) > 0) {
+	while ((left = start + timeout_ms - fbt_now_ms()) > 0) {
 		if (!p->qlen && poll(&pfd, 1, (int)left) != 1)
 			continue;
-		if (fbp_try_next(p, &r))
+		if (fbt_try_next(p, &r))
 			continue;
 		if (r.cmd != FBINDER_RET_DEAD || r.cookie != cookie)
 			continue;
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
-		CHECK(fbp_wr(p, &w, NULL, false) == 0, "DEATH_DONE");
-		return fbp_now_ms() - start;
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+		CHECK(fbt_wr(p, &w, NULL, false) == 0, "DEATH_DONE");
+		return fbt_now_ms() - start;
 	}
 	return -1;
 }
@@ -160,40 +160,40 @@ static void check_not_usable(int fd, const char *who)
 static void manager_slot(void)
 {
 	int ready[2], go[2], keeper, ret;
-	struct fbp x;
+	struct fbt_ctx x;
 	pid_t m2;
 
-	fba_pipe(ready);
-	fba_pipe(go);
-	m2 = fba_fork(false);
+	fbt_pipe(ready);
+	fbt_pipe(go);
+	m2 = fbt_fork_child(false);
 	if (m2 == 0) {
-		fbp_open(&x, 0);
-		if (fbp_set_mgr(x.fd, 0x11))
+		fbt_ctx_open(&x, 0);
+		if (fbt_set_mgr(x.fd, 0x11))
 			die("first manager: FBINDER_IOC_SET_CONTEXT_MGR");
-		keeper = fba_fork(false);
+		keeper = fbt_fork_child(false);
 		if (keeper == 0) {
-			fba_hear(go[0], 20000);	/* holds x.fd until told */
+			fbt_hear(go[0], 20000);	/* holds x.fd until told */
 			_exit(0);
 		}
-		fba_tell(ready[1], keeper);
+		fbt_tell(ready[1], keeper);
 		_exit(0);	/* x.fd still open, in the keeper too */
 	}
 	close(ready[1]);
 	close(go[0]);
-	keeper = fba_hear(ready[0], 5000);
+	keeper = fbt_hear(ready[0], 5000);
 	CHECK(fbt_wait(m2) == 0, "first manager exited with 0");
 
 	/* the manager is gone: its handle 0 goes with it, not with its file */
-	fbp_open(&x, 0);
-	ret = fbp_set_mgr(x.fd, 0x22);
+	fbt_ctx_open(&x, 0);
+	ret = fbt_set_mgr(x.fd, 0x22);
 	CHECK(ret == 0,
 	      "handle 0 free once its manager exited (its child holds the descriptor): %s",
 	      strerror(-ret));
 	printf("# handle 0: claimable right after the manager exited: %s\n",
 	       ret ? strerror(-ret) : "yes");
-	fbp_close(&x);
+	fbt_ctx_close(&x);
 
-	fba_tell(go[1], 1);
+	fbt_tell(go[1], 1);
 	if (keeper > 0)
 		CHECK(fbt_wait(keeper) == 0, "keeper exited with 0");
 	close(ready[0]);
@@ -206,46 +206,46 @@ static int attack_fork(void)
 {
 	int ready[2], go[2], kgo[2], keeper;
 	long long ms;
-	struct fbp o, h;
-	struct fbp_ret r;
+	struct fbt_ctx o, h;
+	struct fbt_ret r;
 	__u32 hn = 0;
 	pid_t owner;
 	int ret;
 
-	fba_pipe(ready);
-	fba_pipe(go);
-	fba_pipe(kgo);
-	owner = fba_fork(false);
+	fbt_pipe(ready);
+	fbt_pipe(go);
+	fbt_pipe(kgo);
+	owner = fbt_fork_child(false);
 	if (owner == 0) {
-		fbp_open(&o, MB);
-		ret = fbs_put(&o, SLOT_A, COOKIE_A);
+		fbt_ctx_open(&o, MB);
+		ret = fbt_slot_put(&o, SLOT_A, COOKIE_A);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
-		keeper = fba_fork(false);
+		keeper = fbt_fork_child(false);
 		if (keeper == 0) {
 			/* no mapping (VM_DONTCOPY), the descriptor only */
-			if (fba_hear(kgo[0], 20000) < 0)
+			if (fbt_hear(kgo[0], 20000) < 0)
 				die("keeper: no word");
 			check_not_usable(o.fd, "(a) child after the owner exited");
-			_exit(fbp_child_status());
+			_exit(fbt_child_status());
 		}
-		fba_tell(ready[1], keeper);
-		fba_hear(go[0], 20000);
+		fbt_tell(ready[1], keeper);
+		fbt_hear(go[0], 20000);
 		_exit(0);	/* o.fd still open */
 	}
 	close(ready[1]);
 	close(go[0]);
 	close(kgo[0]);
-	keeper = fba_hear(ready[0], 5000);
+	keeper = fbt_hear(ready[0], 5000);
 	if (keeper < 0)
 		die("(a) owner not ready");
 
-	fbp_open(&h, MB);
-	ret = fbs_get(&h, SLOT_A, &hn);
+	fbt_ctx_open(&h, MB);
+	ret = fbt_slot_get(&h, SLOT_A, &hn);
 	CHECK(ret == 0, "(a) holder gets the owner's node: %s", strerror(-ret));
 	CHECK(link_death(&h, hn, DEATH_COOKIE) == 0, "(a) link death");
 
-	fba_tell(go[1], 1);
+	fbt_tell(go[1], 1);
 	CHECK(fbt_wait(owner) == 0, "(a) owner exited with 0");
 	ms = wait_dead(&h, DEATH_COOKIE, DEADLINE_MS);
 	CHECK(ms >= 0,
@@ -255,21 +255,21 @@ static int attack_fork(void)
 	if (ms >= 0) {
 		printf("# (a) death notice %lld ms after the owner was reaped\n",
 		       ms);
-		ret = fbp_call(&h, hn, 1, NULL, 0, NULL, 0, &r, NULL, NULL);
+		ret = fbt_call(&h, hn, 1, NULL, 0, NULL, 0, &r, NULL, NULL);
 		CHECK(ret == -EOWNERDEAD,
 		      "(a) call to the dead owner: want EOWNERDEAD, got %s",
 		      strerror(-ret));
 	}
-	CHECK(fbp_release(&h, hn) == 0, "(a) release the handle");
-	CHECK(fbs_drop(&h, SLOT_A) == 0, "(a) drop the slot");
+	CHECK(fbt_release(&h, hn) == 0, "(a) release the handle");
+	CHECK(fbt_slot_drop(&h, SLOT_A) == 0, "(a) drop the slot");
 
-	fba_tell(kgo[1], 1);
+	fbt_tell(kgo[1], 1);
 	CHECK(fbt_wait(keeper) == 0, "(a) the child's checks");
-	fbp_close(&h);
+	fbt_ctx_close(&h);
 	close(ready[0]);
 	close(go[1]);
 	close(kgo[1]);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 /* ---- (b) the descriptor in flight, its socket in the buffer ---- */
@@ -277,37 +277,37 @@ static int attack_fork(void)
 static int attack_cycle(bool close_first)
 {
 	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
-	struct fbp o, q;
+	struct fbt_ctx o, q;
 	int sv[2], ret, st;
 	__u64 off = 0;
 	pid_t owner, sender;
 	__u32 hb = 0;
 
-	owner = fba_fork(false);
+	owner = fbt_fork_child(false);
 	if (owner == 0) {
-		fbp_open(&o, MB);
+		fbt_ctx_open(&o, MB);
 		/* it takes descriptors, or the send fails with EPERM */
-		ret = fbs_put_flags(&o, SLOT_B, COOKIE_B,
+		ret = fbt_slot_put_flags(&o, SLOT_B, COOKIE_B,
 				    FBINDER_OBJF_ACCEPTS_FDS);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 			die("socketpair");
 		send_fd(sv[0], o.fd);	/* in flight on sv[1] */
-		sender = fba_fork(false);
+		sender = fbt_fork_child(false);
 		if (sender == 0) {
 			close(o.fd);
-			fbp_open(&q, MB);
-			ret = fbs_get(&q, SLOT_B, &hb);
+			fbt_ctx_open(&q, MB);
+			ret = fbt_slot_get(&q, SLOT_B, &hb);
 			CHECK(ret == 0, "(b) sender gets the node: %s",
 			      strerror(-ret));
 			obj.fd = sv[1];
-			ret = fbp_oneway(&q, hb, 1, &obj, sizeof(obj), &off, 1);
+			ret = fbt_oneway(&q, hb, 1, &obj, sizeof(obj), &off, 1);
 			CHECK(ret == 0,
 			      "(b) the socket sent into the owner's buffer: %s",
 			      strerror(-ret));
-			fbp_close(&q);
-			_exit(fbp_child_status());
+			fbt_ctx_close(&q);
+			_exit(fbt_child_status());
 		}
 		st = fbt_wait(sender);
 		close(sv[0]);
@@ -317,7 +317,7 @@ static int attack_cycle(bool close_first)
 		_exit(st);
 	}
 	CHECK(fbt_wait(owner) == 0, "(b) owner and sender exited with 0");
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 static int attack_cycle_open(void)
@@ -335,49 +335,49 @@ static int attack_cycle_closed(void)
 static int attack_pass(void)
 {
 	int sv[2], ready[2], go[2], bgo[2], fd, ret;
-	struct fbp a, h;
-	struct fbp_ret r;
+	struct fbt_ctx a, h;
+	struct fbt_ret r;
 	pid_t owner, other;
 	long long ms;
 	__u32 hc = 0;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		die("socketpair");
-	fba_pipe(ready);
-	fba_pipe(go);
-	fba_pipe(bgo);
-	other = fba_fork(false);
+	fbt_pipe(ready);
+	fbt_pipe(go);
+	fbt_pipe(bgo);
+	other = fbt_fork_child(false);
 	if (other == 0) {
 		fd = recv_fd(sv[1]);
-		fba_tell(ready[1], 2);
-		if (fba_hear(bgo[0], 20000) < 0)
+		fbt_tell(ready[1], 2);
+		if (fbt_hear(bgo[0], 20000) < 0)
 			die("other: no word");
 		check_not_usable(fd, "(c) receiver after the owner exited");
 		close(fd);
-		_exit(fbp_child_status());
+		_exit(fbt_child_status());
 	}
-	owner = fba_fork(false);
+	owner = fbt_fork_child(false);
 	if (owner == 0) {
-		fbp_open(&a, MB);
-		ret = fbs_put(&a, SLOT_C, COOKIE_C);
+		fbt_ctx_open(&a, MB);
+		ret = fbt_slot_put(&a, SLOT_C, COOKIE_C);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
 		send_fd(sv[0], a.fd);
-		fba_tell(ready[1], 1);
-		fba_hear(go[0], 20000);
+		fbt_tell(ready[1], 1);
+		fbt_hear(go[0], 20000);
 		_exit(0);	/* a.fd still open */
 	}
 	close(ready[1]);
 	close(go[0]);
 	close(bgo[0]);
-	CHECK(fba_hear(ready[0], 5000) + fba_hear(ready[0], 5000) == 3,
+	CHECK(fbt_hear(ready[0], 5000) + fbt_hear(ready[0], 5000) == 3,
 	      "(c) owner and receiver ready");
 
-	fbp_open(&h, MB);
-	ret = fbs_get(&h, SLOT_C, &hc);
+	fbt_ctx_open(&h, MB);
+	ret = fbt_slot_get(&h, SLOT_C, &hc);
 	CHECK(ret == 0, "(c) holder gets the owner's node: %s", strerror(-ret));
 	CHECK(link_death(&h, hc, DEATH_COOKIE) == 0, "(c) link death");
-	fba_tell(go[1], 1);
+	fbt_tell(go[1], 1);
 	CHECK(fbt_wait(owner) == 0, "(c) owner exited with 0");
 	ms = wait_dead(&h, DEATH_COOKIE, DEADLINE_MS);
 	CHECK(ms >= 0,
@@ -387,23 +387,23 @@ static int attack_pass(void)
 	if (ms >= 0) {
 		printf("# (c) death notice %lld ms after the owner was reaped\n",
 		       ms);
-		ret = fbp_call(&h, hc, 1, NULL, 0, NULL, 0, &r, NULL, NULL);
+		ret = fbt_call(&h, hc, 1, NULL, 0, NULL, 0, &r, NULL, NULL);
 		CHECK(ret == -EOWNERDEAD,
 		      "(c) call to the dead owner: want EOWNERDEAD, got %s",
 		      strerror(-ret));
 	}
-	CHECK(fbp_release(&h, hc) == 0, "(c) release the handle");
-	CHECK(fbs_drop(&h, SLOT_C) == 0, "(c) drop the slot");
+	CHECK(fbt_release(&h, hc) == 0, "(c) release the handle");
+	CHECK(fbt_slot_drop(&h, SLOT_C) == 0, "(c) drop the slot");
 
-	fba_tell(bgo[1], 1);
+	fbt_tell(bgo[1], 1);
 	CHECK(fbt_wait(other) == 0, "(c) the receiver's checks");
-	fbp_close(&h);
+	fbt_ctx_close(&h);
 	close(sv[0]);
 	close(sv[1]);
 	close(ready[0]);
 	close(go[1]);
 	close(bgo[1]);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 /* ---- (d) the owner's mm outlives it ---- */
@@ -445,27 +445,27 @@ static int attack_shared_mm(void)
 {
 	unsigned char data[D_SIZE];
 	int ready[2], go[2], ret;
-	struct fbp o, q;
-	struct fbp_ret r;
+	struct fbt_ctx o, q;
+	struct fbt_ret r;
 	pid_t owner, child;
 	char *stack;
 	__u32 hd = 0;
 
-	fba_pipe(ready);
-	fba_pipe(go);
-	owner = fba_fork(false);
+	fbt_pipe(ready);
+	fbt_pipe(go);
+	owner = fbt_fork_child(false);
 	if (owner == 0) {
-		fbp_open(&o, MB);
-		ret = fbs_put(&o, SLOT_D, COOKIE_D);
+		fbt_ctx_open(&o, MB);
+		ret = fbt_slot_put(&o, SLOT_D, COOKIE_D);
 		if (ret)
 			die("owner: register: %s", strerror(-ret));
-		fba_tell(ready[1], 0);
-		ret = fbp_next(&o, &r);
+		fbt_tell(ready[1], 0);
+		ret = fbt_next(&o, &r);
 		if (ret || r.cmd != FBINDER_RET_TRANSACTION)
 			die("owner: no message: %s %s", strerror(-ret),
-			    fbp_ret_name(r.cmd));
+			    fbt_ret_name(r.cmd));
 		/* map the page, and leave the message unfreed */
-		d_page = (const unsigned char *)fbp_data(&o, &r.msg);
+		d_page = (const unsigned char *)fbt_data(&o, &r.msg);
 		CHECK(d_page[0] == 0xd0, "(d) owner reads its message");
 		d_go = go[0];
 		stack = malloc(D_STACK);
@@ -475,22 +475,22 @@ static int attack_shared_mm(void)
 			      NULL);
 		if (child < 0)
 			die("clone(CLONE_VM)");
-		fba_tell(ready[1], child);
-		_exit(fbp_child_status());	/* o still open and mapped */
+		fbt_tell(ready[1], child);
+		_exit(fbt_child_status());	/* o still open and mapped */
 	}
 	close(ready[1]);
 	close(go[0]);
-	if (fba_hear(ready[0], 5000) != 0)
+	if (fbt_hear(ready[0], 5000) != 0)
 		die("(d) owner not ready");
-	fbp_open(&q, MB);
-	ret = fbs_get(&q, SLOT_D, &hd);
+	fbt_ctx_open(&q, MB);
+	ret = fbt_slot_get(&q, SLOT_D, &hd);
 	CHECK(ret == 0, "(d) sender gets the owner's node: %s", strerror(-ret));
 	memset(data, 0xd0, sizeof(data));
-	CHECK(fbp_oneway(&q, hd, 1, data, sizeof(data), NULL, 0) == 0,
+	CHECK(fbt_oneway(&q, hd, 1, data, sizeof(data), NULL, 0) == 0,
 	      "(d) message to the owner");
-	CHECK(fbp_release(&q, hd) == 0, "(d) release the handle");
-	CHECK(fbs_drop(&q, SLOT_D) == 0, "(d) drop the slot");
-	child = fba_hear(ready[0], 5000);
+	CHECK(fbt_release(&q, hd) == 0, "(d) release the handle");
+	CHECK(fbt_slot_drop(&q, SLOT_D) == 0, "(d) drop the slot");
+	child = fbt_hear(ready[0], 5000);
 	CHECK(fbt_wait(owner) == 0, "(d) owner exited with 0");
 	if (child > 0) {
 		if (write(go[1], "g", 1) != 1)
@@ -500,10 +500,10 @@ static int attack_shared_mm(void)
 		      "(d) a process sharing the dead owner's mm reads its buffer page: status %d, want 0 (SIGBUS)",
 		      ret);
 	}
-	fbp_close(&q);
+	fbt_ctx_close(&q);
 	close(ready[0]);
 	close(go[1]);
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 /* ---- the root parent ---- */
@@ -512,9 +512,9 @@ static bool counts_are(long long contexts, long long *got_ctx,
 		       long long *got_buf, long long *got_txn)
 {
 	*got_ctx = *got_buf = *got_txn = -1;
-	fbp_stat("live_contexts", got_ctx);
-	fbp_stat("live_buffers", got_buf);
-	fbp_stat("live_transactions", got_txn);
+	fbt_stat("live_contexts", got_ctx);
+	fbt_stat("live_buffers", got_buf);
+	fbt_stat("live_transactions", got_txn);
 	return *got_ctx == contexts && !*got_buf && !*got_txn;
 }
 
@@ -523,13 +523,13 @@ static bool counts_are(long long contexts, long long *got_ctx,
  * then the contexts the attack made must all be gone (only the manager's
  * and the bystander's left), and no buffer or transaction.
  */
-static void run_attack(const char *name, int (*fn)(void), struct fbp *by)
+static void run_attack(const char *name, int (*fn)(void), struct fbt_ctx *by)
 {
 	long long t, worst = 0, deadline, c, b, x;
 	int status, ret, calls = 0;
 	pid_t pid;
 
-	pid = fba_fork(false);
+	pid = fbt_fork_child(false);
 	if (pid == 0) {
 		fbt_become_nobody();
 		/* the grandchildren are reaped by the attacker, not by init */
@@ -538,9 +538,9 @@ static void run_attack(const char *name, int (*fn)(void), struct fbp *by)
 		_exit(fn());
 	}
 	while (waitpid(pid, &status, WNOHANG) == 0) {
-		t = fbp_now_ms();
-		ret = fbs_ping(by);
-		t = fbp_now_ms() - t;
+		t = fbt_now_ms();
+		ret = fbt_slot_ping(by);
+		t = fbt_now_ms() - t;
 		CHECK(ret == 0, "%s: bystander's call: %s", name, strerror(-ret));
 		if (t > worst)
 			worst = t;
@@ -554,8 +554,8 @@ static void run_attack(const char *name, int (*fn)(void), struct fbp *by)
 	printf("# %s: %d bystander calls during the attack, slowest %lld ms\n",
 	       name, calls, worst);
 
-	deadline = fbp_now_ms() + DEADLINE_MS;
-	while (!counts_are(2, &c, &b, &x) && fbp_now_ms() < deadline)
+	deadline = fbt_now_ms() + DEADLINE_MS;
+	while (!counts_are(2, &c, &b, &x) && fbt_now_ms() < deadline)
 		usleep(20000);
 	CHECK(c == 2 && b == 0 && x == 0,
 	      "%s: %d ms after the attack: live_contexts %lld (want 2: the manager and the bystander), live_buffers %lld, live_transactions %lld (want 0)",
@@ -564,7 +564,7 @@ static void run_attack(const char *name, int (*fn)(void), struct fbp *by)
 
 int main(void)
 {
-	struct fbp by;
+	struct fbt_ctx by;
 	pid_t mgr;
 
 	alarm(150);
@@ -577,8 +577,8 @@ int main(void)
 	}
 	manager_slot();
 
-	mgr = fbs_spawn();
-	fbp_open(&by, MB);
+	mgr = fbt_slot_spawn();
+	fbt_ctx_open(&by, MB);
 	run_attack("(a) fork", attack_fork, &by);
 	run_attack("(b) cycle, owner's descriptor open", attack_cycle_open,
 		   &by);
@@ -587,9 +587,9 @@ int main(void)
 	run_attack("(c) pass", attack_pass, &by);
 	run_attack("(d) shared mm", attack_shared_mm, &by);
 
-	fbp_close(&by);
+	fbt_ctx_close(&by);
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	CHECK(fbp_wait_live_zero(DEADLINE_MS) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(DEADLINE_MS) == 0, "live counts back to zero");
 	return fbt_done();
 }

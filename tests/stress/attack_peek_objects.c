@@ -18,7 +18,7 @@
  *
  * The registry (handle 0) runs as root; R and S are unprivileged.
  */
-#include "fbslots.h"
+#include "fbt_slots.h"
 
 #include <pthread.h>
 #include <setjmp.h>
@@ -100,25 +100,25 @@ static long find_run(const unsigned char *map, size_t len, unsigned char c)
 static int r_main(void *arg)
 {
 	struct sigaction sa = { .sa_handler = on_sigbus };
-	struct fbp p;
-	struct fbp_ret r;
+	struct fbt_ctx p;
+	struct fbt_ret r;
 	pthread_t th;
 	int msgs = 0, bad_obj = 0, ret;
 	long at;
 	(void)arg;
 
 	fbt_become_nobody();
-	fbp_open(&p, MAP);
-	ret = fbs_put(&p, SLOT_R, 0x1);
+	fbt_ctx_open(&p, MAP);
+	ret = fbt_slot_put(&p, SLOT_R, 0x1);
 	if (ret)
 		die("put slot %u: %s", SLOT_R, strerror(-ret));
 	sigaction(SIGBUS, &sa, NULL);
 	post(to_s[1]);
 
 	/* a message over the whole oneway half: every page there is mapped */
-	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_PRIME)
+	if (fbt_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_PRIME)
 		die("R: no priming message");
-	fbp_free(&p, r.msg.data);
+	fbt_free_buffer(&p, r.msg.data);
 	scan_base = (const volatile __u64 *)p.map;
 	if (pthread_create(&th, NULL, scanner, NULL))
 		die("pthread_create");
@@ -127,13 +127,13 @@ static int r_main(void *arg)
 	for (;;) {
 		size_t i;
 
-		if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION)
+		if (fbt_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION)
 			die("R: read");
 		if (r.msg.code != C_OBJS)
 			break;
 		for (i = 0; i < r.msg.offsets_count; i++)
-			bad_obj += fbp_obj(&p, &r.msg, i)->type != FBINDER_OBJ_HANDLE;
-		fbp_free(&p, r.msg.data);
+			bad_obj += fbt_obj(&p, &r.msg, i)->type != FBINDER_OBJ_HANDLE;
+		fbt_free_buffer(&p, r.msg.data);
 		msgs++;
 	}
 	atomic_store(&scanning, 0);
@@ -147,27 +147,27 @@ static int r_main(void *arg)
 
 	/* r is C_DONE; S's failed send happened before it */
 	CHECK(r.msg.code == C_DONE, "R: code %u, want C_DONE", r.msg.code);
-	fbp_free(&p, r.msg.data);
+	fbt_free_buffer(&p, r.msg.data);
 	at = find_run(p.map, PRIME, FAIL_FILL);
 	CHECK(at < 0, "bytes of a failed send are readable at offset %ld", at);
 
 	/* bytes in the slot the next messages get */
 	post(to_s[1]);
-	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_FILL)
+	if (fbt_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_FILL)
 		die("R: no filler");
-	fbp_free(&p, r.msg.data);
+	fbt_free_buffer(&p, r.msg.data);
 	post(to_s[1]);
-	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_PAD ||
+	if (fbt_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_PAD ||
 	    r.msg.data_size != 5)
 		die("R: no 5-byte message");
 	{
-		const unsigned char *d = fbp_data(&p, &r.msg);
+		const unsigned char *d = fbt_data(&p, &r.msg);
 
 		CHECK(d[5] == 0 && d[6] == 0 && d[7] == 0,
 		      "padding after a 5-byte message reads %02x %02x %02x", d[5], d[6], d[7]);
 	}
-	fbp_free(&p, r.msg.data);
-	if (fbp_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_EMPTY)
+	fbt_free_buffer(&p, r.msg.data);
+	if (fbt_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_EMPTY)
 		die("R: no empty message");
 	{
 		__u64 slot;
@@ -175,9 +175,9 @@ static int r_main(void *arg)
 		memcpy(&slot, p.map + r.msg.data, sizeof(slot));
 		CHECK(slot == 0, "an empty message's slot reads 0x%llx", (unsigned long long)slot);
 	}
-	fbp_free(&p, r.msg.data);
-	fbp_close(&p);
-	return fbp_child_status();
+	fbt_free_buffer(&p, r.msg.data);
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 /* ---- S: the victim ------------------------------------------------------ */
@@ -187,18 +187,18 @@ static int s_main(void *arg)
 	static struct fbinder_object objs[NOBJ];
 	static __u64 offs[NOBJ];
 	static unsigned char big[PRIME];
-	struct fbp p;
+	struct fbt_ctx p;
 	__u32 hr;
 	int i, ret;
 	(void)arg;
 
 	fbt_become_nobody();
-	fbp_open(&p, MAP);
+	fbt_ctx_open(&p, MAP);
 	await(to_s[0]);
-	hr = fbs_get_wait(&p, SLOT_R);
+	hr = fbt_slot_get_wait(&p, SLOT_R);
 
 	memset(big, 0xee, sizeof(big));
-	if (fbp_oneway(&p, hr, C_PRIME, big, sizeof(big), NULL, 0))
+	if (fbt_oneway(&p, hr, C_PRIME, big, sizeof(big), NULL, 0))
 		die("S: priming message");
 	await(to_s[0]);
 
@@ -209,7 +209,7 @@ static int s_main(void *arg)
 	}
 	for (i = 0; i < ROUNDS; i++) {
 		/* oneway: the copy is what matters, not the answer */
-		while ((ret = fbp_oneway(&p, hr, C_OBJS, objs, sizeof(objs), offs, NOBJ)) == -ENOSPC)
+		while ((ret = fbt_oneway(&p, hr, C_OBJS, objs, sizeof(objs), offs, NOBJ)) == -ENOSPC)
 			usleep(1000);
 		CHECK(ret == 0, "S: send %d: %s", i, strerror(-ret));
 	}
@@ -219,7 +219,7 @@ static int s_main(void *arg)
 	memset(big + FAIL_SIZE - sizeof(objs[0]), 0, sizeof(objs[0]));
 	((struct fbinder_object *)(big + FAIL_SIZE - sizeof(objs[0])))->type = 99;
 	offs[0] = FAIL_SIZE - sizeof(objs[0]);
-	ret = fbp_oneway(&p, hr, C_OBJS, big, FAIL_SIZE, offs, 1);
+	ret = fbt_oneway(&p, hr, C_OBJS, big, FAIL_SIZE, offs, 1);
 	CHECK(ret == -EINVAL, "S: a send with a bad object: %s, want EINVAL", strerror(-ret));
 	/* HANDLE and FD use the union's low 32 bits: the rest must be zero */
 	memset(objs, 0, sizeof(objs[0]));
@@ -227,25 +227,25 @@ static int s_main(void *arg)
 	objs[0].cookie = (__u64)1 << 40;
 	objs[0].handle = hr;
 	offs[0] = 0;
-	ret = fbp_oneway(&p, hr, C_OBJS, objs, sizeof(objs[0]), offs, 1);
+	ret = fbt_oneway(&p, hr, C_OBJS, objs, sizeof(objs[0]), offs, 1);
 	CHECK(ret == -EINVAL, "S: a handle object with upper bits set: %s, want EINVAL",
 	      strerror(-ret));
 	objs[0].type = FBINDER_OBJ_FD;
 	objs[0].cookie = (__u64)1 << 40;
 	objs[0].fd = 0;
-	ret = fbp_oneway(&p, hr, C_OBJS, objs, sizeof(objs[0]), offs, 1);
+	ret = fbt_oneway(&p, hr, C_OBJS, objs, sizeof(objs[0]), offs, 1);
 	CHECK(ret == -EINVAL, "S: an fd object with upper bits set: %s, want EINVAL",
 	      strerror(-ret));
-	CHECK(fbp_oneway(&p, hr, C_DONE, NULL, 0, NULL, 0) == 0, "S: C_DONE");
+	CHECK(fbt_oneway(&p, hr, C_DONE, NULL, 0, NULL, 0) == 0, "S: C_DONE");
 
 	await(to_s[0]);
 	memset(big, 0xaa, 64);
-	CHECK(fbp_oneway(&p, hr, C_FILL, big, 64, NULL, 0) == 0, "S: C_FILL");
+	CHECK(fbt_oneway(&p, hr, C_FILL, big, 64, NULL, 0) == 0, "S: C_FILL");
 	await(to_s[0]);
-	CHECK(fbp_oneway(&p, hr, C_PAD, "\x11\x11\x11\x11\x11", 5, NULL, 0) == 0, "S: C_PAD");
-	CHECK(fbp_oneway(&p, hr, C_EMPTY, NULL, 0, NULL, 0) == 0, "S: C_EMPTY");
-	fbp_close(&p);
-	return fbp_child_status();
+	CHECK(fbt_oneway(&p, hr, C_PAD, "\x11\x11\x11\x11\x11", 5, NULL, 0) == 0, "S: C_PAD");
+	CHECK(fbt_oneway(&p, hr, C_EMPTY, NULL, 0, NULL, 0) == 0, "S: C_EMPTY");
+	fbt_ctx_close(&p);
+	return fbt_child_status();
 }
 
 int main(void)
@@ -254,13 +254,13 @@ int main(void)
 
 	if (pipe(to_s))
 		die("pipe");
-	mgr = fbs_spawn();
+	mgr = fbt_slot_spawn();
 	r = fbt_fork(r_main, NULL);
 	s = fbt_fork(s_main, NULL);
 	CHECK(fbt_wait(s) == 0, "the sender failed");
 	CHECK(fbt_wait(r) == 0, "the receiver saw what it must not");
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

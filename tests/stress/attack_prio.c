@@ -30,7 +30,7 @@
  * privilege), the attackers are children that dropped privileges, and the
  * parent checks the live counts at the end.
  */
-#include "fbproto.h"
+#include "fbt_proto.h"
 
 #include <grp.h>
 #include <stdlib.h>
@@ -94,7 +94,7 @@ struct reg_msg {
 	struct fbinder_object obj;
 };
 
-static int mgr_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int mgr_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
 	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE };
@@ -106,65 +106,65 @@ static int mgr_handler(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (r->cmd != FBINDER_RET_TRANSACTION || (m->flags & FBINDER_TXN_ONEWAY))
 		return 0;
 	if (m->data_size < sizeof(slot))
-		return fbp_reply(p, m, 1, NULL, 0, NULL, 0) ? -1 : 0;
-	memcpy(&slot, fbp_data(p, m), sizeof(slot));
+		return fbt_reply(p, m, 1, NULL, 0, NULL, 0) ? -1 : 0;
+	memcpy(&slot, fbt_data(p, m), sizeof(slot));
 	slot %= NSLOTS;
 	if (m->code == C_REG && m->offsets_count == 1) {
-		in = fbp_obj(p, m, 0);
-		if (in->type != FBINDER_OBJ_HANDLE || fbp_acquire(p, in->handle))
-			return fbp_reply(p, m, 1, NULL, 0, NULL, 0) ? -1 : 0;
+		in = fbt_obj(p, m, 0);
+		if (in->type != FBINDER_OBJ_HANDLE || fbt_acquire(p, in->handle))
+			return fbt_reply(p, m, 1, NULL, 0, NULL, 0) ? -1 : 0;
 		slots[slot] = in->handle;
-		return fbp_reply(p, m, 0, NULL, 0, NULL, 0) ? -1 : 0;
+		return fbt_reply(p, m, 0, NULL, 0, NULL, 0) ? -1 : 0;
 	}
 	if (m->code == C_GET && slots[slot]) {
 		o.handle = slots[slot];
-		return fbp_reply(p, m, 0, &o, sizeof(o), &off, 1) ? -1 : 0;
+		return fbt_reply(p, m, 0, &o, sizeof(o), &off, 1) ? -1 : 0;
 	}
-	return fbp_reply(p, m, 1, NULL, 0, NULL, 0) ? -1 : 0;
+	return fbt_reply(p, m, 1, NULL, 0, NULL, 0) ? -1 : 0;
 }
 
-static int mgr_body(struct fbp *p, void *arg)
+static int mgr_body(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
-	return fbp_serve(p, mgr_handler, NULL) ? 1 : 0;
+	return fbt_serve(p, mgr_handler, NULL) ? 1 : 0;
 }
 
 /* Registers p's object cookie (with flags) in slot: 0 or -errno. */
-static int reg(struct fbp *p, __u32 slot, __u64 cookie, __u32 flags)
+static int reg(struct fbt_ctx *p, __u32 slot, __u64 cookie, __u32 flags)
 {
 	struct reg_msg msg = { .slot = slot };
 	__u64 off = offsetof(struct reg_msg, obj);
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	int ret;
 
 	msg.obj.type = FBINDER_OBJ_LOCAL;
 	msg.obj.flags = flags;
 	msg.obj.cookie = cookie;
-	ret = fbp_call(p, 0, C_REG, &msg, sizeof(msg), &off, 1, &reply, NULL, NULL);
+	ret = fbt_call(p, 0, C_REG, &msg, sizeof(msg), &off, 1, &reply, NULL, NULL);
 	if (ret)
 		return ret;
 	if (reply.cmd != FBINDER_RET_REPLY)
 		return -EIO;
-	fbp_free(p, reply.msg.data);
+	fbt_free_buffer(p, reply.msg.data);
 	return reply.msg.code ? -EIO : 0;
 }
 
 /* p's handle for slot, acquired; 0 when the slot is empty. */
-static __u32 get(struct fbp *p, __u32 slot)
+static __u32 get(struct fbt_ctx *p, __u32 slot)
 {
 	const struct fbinder_object *o;
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	__u32 h = 0;
 
-	if (fbp_call(p, 0, C_GET, &slot, sizeof(slot), NULL, 0, &reply, NULL, NULL) ||
+	if (fbt_call(p, 0, C_GET, &slot, sizeof(slot), NULL, 0, &reply, NULL, NULL) ||
 	    reply.cmd != FBINDER_RET_REPLY)
 		die("C_GET %u", slot);
 	if (!reply.msg.code && reply.msg.offsets_count == 1) {
-		o = fbp_obj(p, &reply.msg, 0);
-		if (o->type == FBINDER_OBJ_HANDLE && !fbp_acquire(p, o->handle))
+		o = fbt_obj(p, &reply.msg, 0);
+		if (o->type == FBINDER_OBJ_HANDLE && !fbt_acquire(p, o->handle))
 			h = o->handle;
 	}
-	fbp_free(p, reply.msg.data);
+	fbt_free_buffer(p, reply.msg.data);
 	return h;
 }
 
@@ -178,7 +178,7 @@ static __u32 get(struct fbp *p, __u32 slot)
 
 struct handler {
 	const char *name;
-	const struct fbp *ctx;
+	const struct fbt_ctx *ctx;
 	unsigned int what;
 	__s32 own_nice;
 	struct prio want;	/* the raised settings it must run at (H_FORK...) */
@@ -224,22 +224,22 @@ static void check_fork(const struct handler *h)
 static void *handler_main(void *arg)
 {
 	struct handler *h = arg;
-	struct fbp *t = fbp_thread(h->ctx, false);
+	struct fbt_ctx *t = fbt_ctx_thread(h->ctx, false);
 	struct prio me, after;
-	struct fbp_ret r;
+	struct fbt_ret r;
 	char c = 'c';
 	int ret;
 
 	set_prio(SCHED_OTHER, 0, h->own_nice);
-	ret = fbp_next(t, &r);
+	ret = fbt_next(t, &r);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION, "%s: read: %s %s", h->name,
-	      strerror(-ret), fbp_ret_name(r.cmd));
+	      strerror(-ret), fbt_ret_name(r.cmd));
 	if (ret || r.cmd != FBINDER_RET_TRANSACTION)
 		goto out;
 	my_prio(&me);
 	printf("# %s: handling at %u/%u/%d flags %llx\n", h->name, SHOW(me));
 	if (h->what & H_REPORT) {
-		CHECK(fbp_reply(t, &r.msg, 0, &me, sizeof(me), NULL, 0) == 0,
+		CHECK(fbt_reply(t, &r.msg, 0, &me, sizeof(me), NULL, 0) == 0,
 		      "%s: reply", h->name);
 		goto out;
 	}
@@ -250,9 +250,9 @@ static void *handler_main(void *arg)
 	if (h->what & H_FORK)
 		check_fork(h);
 	if (r.msg.flags & FBINDER_TXN_ONEWAY)
-		CHECK(fbp_free(t, r.msg.data) == 0, "%s: free", h->name);
+		CHECK(fbt_free_buffer(t, r.msg.data) == 0, "%s: free", h->name);
 	if (h->what & H_REPLY)
-		CHECK(fbp_reply(t, &r.msg, 0, NULL, 0, NULL, 0) == 0, "%s: reply",
+		CHECK(fbt_reply(t, &r.msg, 0, NULL, 0, NULL, 0) == 0, "%s: reply",
 		      h->name);
 	if (h->what & H_EXIT)
 		CHECK(ioctl(t->fd, FBINDER_IOC_THREAD_EXIT) == 0, "%s: THREAD_EXIT: %s",
@@ -282,13 +282,13 @@ static void handler_start(struct handler *h)
 }
 
 /* Main's side of H_CLOSE: wait for the raised handler, close its context. */
-static void close_under(struct handler *h, struct fbp *ctx)
+static void close_under(struct handler *h, struct fbt_ctx *ctx)
 {
 	char c;
 
 	if (read(h->to_main[0], &c, 1) != 1)
 		die("%s: wait for the handler", h->name);
-	fbp_close(ctx);
+	fbt_ctx_close(ctx);
 	if (write(h->from_main[1], &c, 1) != 1)
 		die("%s: tell the handler", h->name);
 }
@@ -317,8 +317,8 @@ static int attacker_min(void *arg)
 		{ FBINDER_OBJF_MIN_PRIO | (__u8)-20, "nice -20" },
 		{ FBINDER_OBJF_MIN_PRIO | (__u8)-1, "nice -1" },
 	};
-	struct fbp own, other;
-	struct fbp_ret reply;
+	struct fbt_ctx own, other;
+	struct fbt_ret reply;
 	struct handler h;
 	struct prio seen;
 	unsigned int i;
@@ -327,8 +327,8 @@ static int attacker_min(void *arg)
 
 	(void)arg;
 	fbt_become_nobody();
-	fbp_open(&own, MB);
-	fbp_open(&other, MB);
+	fbt_ctx_open(&own, MB);
+	fbt_ctx_open(&other, MB);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ret = reg(&own, i, 0x100 + i, bad[i].flags);
 		CHECK(ret == -EPERM, "A: a node with minimum %s: %s, expected EPERM",
@@ -344,23 +344,23 @@ static int attacker_min(void *arg)
 		h.ctx = &own;
 		h.what = H_REPORT;
 		handler_start(&h);
-		ret = fbp_call(&other, handle, C_WORK, NULL, 0, NULL, 0, &reply, NULL, NULL);
+		ret = fbt_call(&other, handle, C_WORK, NULL, 0, NULL, 0, &reply, NULL, NULL);
 		if (!ret && reply.cmd == FBINDER_RET_REPLY &&
 		    reply.msg.data_size == sizeof(seen)) {
-			memcpy(&seen, fbp_data(&other, &reply.msg), sizeof(seen));
+			memcpy(&seen, fbt_data(&other, &reply.msg), sizeof(seen));
 			CHECK(0, "A: the attacker's own call ran its handler at %u/%u/%d (minimum %s)",
 			      seen.policy, seen.rt, seen.nice, bad[i].what);
 		}
 		if (!ret && reply.cmd == FBINDER_RET_REPLY)
-			fbp_free(&other, reply.msg.data);
+			fbt_free_buffer(&other, reply.msg.data);
 		handler_join(&h);
 	}
 	/* the refused sends left nothing: the same object without one is fine */
 	ret = reg(&own, 0, 0x100, 0);
 	CHECK(ret == 0, "A: the object without a minimum after EPERM: %s", strerror(-ret));
-	fbp_close(&other);
-	fbp_close(&own);
-	return fbp_child_status();
+	fbt_ctx_close(&other);
+	fbt_ctx_close(&own);
+	return fbt_child_status();
 }
 
 /* ---- B: a minimum within the owner's rights, raised by a oneway ---- */
@@ -386,7 +386,7 @@ static void become_nobody_nice(void)
 
 /* B2: a oneway raise taken while the thread handles a call ends with it. */
 struct b2 {
-	const struct fbp *ctx;
+	const struct fbt_ctx *ctx;
 	int go[2];		/* handler -> main: send the oneway now */
 	int sent[2];		/* main -> handler: sent */
 };
@@ -394,14 +394,14 @@ struct b2 {
 static void *b2_handler(void *arg)
 {
 	struct b2 *b = arg;
-	struct fbp *t = fbp_thread(b->ctx, false);
-	struct fbp_ret call, ow;
+	struct fbt_ctx *t = fbt_ctx_thread(b->ctx, false);
+	struct fbt_ret call, ow;
 	struct prio me;
 	char c = 'g';
 	int ret;
 
 	set_prio(SCHED_OTHER, 0, 3);
-	ret = fbp_next(t, &call);
+	ret = fbt_next(t, &call);
 	if (ret || call.cmd != FBINDER_RET_TRANSACTION || (call.msg.flags & FBINDER_TXN_ONEWAY))
 		die("B2: no call");
 	my_prio(&me);
@@ -409,19 +409,19 @@ static void *b2_handler(void *arg)
 	      "B2: handling a nice 0 caller's call at %u/%u/%d flags %llx", SHOW(me));
 	if (write(b->go[1], &c, 1) != 1 || read(b->sent[0], &c, 1) != 1)
 		die("B2: handshake");
-	ret = fbp_try_next(t, &ow);
+	ret = fbt_try_next(t, &ow);
 	CHECK(ret == 0 && ow.cmd == FBINDER_RET_TRANSACTION && (ow.msg.flags & FBINDER_TXN_ONEWAY),
 	      "B2: the oneway message while handling the call: %s %s", strerror(-ret),
-	      fbp_ret_name(ow.cmd));
+	      fbt_ret_name(ow.cmd));
 	if (!ret && ow.cmd == FBINDER_RET_TRANSACTION) {
 		my_prio(&me);
 		CHECK(me.policy == SCHED_OTHER && me.nice == -5,
 		      "B2: the oneway message at %u/%u/%d flags %llx, expected nice -5",
 		      SHOW(me));
-		CHECK(fbp_free(t, ow.msg.data) == 0, "B2: free");
+		CHECK(fbt_free_buffer(t, ow.msg.data) == 0, "B2: free");
 	}
-	CHECK(fbp_reply(t, &call.msg, 0, NULL, 0, NULL, 0) == 0, "B2: reply");
-	ret = fbp_try_next(t, &ow);
+	CHECK(fbt_reply(t, &call.msg, 0, NULL, 0, NULL, 0) == 0, "B2: reply");
+	ret = fbt_try_next(t, &ow);
 	CHECK(ret == -EAGAIN, "B2: a read after the reply: %s", strerror(-ret));
 	my_prio(&me);
 	printf("# B2: after the reply and a read at %u/%u/%d flags %llx\n", SHOW(me));
@@ -434,21 +434,21 @@ static void *b2_handler(void *arg)
 
 static void *b2_caller(void *arg)
 {
-	struct fbp *t = fbp_thread(arg, false);
-	struct fbp_ret reply;
+	struct fbt_ctx *t = fbt_ctx_thread(arg, false);
+	struct fbt_ret reply;
 	__u32 h = get(t, 10);
 	int ret;
 
-	ret = h ? fbp_call(t, h, C_WORK, NULL, 0, NULL, 0, &reply, NULL, NULL) : -ENOENT;
+	ret = h ? fbt_call(t, h, C_WORK, NULL, 0, NULL, 0, &reply, NULL, NULL) : -ENOENT;
 	CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "B2: call: %s %s", strerror(-ret),
-	      fbp_ret_name(reply.cmd));
+	      fbt_ret_name(reply.cmd));
 	if (!ret && reply.cmd == FBINDER_RET_REPLY)
-		fbp_free(t, reply.msg.data);
+		fbt_free_buffer(t, reply.msg.data);
 	free(t);
 	return NULL;
 }
 
-static void oneway_under_call(struct fbp *own, struct fbp *other, __u32 h_min)
+static void oneway_under_call(struct fbt_ctx *own, struct fbt_ctx *other, __u32 h_min)
 {
 	pthread_t th, tc;
 	struct b2 b;
@@ -465,7 +465,7 @@ static void oneway_under_call(struct fbp *own, struct fbp *other, __u32 h_min)
 		die("pthread_create");
 	if (read(b.go[0], &c, 1) != 1)
 		die("B2: wait for the handler");
-	CHECK(fbp_oneway(other, h_min, C_WORK, NULL, 0, NULL, 0) == 0, "B2: oneway");
+	CHECK(fbt_oneway(other, h_min, C_WORK, NULL, 0, NULL, 0) == 0, "B2: oneway");
 	if (write(b.sent[1], &c, 1) != 1)
 		die("B2: tell the handler");
 	pthread_join(tc, NULL);
@@ -478,15 +478,15 @@ static void oneway_under_call(struct fbp *own, struct fbp *other, __u32 h_min)
 
 static int attacker_oneway(void *arg)
 {
-	struct fbp own, other;
+	struct fbt_ctx own, other;
 	struct handler h;
 	__u32 handle;
 	int ret;
 
 	(void)arg;
 	become_nobody_nice();
-	fbp_open(&own, MB);
-	fbp_open(&other, MB);
+	fbt_ctx_open(&own, MB);
+	fbt_ctx_open(&other, MB);
 
 	ret = reg(&own, 8, 0x200, FBINDER_OBJF_MIN_PRIO | (__u8)-6);
 	CHECK(ret == -EPERM, "B: minimum nice -6 with RLIMIT_NICE %d: %s, expected EPERM",
@@ -509,15 +509,15 @@ static int attacker_oneway(void *arg)
 	h.want.policy = SCHED_OTHER;
 	h.want.nice = -5;
 	handler_start(&h);
-	ret = fbp_oneway(&other, handle, C_WORK, NULL, 0, NULL, 0);
+	ret = fbt_oneway(&other, handle, C_WORK, NULL, 0, NULL, 0);
 	CHECK(ret == 0, "B: oneway: %s", strerror(-ret));
 	if (!ret)
 		close_under(&h, &own);
 	handler_join(&h);
 out:
-	fbp_close(&other);
-	fbp_close(&own);
-	return fbp_child_status();
+	fbt_ctx_close(&other);
+	fbt_ctx_close(&own);
+	return fbt_child_status();
 }
 
 /* ---- C: raised by a privileged caller ---- */
@@ -529,14 +529,14 @@ static int ready_pipe[2];
 static int attacker_inherit(void *arg)
 {
 	struct handler hf, hc, he;
-	struct fbp a, b, c;
+	struct fbt_ctx a, b, c;
 	char ch = 'r';
 
 	(void)arg;
 	fbt_become_nobody();
-	fbp_open(&a, MB);
-	fbp_open(&b, MB);
-	fbp_open(&c, MB);
+	fbt_ctx_open(&a, MB);
+	fbt_ctx_open(&b, MB);
+	fbt_ctx_open(&c, MB);
 	if (reg(&a, S_FORK, 0x300, 0) || reg(&b, S_CLOSE, 0x301, 0) ||
 	    reg(&c, S_EXIT, 0x302, 0))
 		die("C: register");
@@ -567,24 +567,24 @@ static int attacker_inherit(void *arg)
 	handler_join(&hf);
 	handler_join(&hc);
 	handler_join(&he);
-	fbp_close(&a);
-	fbp_close(&c);
-	return fbp_child_status();
+	fbt_ctx_close(&a);
+	fbt_ctx_close(&c);
+	return fbt_child_status();
 }
 
 /* The privileged caller: SCHED_FIFO 50 calls into C's handlers. */
 static void caller(void)
 {
 	static const __u32 slot[3] = { S_FORK, S_CLOSE, S_EXIT };
-	struct fbp_ret reply;
+	struct fbt_ret reply;
 	__u32 h[3];
-	struct fbp p;
+	struct fbt_ctx p;
 	int i, ret;
 	char ch;
 
 	if (read(ready_pipe[0], &ch, 1) != 1)
 		die("C not ready");
-	fbp_open(&p, MB);
+	fbt_ctx_open(&p, MB);
 	for (i = 0; i < 3; i++) {
 		h[i] = get(&p, slot[i]);
 		if (!h[i])
@@ -592,23 +592,23 @@ static void caller(void)
 	}
 	set_prio(SCHED_FIFO, CALLER_RT, 0);
 	for (i = 0; i < 3; i++) {
-		ret = fbp_call(&p, h[i], C_WORK, NULL, 0, NULL, 0, &reply, NULL, NULL);
+		ret = fbt_call(&p, h[i], C_WORK, NULL, 0, NULL, 0, &reply, NULL, NULL);
 		CHECK(ret == 0, "caller: call %d: %s", i, strerror(-ret));
 		if (ret)
 			continue;
 		if (slot[i] == S_FORK) {
 			CHECK(reply.cmd == FBINDER_RET_REPLY, "caller: fork case: %s",
-			      fbp_ret_name(reply.cmd));
+			      fbt_ret_name(reply.cmd));
 			if (reply.cmd == FBINDER_RET_REPLY)
-				fbp_free(&p, reply.msg.data);
+				fbt_free_buffer(&p, reply.msg.data);
 		} else {
 			CHECK(reply.cmd == FBINDER_RET_FAILED && reply.err.error == -EOWNERDEAD,
 			      "caller: call %d: %s %d, expected FAILED EOWNERDEAD", i,
-			      fbp_ret_name(reply.cmd), reply.err.error);
+			      fbt_ret_name(reply.cmd), reply.err.error);
 		}
 	}
 	set_prio(SCHED_OTHER, 0, 0);
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 }
 
 int main(void)
@@ -617,7 +617,7 @@ int main(void)
 
 	if (pipe(ready_pipe))
 		die("pipe");
-	mgr = fbp_spawn_manager(MB, MGR_COOKIE, mgr_body, NULL);
+	mgr = fbt_spawn_manager(MB, MGR_COOKIE, mgr_body, NULL);
 
 	printf("# A: minimums beyond the owner's rights\n");
 	att = fbt_fork(attacker_min, NULL);
@@ -636,6 +636,6 @@ int main(void)
 	fbt_wait(mgr);
 	close(ready_pipe[0]);
 	close(ready_pipe[1]);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts back to zero");
 	return fbt_done();
 }

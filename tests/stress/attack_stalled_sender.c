@@ -8,7 +8,7 @@
  * stalled FUSE mapping would be.
  *
  * Both processes run as uid 65534.  The root parent starts the slot
- * manager (fbslots.h) through which the sender finds the receiver's node,
+ * manager (fbt_slots.h) through which the sender finds the receiver's node,
  * and hands the sender a descriptor of /dev/userfaultfd (open to root
  * only) so that it may stall faults the kernel takes on its behalf
  * (copy_from_user), which an unprivileged userfaultfd cannot do while
@@ -29,8 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fbattack.h"
-#include "fbslots.h"
+#include "fbt_attack.h"
+#include "fbt_slots.h"
 
 #define MB		(1024 * 1024)
 #define DEADLINE_MS	fbt_deadline_ms(3000)	/* for the receiver's exit */
@@ -46,7 +46,7 @@ static char proc_state(pid_t pid)
 	char st = '?';
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	s = fbp_slurp(path);
+	s = fbt_slurp(path);
 	if (!s)
 		return st;
 	p = strrchr(s, ')');
@@ -59,7 +59,7 @@ static char proc_state(pid_t pid)
 /* The old value of the sysctl when it had to be changed, else -1. */
 static int sysctl_set(const char *path, int value)
 {
-	char *s = fbp_slurp(path);
+	char *s = fbt_slurp(path);
 	int old, fd;
 	char c = (char)('0' + value);
 
@@ -80,14 +80,14 @@ static int sysctl_set(const char *path, int value)
 
 static void receiver(int ready)
 {
-	struct fbp r;
+	struct fbt_ctx r;
 	int ret;
 
-	fbp_open(&r, MB);
-	ret = fbs_put(&r, SLOT, COOKIE);
+	fbt_ctx_open(&r, MB);
+	ret = fbt_slot_put(&r, SLOT, COOKIE);
 	if (ret)
 		die("receiver: register: %s", strerror(-ret));
-	fba_tell(ready, 1);
+	fbt_tell(ready, 1);
 	for (;;)
 		pause();
 }
@@ -95,7 +95,7 @@ static void receiver(int ready)
 /* ---- the sender: a oneway message whose data faults and stalls ---- */
 
 struct send_arg {
-	const struct fbp *ctx;
+	const struct fbt_ctx *ctx;
 	__u32 handle;
 	const void *data;
 	size_t size;
@@ -105,9 +105,9 @@ struct send_arg {
 static void *send_thread(void *arg)
 {
 	struct send_arg *a = arg;
-	struct fbp *t = fbp_thread(a->ctx, false);
+	struct fbt_ctx *t = fbt_ctx_thread(a->ctx, false);
 
-	a->ret = fbp_oneway(t, a->handle, 1, a->data, a->size, NULL, 0);
+	a->ret = fbt_oneway(t, a->handle, 1, a->data, a->size, NULL, 0);
 	free(t);
 	return NULL;
 }
@@ -129,7 +129,7 @@ static void sender(int uffd_dev, int stalled, int serve)
 	struct send_arg a = { .size = size, .ret = 1 };
 	struct uffd_msg msg;
 	pthread_t th;
-	struct fbp s;
+	struct fbt_ctx s;
 	void *region;
 	int uffd, ret;
 
@@ -148,8 +148,8 @@ static void sender(int uffd_dev, int stalled, int serve)
 	if (ioctl(uffd, UFFDIO_REGISTER, &reg))
 		die("sender: UFFDIO_REGISTER");
 
-	fbp_open(&s, MB);
-	ret = fbs_get(&s, SLOT, &a.handle);
+	fbt_ctx_open(&s, MB);
+	ret = fbt_slot_get(&s, SLOT, &a.handle);
 	if (ret)
 		die("sender: look up the receiver: %s", strerror(-ret));
 	a.ctx = &s;
@@ -163,9 +163,9 @@ static void sender(int uffd_dev, int stalled, int serve)
 	      read(uffd, &msg, sizeof(msg)) == sizeof(msg) &&
 	      msg.event == UFFD_EVENT_PAGEFAULT,
 	      "sender: the copy faulted on the userfaultfd region");
-	fba_tell(stalled, 1);
+	fbt_tell(stalled, 1);
 
-	if (fba_hear(serve, 30000) < 0)
+	if (fbt_hear(serve, 30000) < 0)
 		die("sender: no word to serve the fault");
 	zp.range.start = (unsigned long)region;
 	zp.range.len = size;
@@ -175,11 +175,11 @@ static void sender(int uffd_dev, int stalled, int serve)
 	CHECK(a.ret == -EOWNERDEAD,
 	      "sender: the send into the dead receiver: want EOWNERDEAD, got %s",
 	      strerror(-a.ret));
-	CHECK(fbp_release(&s, a.handle) == 0, "sender: release the handle");
-	fbp_close(&s);
+	CHECK(fbt_release(&s, a.handle) == 0, "sender: release the handle");
+	fbt_ctx_close(&s);
 	close(uffd);
 	munmap(region, size);
-	_exit(fbp_child_status());
+	_exit(fbt_child_status());
 }
 
 int main(void)
@@ -189,7 +189,7 @@ int main(void)
 	int uffd_dev, old_sysctl = -1;
 	pid_t mgr, recv, send;
 	bool reaped = false;
-	struct fbp by;
+	struct fbt_ctx by;
 	char state = '?';
 
 	alarm(100);
@@ -203,30 +203,30 @@ int main(void)
 		       strerror(errno), SYSCTL);
 		old_sysctl = sysctl_set(SYSCTL, 1);
 	}
-	fba_pipe(rready);
-	fba_pipe(stalled);
-	fba_pipe(serve);
+	fbt_pipe(rready);
+	fbt_pipe(stalled);
+	fbt_pipe(serve);
 
-	mgr = fbs_spawn();
-	fbp_open(&by, MB);
+	mgr = fbt_slot_spawn();
+	fbt_ctx_open(&by, MB);
 
-	recv = fba_fork(true);
+	recv = fbt_fork_child(true);
 	if (recv == 0)
 		receiver(rready[1]);
-	CHECK(fba_hear(rready[0], 5000) == 1, "receiver ready");
-	send = fba_fork(true);
+	CHECK(fbt_hear(rready[0], 5000) == 1, "receiver ready");
+	send = fbt_fork_child(true);
 	if (send == 0)
 		sender(uffd_dev, stalled[1], serve[0]);
-	if (fba_hear(stalled[0], 5000) != 1) {
+	if (fbt_hear(stalled[0], 5000) != 1) {
 		errno = 0;
 		die("the sender did not stall in its copy");
 	}
 
 	/* the device serves others while the sender stalls */
 	for (; calls < 5; calls++) {
-		t = fbp_now_ms();
-		ret = fbs_ping(&by);
-		t = fbp_now_ms() - t;
+		t = fbt_now_ms();
+		ret = fbt_slot_ping(&by);
+		t = fbt_now_ms() - t;
 		CHECK(ret == 0, "bystander's call: %s", strerror(-ret));
 		if (t > worst)
 			worst = t;
@@ -234,18 +234,18 @@ int main(void)
 	}
 
 	/* the attack: kill the receiver while a sender copies into it */
-	t0 = fbp_now_ms();
+	t0 = fbt_now_ms();
 	kill(recv, SIGKILL);
-	while (fbp_now_ms() - t0 < DEADLINE_MS) {
+	while (fbt_now_ms() - t0 < DEADLINE_MS) {
 		ret = waitpid(recv, &status, WNOHANG);
 		if (ret == recv) {
 			reaped = true;
-			exit_ms = fbp_now_ms() - t0;
+			exit_ms = fbt_now_ms() - t0;
 			break;
 		}
-		t = fbp_now_ms();
-		ret = fbs_ping(&by);
-		t = fbp_now_ms() - t;
+		t = fbt_now_ms();
+		ret = fbt_slot_ping(&by);
+		t = fbt_now_ms() - t;
 		CHECK(ret == 0, "bystander's call: %s", strerror(-ret));
 		if (t > worst)
 			worst = t;
@@ -265,18 +265,18 @@ int main(void)
 	       calls, worst);
 
 	/* let the sender go: its send fails, and everything is freed */
-	fba_tell(serve[1], 1);
+	fbt_tell(serve[1], 1);
 	if (!reaped) {
 		CHECK(fbt_wait(recv) == 128 + SIGKILL, "receiver killed");
 		printf("# the receiver exited only once the sender was served, %lld ms after SIGKILL\n",
-		       fbp_now_ms() - t0);
+		       fbt_now_ms() - t0);
 	}
 	CHECK(fbt_wait(send) == 0, "the sender's checks");
 
-	fbp_close(&by);
+	fbt_ctx_close(&by);
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	CHECK(fbp_wait_live_zero(DEADLINE_MS) == 0, "live counts back to zero");
+	CHECK(fbt_wait_live_zero(DEADLINE_MS) == 0, "live counts back to zero");
 	if (old_sysctl >= 0)
 		sysctl_set(SYSCTL, old_sysctl);
 	if (uffd_dev >= 0)

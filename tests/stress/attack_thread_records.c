@@ -12,7 +12,7 @@
  *  - a bystander's device-lock ioctls complete within DEADLINE_MS;
  *  - every live count returns to 0.
  */
-#include "fbattack.h"
+#include "fbt_attack.h"
 
 #include <poll.h>
 #include <pthread.h>
@@ -29,7 +29,7 @@ static int fd;
 
 static int looper_cmd(__u32 cmd)
 {
-	return fbinder_write_read(fd, &cmd, sizeof(cmd), NULL, NULL, 0, NULL);
+	return fbt_write_read(fd, &cmd, sizeof(cmd), NULL, NULL, 0, NULL);
 }
 
 static void *one(void *arg)
@@ -73,23 +73,23 @@ static int attacker(void *arg)
 	ret = looper_cmd(FBINDER_CMD_EXIT_LOOPER);
 	CHECK(ret == 0, "main thread afterwards: EXIT_LOOPER: %s", strerror(-ret));
 	CHECK(close(fd) == 0, "close: %s", strerror(errno));
-	return fbp_child_status();
+	return fbt_child_status();
 }
 
 int main(void)
 {
-	struct fba_bystander by;
+	struct fbt_bystander by;
 	long long live = -1;
 	pid_t pid;
 	long n;
 
 	if (pipe(to_child) || pipe(to_parent))
 		die("pipe");
-	fba_bystander_start(&by, FBA_BY_LOCK);
-	pid = fba_fork_nobody(attacker, NULL);
+	fbt_bystander_start(&by, FBT_BY_LOCK);
+	pid = fbt_fork_nobody(attacker, NULL);
 	if (read(to_parent[0], &n, sizeof(n)) != sizeof(n))
 		die("the attacker died before its report");
-	fbp_stat("live_threads", &live);
+	fbt_stat("live_threads", &live);
 	printf("# %ld threads came and went; live_threads %lld (with the bystander's one)\n", n,
 	       live);
 	/* the bystander's own thread has a record too */
@@ -100,7 +100,7 @@ int main(void)
 		die("write go");
 	CHECK(fbt_wait(pid) == 0, "the attacker failed a check");
 
-	fba_bystander_check(&by, DEADLINE_MS);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
+	fbt_bystander_check(&by, DEADLINE_MS);
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

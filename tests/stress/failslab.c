@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * failslab: allocations fail at random inside the driver during a
- * workload (debug kernel only: make check-debug adds tests/vm-debug/).
+ * workload (debug kernel only: make check-debug adds the stress/ debug list).
  *
  * failslab and fail_page_alloc are switched on with task-filter=Y, and the
  * workload's threads set /proc/thread-self/make-it-fail only around their
@@ -22,8 +22,8 @@
  * FBINDER_FAILSLAB_OPS (default 1500, scaled by FBINDER_SCALE), FBINDER_FAILSLAB_PCT (10).
  */
 #define _GNU_SOURCE
-#include "fbproto.h"
-#include "fbrel.h"
+#include "fbt_proto.h"
+#include "fbt_stress.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -47,7 +47,7 @@ static _Atomic unsigned long progress;
 
 static void dump_file(const char *path)
 {
-	char *s = fbp_slurp(path);
+	char *s = fbt_slurp(path);
 
 	printf("# ---- %s\n%s", path, s ? s : "(unreadable)\n");
 	free(s);
@@ -70,13 +70,13 @@ static void *watchdog(void *arg)
 		if (++same < 12)
 			continue;
 		printf("not ok: no progress for 60 s after %lu operations: a hang\n", last);
-		dump_file(FBP_DEBUGFS "/state");
-		dump_file(FBP_DEBUGFS "/stats");
+		dump_file(FBT_DEBUGFS "/state");
+		dump_file(FBT_DEBUGFS "/stats");
 		snprintf(path, sizeof(path), "/proc/%d/stack", (int)getpid());
 		dump_file(path);
 		snprintf(path, sizeof(path), "/proc/%d/stack", (int)s_pid);
 		dump_file(path);
-		dump_file(FBP_DEBUGFS "/failed");
+		dump_file(FBT_DEBUGFS "/failed");
 		fflush(stdout);
 		kill(s_pid, SIGKILL);
 		_exit(1);
@@ -104,7 +104,7 @@ static void put_file(const char *path, const char *val)
 
 static long long get_file(const char *path)
 {
-	char *s = fbp_slurp(path);
+	char *s = fbt_slurp(path);
 	long long v;
 
 	if (!s)
@@ -142,13 +142,13 @@ static int wr_fi(int fd, const void *w, size_t wlen, size_t *wdone, void *r, siz
 	int ret;
 
 	inject(true);
-	ret = fbinder_write_read(fd, (void *)w, wlen, wdone, r, rlen, rdone);
+	ret = fbt_write_read(fd, (void *)w, wlen, wdone, r, rlen, rdone);
 	inject(false);
 	return ret;
 }
 
 /* A command without read, retried until it takes (injection on). */
-static void must(int fd, const struct fbp_w *w, const char *what)
+static void must(int fd, const struct fbt_w *w, const char *what)
 {
 	size_t done;
 	int i, ret = 0;
@@ -166,7 +166,7 @@ static void must(int fd, const struct fbp_w *w, const char *what)
 
 /* ---------------------------------------------------------------- S */
 
-static int s_body(struct fbp *p, void *arg)
+static int s_body(struct fbt_ctx *p, void *arg)
 {
 	unsigned char rbuf[4096];
 	const char *tpath = "/proc/thread-self/make-it-fail";
@@ -185,25 +185,25 @@ static int s_body(struct fbp *p, void *arg)
 			continue;
 		}
 		while (pos < rdone) {
-			struct fbp_ret r;
+			struct fbt_ret r;
 			const struct fbinder_txn_msg *m = &r.msg;
 			struct fbinder_object o = { 0 };
 			unsigned char out[1024];
 			size_t n = 0, nobj = 0, wdone = 0;
 			__u64 off = 0, i;
-			struct fbp_w w;
+			struct fbt_w w;
 
-			pos += fbp_parse_one(rbuf + pos, rdone - pos, &r);
+			pos += fbt_parse_one(rbuf + pos, rdone - pos, &r);
 			if (r.cmd != FBINDER_RET_TRANSACTION)
 				continue;
 			for (i = 0; i < m->offsets_count; i++)
-				if (fbp_obj(p, m, i)->type == FBINDER_OBJ_FD)
-					close(fbp_obj(p, m, i)->fd);
-			fbp_w_reset(&w);
+				if (fbt_obj(p, m, i)->type == FBINDER_OBJ_FD)
+					close(fbt_obj(p, m, i)->fd);
+			fbt_w_reset(&w);
 			if (!(m->flags & FBINDER_TXN_ONEWAY)) {
 				if (m->code == C_ECHO && m->data_size <= sizeof(out)) {
 					n = m->data_size;
-					memcpy(out, fbp_data(p, m), n);
+					memcpy(out, fbt_data(p, m), n);
 				} else if (m->code == C_GIVE) {
 					o.type = FBINDER_OBJ_LOCAL;
 					o.cookie = next_cookie++;
@@ -217,15 +217,15 @@ static int s_body(struct fbp *p, void *arg)
 					n = sizeof(o);
 					nobj = 1;
 				}
-				fbp_w_reply(&w, 0, out, n, &off, nobj);
+				fbt_w_reply(&w, 0, out, n, &off, nobj);
 			}
-			fbp_w_free(&w, m->data);
+			fbt_w_free(&w, m->data);
 			ret = wr_fi(p->fd, w.buf, w.len, &wdone, NULL, 0, NULL);
 			if (ret) {
 				note_err(-ret, "S reply/free", alloc_err(-ret));
 				if (wdone < w.len) {	/* the free still has to happen */
-					fbp_w_reset(&w);
-					fbp_w_free(&w, m->data);
+					fbt_w_reset(&w);
+					fbt_w_free(&w, m->data);
 					must(p->fd, &w, "S free");
 				}
 			}
@@ -237,7 +237,7 @@ static int s_body(struct fbp *p, void *arg)
 /* ---------------------------------------------------------------- C */
 
 struct cctx {
-	struct fbp p;
+	struct fbt_ctx p;
 	bool open;
 };
 
@@ -283,17 +283,17 @@ static void c_close(struct cctx *c)
  * reply or the failure.  0 and *r, or -errno when the send failed.
  */
 static int c_call(struct cctx *c, __u32 handle, __u32 code, const void *data, size_t size,
-		  const __u64 *offs, size_t n, struct fbp_ret *r)
+		  const __u64 *offs, size_t n, struct fbt_ret *r)
 {
 	unsigned char rbuf[512];
-	struct fbp_w w;
+	struct fbt_w w;
 	size_t wdone = 0, rdone, pos;
 	bool sent = false;
 	int ret, tries = 0;
 
-	fbp_w_reset(&w);
+	fbt_w_reset(&w);
 	/* replies may carry descriptors (C_FD) */
-	fbp_w_send(&w, handle, code, FBINDER_TXN_ACCEPT_FDS, data, size, offs, n);
+	fbt_w_send(&w, handle, code, FBINDER_TXN_ACCEPT_FDS, data, size, offs, n);
 	for (;;) {
 		rdone = 0;
 		ret = wr_fi(c->p.fd, sent ? NULL : w.buf, sent ? 0 : w.len, &wdone, rbuf,
@@ -314,7 +314,7 @@ static int c_call(struct cctx *c, __u32 handle, __u32 code, const void *data, si
 			continue;
 		}
 		for (pos = 0; pos < rdone;) {
-			pos += fbp_parse_one(rbuf + pos, rdone - pos, r);
+			pos += fbt_parse_one(rbuf + pos, rdone - pos, r);
 			if (r->cmd == FBINDER_RET_REPLY || r->cmd == FBINDER_RET_FAILED) {
 				if (pos != rdone)
 					note_err(EPROTO, "returns after the reply", false);
@@ -326,79 +326,79 @@ static int c_call(struct cctx *c, __u32 handle, __u32 code, const void *data, si
 				}
 				return 0;
 			}
-			note_err(EPROTO, fbp_ret_name(r->cmd), false);
+			note_err(EPROTO, fbt_ret_name(r->cmd), false);
 		}
 	}
 }
 
 static void c_free(struct cctx *c, __u64 off)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_free(&w, off);
+	fbt_w_reset(&w);
+	fbt_w_free(&w, off);
 	must(c->p.fd, &w, "free");
 }
 
-static void c_op(struct cctx *c, struct fbr_rng *rng)
+static void c_op(struct cctx *c, struct fbt_rng *rng)
 {
-	unsigned int op = fbr_rnd(rng, 100);
+	unsigned int op = fbt_rnd(rng, 100);
 	unsigned char buf[1024];
-	struct fbp_ret r;
+	struct fbt_ret r;
 	int ret;
 
 	if (op < 40) {
-		size_t n = fbr_rnd(rng, sizeof(buf));
-		__u32 s = (__u32)fbr_rnd64(rng);
+		size_t n = fbt_rnd(rng, sizeof(buf));
+		__u32 s = (__u32)fbt_rnd64(rng);
 
-		fbp_fill(buf, n, s);
+		fbt_fill(buf, n, s);
 		ret = c_call(c, 0, C_ECHO, buf, n, NULL, 0, &r);
 		if (!ret && r.cmd == FBINDER_RET_REPLY) {
-			if (r.msg.data_size != n || fbp_verify(fbp_data(&c->p, &r.msg), n, s) >= 0)
+			if (r.msg.data_size != n || fbt_verify(fbt_data(&c->p, &r.msg), n, s) >= 0)
 				atomic_fetch_add(&sh->bad_replies, 1);
 			else
 				atomic_fetch_add(&sh->ok_calls, 1);
 			c_free(c, r.msg.data);
 		}
 	} else if (op < 55) {
-		struct fbp_w w;
+		struct fbt_w w;
 		int k;
 
-		fbp_w_reset(&w);
+		fbt_w_reset(&w);
 		for (k = 0; k < 8; k++)
-			fbp_w_send(&w, 0, C_ECHO, FBINDER_TXN_ONEWAY, buf, 8 * k, NULL, 0);
+			fbt_w_send(&w, 0, C_ECHO, FBINDER_TXN_ONEWAY, buf, 8 * k, NULL, 0);
 		ret = wr_fi(c->p.fd, w.buf, w.len, NULL, NULL, 0, NULL);
 		if (ret)
 			note_err(-ret, "oneway", alloc_err(-ret) || -ret == ENOSPC);
 	} else if (op < 75) {
 		struct fbinder_death d;
-		struct fbp_w w;
+		struct fbt_w w;
 		__u32 h;
 
 		ret = c_call(c, 0, C_GIVE, NULL, 0, NULL, 0, &r);
 		if (ret || r.cmd != FBINDER_RET_REPLY)
 			return;
-		if (r.msg.offsets_count != 1 || fbp_obj(&c->p, &r.msg, 0)->type != FBINDER_OBJ_HANDLE) {
+		if (r.msg.offsets_count != 1 || fbt_obj(&c->p, &r.msg, 0)->type != FBINDER_OBJ_HANDLE) {
 			atomic_fetch_add(&sh->bad_replies, 1);
 			c_free(c, r.msg.data);
 			return;
 		}
-		h = fbp_obj(&c->p, &r.msg, 0)->handle;
-		fbp_w_reset(&w);
-		fbp_w_u32(&w, FBINDER_CMD_ACQUIRE, h);
+		h = fbt_obj(&c->p, &r.msg, 0)->handle;
+		fbt_w_reset(&w);
+		fbt_w_u32(&w, FBINDER_CMD_ACQUIRE, h);
 		must(c->p.fd, &w, "acquire");
 		c_free(c, r.msg.data);
 		d = (struct fbinder_death){ .handle = h, .cookie = h };
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 		ret = wr_fi(c->p.fd, w.buf, w.len, NULL, NULL, 0, NULL);
 		if (ret)
 			note_err(-ret, "link death", alloc_err(-ret));
 		ret = c_call(c, h, C_OBJ, buf, 16, NULL, 0, &r);
 		if (!ret && r.cmd == FBINDER_RET_REPLY)
 			c_free(c, r.msg.data);
-		fbp_w_reset(&w);
-		fbp_w_u32(&w, FBINDER_CMD_RELEASE, h);
+		fbt_w_reset(&w);
+		fbt_w_u32(&w, FBINDER_CMD_RELEASE, h);
 		must(c->p.fd, &w, "release");
 	} else if (op < 92) {
 		struct fbinder_object o[2] = { { .type = FBINDER_OBJ_FD }, { .type = FBINDER_OBJ_FD } };
@@ -413,8 +413,8 @@ static void c_op(struct cctx *c, struct fbr_rng *rng)
 		close(pf[0]);
 		close(pf[1]);
 		if (!ret && r.cmd == FBINDER_RET_REPLY) {
-			if (r.msg.offsets_count == 1 && fbp_obj(&c->p, &r.msg, 0)->type == FBINDER_OBJ_FD)
-				close(fbp_obj(&c->p, &r.msg, 0)->fd);
+			if (r.msg.offsets_count == 1 && fbt_obj(&c->p, &r.msg, 0)->type == FBINDER_OBJ_FD)
+				close(fbt_obj(&c->p, &r.msg, 0)->fd);
 			else
 				atomic_fetch_add(&sh->bad_replies, 1);
 			c_free(c, r.msg.data);
@@ -427,10 +427,10 @@ static void c_op(struct cctx *c, struct fbr_rng *rng)
 
 int main(void)
 {
-	unsigned long ops = fbr_env_ull("FBINDER_FAILSLAB_OPS", fbr_scaled(1500, 100));
-	unsigned long long pct = fbr_env_ull("FBINDER_FAILSLAB_PCT", 10);
+	unsigned long ops = fbt_env_ull("FBINDER_FAILSLAB_OPS", fbt_scaled(1500, 100));
+	unsigned long long pct = fbt_env_ull("FBINDER_FAILSLAB_PCT", 10);
 	long long slab_left, page_left, t0;
-	struct fbr_rng rng;
+	struct fbt_rng rng;
 	struct cctx c = { 0 };
 	char pbuf[32];
 	unsigned long i;
@@ -443,7 +443,7 @@ int main(void)
 	if (sh == MAP_FAILED)
 		die("mmap");
 	memset(sh, 0, sizeof(*sh));
-	fbr_rng_seed(&rng, fbr_seed("FBINDER_FAILSLAB_SEED"));
+	fbt_rng_seed(&rng, fbt_seed("FBINDER_FAILSLAB_SEED"));
 
 	snprintf(pbuf, sizeof(pbuf), "%llu", pct);
 	put_file(FI "/failslab/task-filter", "Y");
@@ -469,7 +469,7 @@ int main(void)
 	printf("# failslab + fail_page_alloc at %llu%% for the workload's own calls, %lu operations\n",
 	       pct, ops);
 
-	spid = fbp_spawn_manager_ex(MB, MGR_COOKIE, FBP_MGR_FDS, s_body, NULL);
+	spid = fbt_spawn_manager_ex(MB, MGR_COOKIE, FBT_MGR_FDS, s_body, NULL);
 	s_pid = spid;
 	{
 		pthread_t wd;
@@ -480,14 +480,14 @@ int main(void)
 	mif = open("/proc/thread-self/make-it-fail", O_WRONLY | O_CLOEXEC);
 	if (mif < 0)
 		die("open /proc/thread-self/make-it-fail");
-	t0 = fbp_now_ms();
+	t0 = fbt_now_ms();
 	for (i = 0; i < ops; i++) {
 		if (!c.open && c_open(&c))
 			continue;
 		c_op(&c, &rng);
 		atomic_fetch_add(&progress, 1);
 		if (i % 100 == 99) {
-			printf("# %lu operations, %.1f s\n", i + 1, (fbp_now_ms() - t0) / 1000.0);
+			printf("# %lu operations, %.1f s\n", i + 1, (fbt_now_ms() - t0) / 1000.0);
 			fflush(stdout);
 		}
 	}
@@ -503,7 +503,7 @@ int main(void)
 	put_file(FI "/fail_page_alloc/probability", "0");
 
 	printf("# %.1f s; injected: %lld slab, %lld page failures; calls: %llu correct, %llu FBINDER_RET_FAILED\n",
-	       (fbp_now_ms() - t0) / 1000.0, TIMES - slab_left, TIMES - page_left,
+	       (fbt_now_ms() - t0) / 1000.0, TIMES - slab_left, TIMES - page_left,
 	       (unsigned long long)sh->ok_calls, (unsigned long long)sh->failed_calls);
 	printf("# errors seen:");
 	for (e = 1; e < 160; e++)
@@ -516,6 +516,6 @@ int main(void)
 	CHECK(sh->bad_replies == 0, "%llu wrong replies", (unsigned long long)sh->bad_replies);
 	CHECK(sh->unexpected == 0, "%llu unexpected errors, first: %s",
 	      (unsigned long long)sh->unexpected, sh->msg);
-	CHECK(fbp_wait_live_zero(10000) == 0, "live counts did not return to zero");
+	CHECK(fbt_wait_live_zero(10000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

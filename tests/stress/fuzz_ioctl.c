@@ -34,8 +34,8 @@
  * exact).  FBINDER_SCALE scales the stall limit on slow kernels.
  */
 #define _GNU_SOURCE
-#include "fbproto.h"
-#include "fbrel.h"
+#include "fbt_proto.h"
+#include "fbt_stress.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -85,7 +85,7 @@ struct mstate {
 	__u32 handles[NHANDLES];
 	__u64 next_link;
 	__u32 valid_handle;
-	struct fbr_rng rng;
+	struct fbt_rng rng;
 };
 
 static struct mstate ms = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_link = 1 };
@@ -112,32 +112,32 @@ static void close_msg_fds(const unsigned char *map, size_t map_size,
 	}
 }
 
-static void m_store(struct fbp *p, __u32 h)
+static void m_store(struct fbt_ctx *p, __u32 h)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 	unsigned int slot;
 	__u32 old;
 
-	if (fbp_acquire(p, h))
+	if (fbt_acquire(p, h))
 		return;
 	pthread_mutex_lock(&ms.lock);
-	slot = fbr_rnd(&ms.rng, NHANDLES);
+	slot = fbt_rnd(&ms.rng, NHANDLES);
 	old = ms.handles[slot];
 	ms.handles[slot] = h;
-	fbp_w_reset(&w);
-	if (fbr_rnd(&ms.rng, 2)) {
+	fbt_w_reset(&w);
+	if (fbt_rnd(&ms.rng, 2)) {
 		struct fbinder_death d = { .handle = h, .cookie = ms.next_link++ };
 
-		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
+		fbt_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 	}
 	pthread_mutex_unlock(&ms.lock);
 	if (w.len)
-		fbp_wr(p, &w, NULL, false);	/* EEXIST, ENOENT, ... are fine */
+		fbt_wr(p, &w, NULL, false);	/* EEXIST, ENOENT, ... are fine */
 	if (old && old != h)
-		fbp_release(p, old);
+		fbt_release(p, old);
 }
 
-static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int m_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
 	struct fbinder_object o[2] = { { 0 } };
@@ -148,11 +148,11 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 	(void)arg;
 	if (r->cmd == FBINDER_RET_DEAD) {
-		struct fbp_w w;
+		struct fbt_w w;
 
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &r->cookie, sizeof(r->cookie));
-		fbp_wr(p, &w, NULL, false);
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &r->cookie, sizeof(r->cookie));
+		fbt_wr(p, &w, NULL, false);
 		return 0;
 	}
 	if (r->cmd != FBINDER_RET_TRANSACTION)
@@ -160,9 +160,9 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (m->data_size >= 8 && m->data_size <= p->map_size && m->data <= p->map_size - 8)
 		memcpy(&tok, p->map + m->data, 8);
 	if (m->code == M_REG_VALID && tok == token && m->offsets_count == 1) {
-		const struct fbinder_object *vo = fbp_obj(p, m, 0);
+		const struct fbinder_object *vo = fbt_obj(p, m, 0);
 
-		if (vo->type == FBINDER_OBJ_HANDLE && !fbp_acquire(p, vo->handle))
+		if (vo->type == FBINDER_OBJ_HANDLE && !fbt_acquire(p, vo->handle))
 			ms.valid_handle = vo->handle;
 	} else if (m->code == M_GET_VALID && tok == token) {
 		o[0] = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE, .handle = ms.valid_handle };
@@ -190,7 +190,7 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		if (m->code == M_GET) {
 			pthread_mutex_lock(&ms.lock);
 			for (i = 0; i < 2; i++) {
-				__u32 h = ms.handles[fbr_rnd(&ms.rng, NHANDLES)];
+				__u32 h = ms.handles[fbt_rnd(&ms.rng, NHANDLES)];
 
 				if (h)
 					o[nobj++] = (struct fbinder_object){ .type = FBINDER_OBJ_HANDLE,
@@ -200,19 +200,19 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		}
 	}
 	if (m->flags & FBINDER_TXN_ONEWAY)
-		fbp_free(p, m->data);
+		fbt_free_buffer(p, m->data);
 	else
-		fbp_reply(p, m, 0, o, nobj * sizeof(o[0]), offs, nobj);
+		fbt_reply(p, m, 0, o, nobj * sizeof(o[0]), offs, nobj);
 	return 0;
 }
 
 static void *m_looper(void *arg)
 {
-	struct fbp *t = fbp_thread(arg, true);
+	struct fbt_ctx *t = fbt_ctx_thread(arg, true);
 
 	for (;;) {
-		struct fbp_ret r;
-		int ret = fbp_next(t, &r);
+		struct fbt_ret r;
+		int ret = fbt_next(t, &r);
 
 		if (ret == -EINTR || ret == -EAGAIN)
 			continue;
@@ -223,13 +223,13 @@ static void *m_looper(void *arg)
 	return NULL;
 }
 
-static int m_main(struct fbp *p, void *arg)
+static int m_main(struct fbt_ctx *p, void *arg)
 {
 	pthread_t th[2];
 	int i;
 
 	(void)arg;
-	fbr_rng_seed(&ms.rng, fbr_mix(seed, 1));
+	fbt_rng_seed(&ms.rng, fbt_mix(seed, 1));
 	for (i = 0; i < 2; i++)
 		if (pthread_create(&th[i], NULL, m_looper, p))
 			die("pthread_create");
@@ -244,7 +244,7 @@ struct vhdr {
 	__u32 magic, seed, size, pad;
 };
 
-static int vs_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int vs_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	static __thread unsigned char out[PAYLOAD + sizeof(struct vhdr)];
 	const struct fbinder_txn_msg *m = &r->msg;
@@ -255,31 +255,31 @@ static int vs_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (m->flags & FBINDER_TXN_ONEWAY) {
-		fbp_free(p, m->data);
+		fbt_free_buffer(p, m->data);
 		return 0;
 	}
 	memset(&h, 0, sizeof(h));
 	if (m->data_size >= sizeof(h))
-		memcpy(&h, fbp_data(p, m), sizeof(h));
+		memcpy(&h, fbt_data(p, m), sizeof(h));
 	if (m->data_size < sizeof(h) || h.token != token || h.magic != VMAGIC ||
 	    h.size > PAYLOAD || m->data_size != sizeof(h) + h.size || m->offsets_count)
 		code = 2;
-	else if (fbp_verify((const unsigned char *)fbp_data(p, m) + sizeof(h), h.size, h.seed) >= 0)
+	else if (fbt_verify((const unsigned char *)fbt_data(p, m) + sizeof(h), h.size, h.seed) >= 0)
 		code = 1;
 	h.seed ^= 0xa5a5a5a5u;
 	memcpy(out, &h, sizeof(h));
-	fbp_fill(out + sizeof(h), h.size <= PAYLOAD ? h.size : 0, h.seed);
-	fbp_reply(p, m, code, out, sizeof(h) + (h.size <= PAYLOAD ? h.size : 0), NULL, 0);
+	fbt_fill(out + sizeof(h), h.size <= PAYLOAD ? h.size : 0, h.seed);
+	fbt_reply(p, m, code, out, sizeof(h) + (h.size <= PAYLOAD ? h.size : 0), NULL, 0);
 	return 0;
 }
 
 static void *vs_looper(void *arg)
 {
-	struct fbp *t = fbp_thread(arg, true);
+	struct fbt_ctx *t = fbt_ctx_thread(arg, true);
 
 	for (;;) {
-		struct fbp_ret r;
-		int ret = fbp_next(t, &r);
+		struct fbt_ret r;
+		int ret = fbt_next(t, &r);
 
 		if (ret == -EINTR)
 			continue;
@@ -295,18 +295,18 @@ static int vs_main(void *arg)
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = VS_COOKIE };
 	struct { __u64 token; struct fbinder_object o; } msg = { token, o };
 	__u64 off = 8;
-	struct fbp p;
-	struct fbp_ret r;
+	struct fbt_ctx p;
+	struct fbt_ret r;
 	pthread_t th;
 	int ret;
 
 	(void)arg;
 	fbt_become_nobody();
-	fbp_open(&p, 4 * MB);
-	ret = fbp_call(&p, 0, M_REG_VALID, &msg, sizeof(msg), &off, 1, &r, NULL, NULL);
+	fbt_ctx_open(&p, 4 * MB);
+	ret = fbt_call(&p, 0, M_REG_VALID, &msg, sizeof(msg), &off, 1, &r, NULL, NULL);
 	if (ret || r.cmd != FBINDER_RET_REPLY)
-		die("VS: register with M: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-	fbp_free(&p, r.msg.data);
+		die("VS: register with M: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
+	fbt_free_buffer(&p, r.msg.data);
 	if (pthread_create(&th, NULL, vs_looper, &p))
 		die("pthread_create");
 	vs_looper(&p);
@@ -328,41 +328,41 @@ static void valid_fail(const char *fmt, ...)
 static int c_main(void *arg)
 {
 	static unsigned char buf[PAYLOAD + sizeof(struct vhdr)];
-	struct fbr_rng rng;
-	struct fbp p;
-	struct fbp_ret r;
+	struct fbt_rng rng;
+	struct fbt_ctx p;
+	struct fbt_ret r;
 	__u32 vh = 0;
 	int ret, i;
 
 	(void)arg;
 	fbt_become_nobody();
-	fbr_rng_seed(&rng, fbr_mix(seed, 2));
-	fbp_open(&p, 1 * MB);
+	fbt_rng_seed(&rng, fbt_mix(seed, 2));
+	fbt_ctx_open(&p, 1 * MB);
 	for (i = 0; i < 200 && !vh; i++) {
-		ret = fbp_call(&p, 0, M_GET_VALID, &token, sizeof(token), NULL, 0, &r, NULL, NULL);
+		ret = fbt_call(&p, 0, M_GET_VALID, &token, sizeof(token), NULL, 0, &r, NULL, NULL);
 		if (ret || r.cmd != FBINDER_RET_REPLY)
-			die("C: M_GET_VALID: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
-		if (r.msg.offsets_count == 1 && fbp_obj(&p, &r.msg, 0)->type == FBINDER_OBJ_HANDLE &&
-		    fbp_obj(&p, &r.msg, 0)->handle) {
-			vh = fbp_obj(&p, &r.msg, 0)->handle;
-			fbp_acquire(&p, vh);
+			die("C: M_GET_VALID: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
+		if (r.msg.offsets_count == 1 && fbt_obj(&p, &r.msg, 0)->type == FBINDER_OBJ_HANDLE &&
+		    fbt_obj(&p, &r.msg, 0)->handle) {
+			vh = fbt_obj(&p, &r.msg, 0)->handle;
+			fbt_acquire(&p, vh);
 		}
-		fbp_free(&p, r.msg.data);
+		fbt_free_buffer(&p, r.msg.data);
 		if (!vh)
 			usleep(20000);
 	}
 	if (!vh)
 		die("C: never got the valid server's handle");
-	atomic_store(&sh->valid_last_ms, fbp_now_ms());
+	atomic_store(&sh->valid_last_ms, fbt_now_ms());
 	while (!atomic_load(&sh->stop_valid)) {
 		struct vhdr h = { .token = token, .magic = VMAGIC };
 		const unsigned char *d;
 
-		h.seed = (__u32)fbr_rnd64(&rng);
-		h.size = fbr_rnd(&rng, 4) ? fbr_rnd(&rng, 256) : fbr_rnd(&rng, PAYLOAD + 1);
+		h.seed = (__u32)fbt_rnd64(&rng);
+		h.size = fbt_rnd(&rng, 4) ? fbt_rnd(&rng, 256) : fbt_rnd(&rng, PAYLOAD + 1);
 		memcpy(buf, &h, sizeof(h));
-		fbp_fill(buf + sizeof(h), h.size, h.seed);
-		ret = fbp_call(&p, vh, V_ECHO, buf, sizeof(h) + h.size, NULL, 0, &r, NULL, NULL);
+		fbt_fill(buf + sizeof(h), h.size, h.seed);
+		ret = fbt_call(&p, vh, V_ECHO, buf, sizeof(h) + h.size, NULL, 0, &r, NULL, NULL);
 		if (ret == -EINTR)
 			continue;
 		if (ret) {
@@ -370,25 +370,25 @@ static int c_main(void *arg)
 			continue;
 		}
 		if (r.cmd != FBINDER_RET_REPLY) {
-			valid_fail("call: %s error %d", fbp_ret_name(r.cmd), r.err.error);
+			valid_fail("call: %s error %d", fbt_ret_name(r.cmd), r.err.error);
 			continue;
 		}
-		d = fbp_data(&p, &r.msg);
+		d = fbt_data(&p, &r.msg);
 		if (r.msg.code != 0 || r.msg.data_size != sizeof(h) + h.size)
 			valid_fail("reply code %u size %llu, want 0 and %zu", r.msg.code,
 				   (unsigned long long)r.msg.data_size, sizeof(h) + h.size);
-		else if (fbp_verify(d + sizeof(h), h.size, h.seed ^ 0xa5a5a5a5u) >= 0)
+		else if (fbt_verify(d + sizeof(h), h.size, h.seed ^ 0xa5a5a5a5u) >= 0)
 			valid_fail("reply payload of %u bytes corrupted at %ld", h.size,
-				   fbp_verify(d + sizeof(h), h.size, h.seed ^ 0xa5a5a5a5u));
+				   fbt_verify(d + sizeof(h), h.size, h.seed ^ 0xa5a5a5a5u));
 		else {
 			atomic_fetch_add(&sh->valid_calls, 1);
-			atomic_store(&sh->valid_last_ms, fbp_now_ms());
+			atomic_store(&sh->valid_last_ms, fbt_now_ms());
 		}
-		ret = fbp_free(&p, r.msg.data);
+		ret = fbt_free_buffer(&p, r.msg.data);
 		if (ret)
 			valid_fail("free reply: %s", strerror(-ret));
 	}
-	fbp_close(&p);
+	fbt_ctx_close(&p);
 	return 0;
 }
 
@@ -417,7 +417,7 @@ struct wproc {
 static struct wproc wp;
 
 struct thr {
-	struct fbr_rng rng;
+	struct fbt_rng rng;
 	int slot;
 	bool clean;	/* this stream: valid commands only, real handles */
 	unsigned long long ops;
@@ -442,7 +442,7 @@ static void on_kick(int sig)
 	(void)sig;	/* just interrupts a blocking wait */
 }
 
-#define R(n)		fbr_rnd(&t->rng, (n))
+#define R(n)		fbt_rnd(&t->rng, (n))
 #define CHANCE(pct)	(R(100) < (pct))
 
 static void count_op(struct thr *t)
@@ -482,7 +482,7 @@ static __u32 pick_handle(struct thr *t, struct wctx *c)
 	case 3:
 		return R(16);
 	case 4:
-		return (__u32)fbr_rnd64(&t->rng);
+		return (__u32)fbt_rnd64(&t->rng);
 	default:
 		h = atomic_load(&learned[R(NHANDLES)]);
 		return h ? h : R(8);
@@ -507,7 +507,7 @@ static void learn_off(__u64 off)
 static __u64 pick_cookie(struct thr *t)
 {
 	switch (R(6)) {
-	case 0: return fbr_rnd64(&t->rng);
+	case 0: return fbt_rnd64(&t->rng);
 	case 1: return 0;
 	default: return 0xc0de0000ULL + R(8);
 	}
@@ -524,7 +524,7 @@ static __u64 pick_ptr(struct thr *t, void *good, size_t len)
 	case 2: return (uintptr_t)wp.guard;
 	case 3: return (uintptr_t)wp.guard - R(len + 1);	/* runs into the guard page */
 	case 4: return (uintptr_t)atomic_load(&wp.ctx[0].map);
-	case 5: return fbr_rnd64(&t->rng);
+	case 5: return fbt_rnd64(&t->rng);
 	case 6: return (uintptr_t)good + 1 + R(7);
 	default: return (uintptr_t)good;
 	}
@@ -536,7 +536,7 @@ static __u64 pick_size(struct thr *t, __u64 good)
 		return good;
 	switch (R(20)) {
 	case 0: return 0;
-	case 1: return fbr_rnd64(&t->rng);
+	case 1: return fbt_rnd64(&t->rng);
 	case 2: return good + 1 + R(64);
 	case 3: return ~0ULL - R(16);
 	case 4: return good ? good - 1 - R((__u32)good) % (good) : 0;
@@ -591,8 +591,8 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 				break;
 			}
 			o.type = R(6);
-			o.flags = (__u32)fbr_rnd64(&t->rng) & (CHANCE(50) ? 0 : ~0u);
-			o.cookie = fbr_rnd64(&t->rng);
+			o.flags = (__u32)fbt_rnd64(&t->rng) & (CHANCE(50) ? 0 : ~0u);
+			o.cookie = fbt_rnd64(&t->rng);
 			break;
 		}
 		if (o.flags & FBINDER_OBJF_PRIO_RT)
@@ -605,7 +605,7 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 
 		switch (R(4)) {
 		case 0: t->poffs[k] += 1 + R(7); break;
-		case 1: t->poffs[k] = fbr_rnd64(&t->rng); break;
+		case 1: t->poffs[k] = fbt_rnd64(&t->rng); break;
 		case 2: t->poffs[k] = k ? t->poffs[k - 1] : size; break;
 		default: t->poffs[k] = size - R(16); break;
 		}
@@ -639,21 +639,21 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 
 			cmd = R(5) ? FBINDER_CMD_SEND : FBINDER_CMD_REPLY;
 			tx.handle = pick_handle(t, c);
-			tx.code = CHANCE(50) ? R(8) : (__u32)fbr_rnd64(&t->rng);
+			tx.code = CHANCE(50) ? R(8) : (__u32)fbt_rnd64(&t->rng);
 			tx.flags = CHANCE(70) ? FBINDER_TXN_ONEWAY :
 				   CHANCE(90) || t->clean ? (CHANCE(50) ? FBINDER_TXN_ACCEPT_FDS : 0) :
-				   (__u32)fbr_rnd64(&t->rng);
+				   (__u32)fbt_rnd64(&t->rng);
 			tx.data = pick_ptr(t, t->payload, sz);
 			tx.data_size = pick_size(t, sz);
 			tx.offsets = pick_ptr(t, t->poffs, nobj * 8);
-			tx.offsets_count = t->clean ? nobj : CHANCE(5) ? (__u32)fbr_rnd64(&t->rng) :
+			tx.offsets_count = t->clean ? nobj : CHANCE(5) ? (__u32)fbt_rnd64(&t->rng) :
 					   CHANCE(5) ? nobj + 1 : nobj;
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			len = put(t->wbuf, len, cap, &tx, sizeof(tx));
 			break;
 		}
 		case 5: case 6: {
-			__u64 off = CHANCE(70) ? atomic_load(&wp.offs[R(NOFFS)]) : fbr_rnd64(&t->rng) & 0xfffff8;
+			__u64 off = CHANCE(70) ? atomic_load(&wp.offs[R(NOFFS)]) : fbt_rnd64(&t->rng) & 0xfffff8;
 
 			cmd = FBINDER_CMD_FREE_BUFFER;
 			len = put(t->wbuf, len, cap, &cmd, 4);
@@ -698,7 +698,7 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			unsigned char junk[96];
 			size_t i, jl = R(sizeof(junk));
 
-			cmd = CHANCE(50) ? (__u32)fbr_rnd64(&t->rng) :
+			cmd = CHANCE(50) ? (__u32)fbt_rnd64(&t->rng) :
 			      _IOC(_IOC_WRITE, 'c', R(14), R(80));
 			for (i = 0; i < jl; i++)
 				junk[i] = (unsigned char)R(256);
@@ -768,14 +768,14 @@ static void handle_returns(struct thr *t, struct wctx *c, int fd, size_t rdone)
 	unsigned char *map = atomic_load(&c->map);
 	size_t map_size = atomic_load(&c->map_size);
 	size_t pos = 0, n;
-	struct fbp_ret r;
+	struct fbt_ret r;
 
 	while (pos < rdone) {
 		size_t wl = 0;
 		unsigned char w[128];
 		__u32 cmd;
 
-		n = fbp_parse_one(t->rbuf + pos, rdone - pos, &r);
+		n = fbt_parse_one(t->rbuf + pos, rdone - pos, &r);
 		if (!n) {
 			atomic_store(&sh->bad_worker, 1);
 			errno = 0;
@@ -825,7 +825,7 @@ static void handle_returns(struct thr *t, struct wctx *c, int fd, size_t rdone)
 			break;
 		}
 		if (wl) {
-			fbinder_write_read(fd, w, wl, NULL, NULL, 0, NULL);
+			fbt_write_read(fd, w, wl, NULL, NULL, 0, NULL);
 			count_op(t);
 		}
 	}
@@ -881,7 +881,7 @@ static void op_drain(struct thr *t)
 	size_t rdone = 0;
 	int ret;
 
-	ret = fbinder_write_read(fd, NULL, 0, NULL, t->rbuf, sizeof(t->rbuf), &rdone);
+	ret = fbt_write_read(fd, NULL, 0, NULL, t->rbuf, sizeof(t->rbuf), &rdone);
 	count_op(t);
 	if (!ret && rdone <= sizeof(t->rbuf))
 		handle_returns(t, c, fd, rdone);
@@ -904,7 +904,7 @@ static void op_ioctl(struct thr *t)
 	case 3: req = FBINDER_IOC_THREAD_EXIT; break;
 	case 4: req = FBINDER_IOC_WAKE_IDLE; break;
 	case 5: req = _IOC(R(4), FBINDER_IOC_MAGIC, R(8), R(64)); break;
-	case 6: req = (__u32)fbr_rnd64(&t->rng); break;
+	case 6: req = (__u32)fbt_rnd64(&t->rng); break;
 	case 7: req = FBINDER_IOC_WRITE_READ; break;	/* random struct */
 	default: req = _IOC(R(4), FBINDER_IOC_MAGIC, R(6), sizeof(struct fbinder_write_read)); break;
 	}
@@ -1056,7 +1056,7 @@ static void op_fds(struct thr *t)
 
 		memcpy(w, &cmd, 4);
 		memcpy(w + 4, &tx, sizeof(tx));
-		fbinder_write_read(atomic_load(&c->fd), w, sizeof(w), NULL, NULL, 0, NULL);
+		fbt_write_read(atomic_load(&c->fd), w, sizeof(w), NULL, NULL, 0, NULL);
 		break;
 	}
 	}
@@ -1087,7 +1087,7 @@ static void *w_thread(void *arg)
 	memset(t, 0, sizeof(*t));
 	t->slot = (int)(intptr_t)arg;
 	atomic_store(&wp.tids[t->slot], (pid_t)syscall(SYS_gettid));
-	fbr_rng_seed(&t->rng, fbr_mix(seed, 1000 + wp.idx * 1000003ULL +
+	fbt_rng_seed(&t->rng, fbt_mix(seed, 1000 + wp.idx * 1000003ULL +
 				      atomic_fetch_add(&gen, 1) * 7919 + t->slot));
 	for (i = 0;; i++) {
 		unsigned int op = R(100);
@@ -1124,7 +1124,7 @@ static int w_main(void *arg)
 
 	wp.idx = (int)(intptr_t)arg;
 	fbt_become_nobody();
-	fbr_rng_seed(&boot.rng, fbr_mix(seed, 500 + wp.idx));
+	fbt_rng_seed(&boot.rng, fbt_mix(seed, 500 + wp.idx));
 	setrlimit(RLIMIT_NOFILE, &rl);
 	if (nice(3) < 0) {
 		/* keep going at the default priority */
@@ -1150,14 +1150,14 @@ static int w_main(void *arg)
 		atomic_store(&wp.ctx[i].fd, -1);
 		open_ctx(&boot, &wp.ctx[i]);
 	}
-	wp.nthreads = (int)fbr_env_ull("FBINDER_FUZZ_THREADS", 3);
+	wp.nthreads = (int)fbt_env_ull("FBINDER_FUZZ_THREADS", 3);
 	if (wp.nthreads < 1 || wp.nthreads > MAX_THREADS)
 		wp.nthreads = 3;
 	for (i = 0; i < wp.nthreads; i++)
 		spawn_thread(i);
 	/* The kicker: interrupt blocking waits so no thread sleeps for good. */
 	for (;;) {
-		usleep(20000 + 1000 * fbr_rnd(&boot.rng, 30));
+		usleep(20000 + 1000 * fbt_rnd(&boot.rng, 30));
 		for (i = 0; i < wp.nthreads; i++) {
 			pid_t tid = atomic_load(&wp.tids[i]);
 
@@ -1184,61 +1184,61 @@ enum { REG_BADFLAGS = 100, REG_TOOMANY, REG_OK };
 
 static int reg_pipe;
 
-static int reg_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int reg_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	struct fbinder_txn_data tx = { 0 };
-	struct fbp_w w;
+	struct fbt_w w;
 	int res[2];
 
 	(void)arg;
 	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;
 	if (r->msg.code == REG_OK) {
-		fbp_reply(p, &r->msg, 0, "ok", 2, NULL, 0);
+		fbt_reply(p, &r->msg, 0, "ok", 2, NULL, 0);
 		return 1;
 	}
 	if (r->msg.code == REG_BADFLAGS)
 		tx.flags = FBINDER_TXN_ONEWAY;
 	else
 		tx.offsets_count = 4097;
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_REPLY, &tx, sizeof(tx));
-	res[0] = fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_REPLY, &tx, sizeof(tx));
+	res[0] = fbt_wr(p, &w, NULL, false);
 	/* the call is over: a second reply has nothing to answer */
-	fbp_w_reset(&w);
-	fbp_w_reply(&w, 0, NULL, 0, NULL, 0);
-	res[1] = fbp_wr(p, &w, NULL, false);
-	fbp_free(p, r->msg.data);
+	fbt_w_reset(&w);
+	fbt_w_reply(&w, 0, NULL, 0, NULL, 0);
+	res[1] = fbt_wr(p, &w, NULL, false);
+	fbt_free_buffer(p, r->msg.data);
 	if (write(reg_pipe, res, sizeof(res)) != sizeof(res))
 		die("write");
 	return 0;
 }
 
-static int reg_server(struct fbp *p, void *arg)
+static int reg_server(struct fbt_ctx *p, void *arg)
 {
 	reg_pipe = *(int *)arg;
-	return fbp_serve(p, reg_handle, NULL) ? 1 : 0;
+	return fbt_serve(p, reg_handle, NULL) ? 1 : 0;
 }
 
 /* A call that must end (reply or failure) within 5 s. */
-static int reg_call(struct fbp *c, __u32 code, struct fbp_ret *r)
+static int reg_call(struct fbt_ctx *c, __u32 code, struct fbt_ret *r)
 {
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
-	struct fbp_w w;
+	struct fbt_w w;
 	int ret;
 
-	fbp_w_reset(&w);
-	fbp_w_send(&w, 0, code, 0, NULL, 0, NULL, 0);
-	ret = fbp_wr(c, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_send(&w, 0, code, 0, NULL, 0, NULL, 0);
+	ret = fbt_wr(c, &w, NULL, false);
 	if (ret)
 		return ret;
 	if (poll(&pfd, 1, 5000) != 1) {
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_ABANDON, NULL, 0);
-		fbp_wr(c, &w, NULL, false);
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_ABANDON, NULL, 0);
+		fbt_wr(c, &w, NULL, false);
 		return -ETIMEDOUT;
 	}
-	return fbp_next(c, r);
+	return fbt_next(c, r);
 }
 
 static void regressions(void)
@@ -1247,22 +1247,22 @@ static void regressions(void)
 		{ REG_BADFLAGS, EINVAL, "reply with flags" },
 		{ REG_TOOMANY, EMSGSIZE, "reply with 4097 objects" },
 	};
-	struct fbp c;
-	struct fbp_ret r;
+	struct fbt_ctx c;
+	struct fbt_ret r;
 	int pfd[2], res[2], ret;
 	size_t i;
 	pid_t pid;
 
 	if (pipe(pfd) < 0)
 		die("pipe");
-	pid = fbp_spawn_manager(MB, 0x7e9, reg_server, &pfd[1]);
+	pid = fbt_spawn_manager(MB, 0x7e9, reg_server, &pfd[1]);
 	close(pfd[1]);
-	fbp_open(&c, MB);
+	fbt_ctx_open(&c, MB);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		ret = reg_call(&c, cases[i].code, &r);
 		CHECK(ret == 0 && r.cmd == FBINDER_RET_FAILED && r.err.error == -cases[i].err,
 		      "regression 1, %s: caller got %s %s error %d, want FBINDER_RET_FAILED -%s",
-		      cases[i].what, strerror(-ret), fbp_ret_name(r.cmd), r.err.error,
+		      cases[i].what, strerror(-ret), fbt_ret_name(r.cmd), r.err.error,
 		      strerror(cases[i].err));
 		if (read(pfd[0], res, sizeof(res)) != sizeof(res))
 			die("read");
@@ -1273,10 +1273,10 @@ static void regressions(void)
 	}
 	ret = reg_call(&c, REG_OK, &r);
 	CHECK(ret == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == 2,
-	      "regression 1: a good call afterwards: %s %s", strerror(-ret), fbp_ret_name(r.cmd));
+	      "regression 1: a good call afterwards: %s %s", strerror(-ret), fbt_ret_name(r.cmd));
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&c, r.msg.data);
-	fbp_close(&c);
+		fbt_free_buffer(&c, r.msg.data);
+	fbt_ctx_close(&c);
 	CHECK(fbt_wait(pid) == 0, "regression server exit");
 	close(pfd[0]);
 	printf("# regressions replayed\n");
@@ -1291,46 +1291,46 @@ static pid_t spawn_worker(int idx)
 
 int main(void)
 {
-	unsigned long long secs = fbr_env_ull("FBINDER_FUZZ_SECONDS", 20);
-	int nproc = (int)fbr_env_ull("FBINDER_FUZZ_PROCS", 4);
-	long long stall_ms = (long long)(15000 * (fbr_scale() < 1 ? 1 / fbr_scale() : 1));
+	unsigned long long secs = fbt_env_ull("FBINDER_FUZZ_SECONDS", 20);
+	int nproc = (int)fbt_env_ull("FBINDER_FUZZ_PROCS", 4);
+	long long stall_ms = (long long)(15000 * (fbt_scale() < 1 ? 1 / fbt_scale() : 1));
 	unsigned long long total = 0, kills = 0, exits = 0, calls;
 	pid_t mpid, vspid, cpid, w[MAX_PROCS];
 	long long start, end, now, last;
-	struct fbr_rng rng;
+	struct fbt_rng rng;
 	int i, st;
 
 	if (nproc < 1 || nproc > MAX_PROCS)
 		nproc = 4;
 	regressions();
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts after the regressions");
-	seed = fbr_seed("FBINDER_FUZZ_SEED");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts after the regressions");
+	seed = fbt_seed("FBINDER_FUZZ_SEED");
 	printf("# fuzz_ioctl: seed %llu (replay: FBINDER_FUZZ_SEED=%llu), %llu s, %d processes x %llu threads\n",
 	       (unsigned long long)seed, (unsigned long long)seed, secs, nproc,
-	       fbr_env_ull("FBINDER_FUZZ_THREADS", 3));
+	       fbt_env_ull("FBINDER_FUZZ_THREADS", 3));
 	fflush(stdout);
-	fbr_rng_seed(&rng, seed);
-	token = fbr_rnd64(&rng) | 1;
+	fbt_rng_seed(&rng, seed);
+	token = fbt_rnd64(&rng) | 1;
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap shared");
 	memset(sh, 0, sizeof(*sh));
 	signal(SIGPIPE, SIG_IGN);
 
-	mpid = fbp_spawn_manager_ex(8 * MB, MGR_COOKIE, FBP_MGR_FDS, m_main, NULL);
+	mpid = fbt_spawn_manager_ex(8 * MB, MGR_COOKIE, FBT_MGR_FDS, m_main, NULL);
 	vspid = fbt_fork(vs_main, NULL);
 	cpid = fbt_fork(c_main, NULL);
 	for (i = 0; i < nproc; i++)
 		w[i] = spawn_worker(i);
 
-	start = fbp_now_ms();
+	start = fbt_now_ms();
 	end = start + (long long)secs * 1000;
 	last = start;
-	while ((now = fbp_now_ms()) < end) {
+	while ((now = fbt_now_ms()) < end) {
 		long long lv = atomic_load(&sh->valid_last_ms);
 		pid_t pid;
 
-		usleep(50000 + 1000 * fbr_rnd(&rng, 300));
+		usleep(50000 + 1000 * fbt_rnd(&rng, 300));
 		/* Workers that exited on their own (or crashed) come back. */
 		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 			if (pid == mpid || pid == vspid || pid == cpid) {
@@ -1352,8 +1352,8 @@ int main(void)
 					w[i] = spawn_worker(i);
 				}
 		}
-		if (fbr_rnd(&rng, 3) == 0) {
-			i = (int)fbr_rnd(&rng, nproc);
+		if (fbt_rnd(&rng, 3) == 0) {
+			i = (int)fbt_rnd(&rng, nproc);
 			kill(w[i], SIGKILL);
 			kills++;
 		}
@@ -1378,18 +1378,18 @@ int main(void)
 		}
 	}
 out:
-	now = fbp_now_ms();
+	now = fbt_now_ms();
 	for (i = 0; i < nproc; i++)
 		kill(w[i], SIGKILL);
 	for (i = 0; i < nproc; i++)
 		fbt_wait(w[i]);
 	atomic_store(&sh->stop_valid, 1);
 	if (cpid) {
-		long long deadline = fbp_now_ms() + stall_ms;
+		long long deadline = fbt_now_ms() + stall_ms;
 
-		while (waitpid(cpid, &st, WNOHANG) == 0 && fbp_now_ms() < deadline)
+		while (waitpid(cpid, &st, WNOHANG) == 0 && fbt_now_ms() < deadline)
 			usleep(20000);
-		if (fbp_now_ms() >= deadline) {
+		if (fbt_now_ms() >= deadline) {
 			CHECK(0, "valid client did not finish its last call");
 			kill(cpid, SIGKILL);
 			fbt_wait(cpid);
@@ -1425,7 +1425,7 @@ out:
 	      sh->valid_msg, (unsigned long long)seed);
 	CHECK(calls > 0, "no valid call completed");
 	CHECK(!atomic_load(&sh->bad_worker), "a worker saw a malformed read stream");
-	CHECK(fbp_wait_live_zero(10000) == 0, "live counts did not return to zero (seed %llu)",
+	CHECK(fbt_wait_live_zero(10000) == 0, "live counts did not return to zero (seed %llu)",
 	      (unsigned long long)seed);
 	if (fbt_failures)
 		printf("# replay: FBINDER_FUZZ_SEED=%llu\n", (unsigned long long)seed);

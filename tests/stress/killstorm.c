@@ -24,8 +24,8 @@
  * FBINDER_KILLSTORM_ROUNDS (default 12, scaled by FBINDER_SCALE), FBINDER_KILLSTORM_SEED.
  */
 #define _GNU_SOURCE
-#include "fbproto.h"
-#include "fbrel.h"
+#include "fbt_proto.h"
+#include "fbt_stress.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -66,13 +66,13 @@ static void bad(const char *what, long a, long b)
 }
 
 /* Close the fds a message carried; return the first one (or -1) unclosed if keep. */
-static int msg_fds(struct fbp *p, const struct fbinder_txn_msg *m, bool keep_first)
+static int msg_fds(struct fbt_ctx *p, const struct fbinder_txn_msg *m, bool keep_first)
 {
 	int first = -1;
 	__u64 i;
 
 	for (i = 0; i < m->offsets_count; i++) {
-		const struct fbinder_object *o = fbp_obj(p, m, i);
+		const struct fbinder_object *o = fbt_obj(p, m, i);
 
 		if (o->type != FBINDER_OBJ_FD)
 			continue;
@@ -84,32 +84,32 @@ static int msg_fds(struct fbp *p, const struct fbinder_txn_msg *m, bool keep_fir
 	return first;
 }
 
-static void death_done(struct fbp *p, __u64 cookie)
+static void death_done(struct fbt_ctx *p, __u64 cookie)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
-	fbp_wr(p, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_DEATH_DONE, &cookie, sizeof(cookie));
+	fbt_wr(p, &w, NULL, false);
 	atomic_fetch_add(&sh->deaths, 1);
 }
 
-static void enter_looper(struct fbp *t)
+static void enter_looper(struct fbt_ctx *t)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
-	fbp_wr(t, &w, NULL, false);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+	fbt_wr(t, &w, NULL, false);
 }
 
 /* ------------------------------------------------------------------ M */
 
 static pthread_mutex_t m_lock = PTHREAD_MUTEX_INITIALIZER;
 static __u32 m_tab[NTAB], m_s;
-static struct fbr_rng m_rng;
+static struct fbt_rng m_rng;
 
-static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int m_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
 	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE };
@@ -125,53 +125,53 @@ static int m_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	pthread_mutex_lock(&m_lock);
 	if ((m->code == M_REG || m->code == M_REG_S) && m->offsets_count == 1 &&
-	    fbp_obj(p, m, 0)->type == FBINDER_OBJ_HANDLE) {
-		__u32 h = fbp_obj(p, m, 0)->handle;
+	    fbt_obj(p, m, 0)->type == FBINDER_OBJ_HANDLE) {
+		__u32 h = fbt_obj(p, m, 0)->handle;
 		struct fbinder_death d = { .handle = h, .cookie = h };
-		struct fbp_w w;
+		struct fbt_w w;
 
-		fbp_acquire(p, h);
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
-		fbp_wr(p, &w, NULL, false);
+		fbt_acquire(p, h);
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
+		fbt_wr(p, &w, NULL, false);
 		if (m->code == M_REG_S)
 			m_s = h;
-		m_tab[fbr_rnd(&m_rng, NTAB)] = h;
+		m_tab[fbt_rnd(&m_rng, NTAB)] = h;
 	} else if (m->code == M_GET_S && m_s) {
 		o.handle = m_s;
 		n = 1;
 	} else if (m->code == M_GET_ANY) {
-		o.handle = m_tab[fbr_rnd(&m_rng, NTAB)];
+		o.handle = m_tab[fbt_rnd(&m_rng, NTAB)];
 		n = o.handle != 0;
 	}
 	pthread_mutex_unlock(&m_lock);
 	if (m->flags & FBINDER_TXN_ONEWAY)
-		fbp_free(p, m->data);
+		fbt_free_buffer(p, m->data);
 	else
-		fbp_reply(p, m, 0, &o, n * sizeof(o), &off, n);
+		fbt_reply(p, m, 0, &o, n * sizeof(o), &off, n);
 	return 0;
 }
 
-static int m_main(struct fbp *p, void *arg)
+static int m_main(struct fbt_ctx *p, void *arg)
 {
 	(void)arg;
-	fbr_rng_seed(&m_rng, fbr_mix(seed, round_no * 100 + 1));
-	return fbp_serve(p, m_handle, NULL) ? 1 : 0;
+	fbt_rng_seed(&m_rng, fbt_mix(seed, round_no * 100 + 1));
+	return fbt_serve(p, m_handle, NULL) ? 1 : 0;
 }
 
 /* ----------------------------------------------------------------- S */
 
-static int s_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int s_nested(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	(void)p; (void)r; (void)arg;
 	return 0;	/* nothing comes back into S's chains */
 }
 
-static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int s_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
 	unsigned char buf[512];
-	struct fbp_ret rr;
+	struct fbt_ret rr;
 	size_t n = 0;
 	int ret;
 
@@ -184,26 +184,26 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	if (m->flags & FBINDER_TXN_ONEWAY) {
 		msg_fds(p, m, false);
-		fbp_free(p, m->data);
+		fbt_free_buffer(p, m->data);
 		return 0;
 	}
 	switch (m->code) {
 	case C_ECHO:
 		n = m->data_size <= sizeof(buf) ? m->data_size : 0;
-		memcpy(buf, fbp_data(p, m), n);
-		fbp_reply(p, m, 0, buf, n, NULL, 0);
+		memcpy(buf, fbt_data(p, m), n);
+		fbt_reply(p, m, 0, buf, n, NULL, 0);
 		break;
 	case C_NEST: {	/* call the caller's object back, in its chain */
-		__u32 h = m->offsets_count == 1 ? fbp_obj(p, m, 0)->handle : 0;
+		__u32 h = m->offsets_count == 1 ? fbt_obj(p, m, 0)->handle : 0;
 		__u32 v = 0;
 
-		ret = h ? fbp_call(p, h, C_BACK, "back", 4, NULL, 0, &rr, s_nested, NULL) : -EINVAL;
+		ret = h ? fbt_call(p, h, C_BACK, "back", 4, NULL, 0, &rr, s_nested, NULL) : -EINVAL;
 		if (!ret && rr.cmd == FBINDER_RET_REPLY) {
 			if (rr.msg.data_size == 4)
-				memcpy(&v, fbp_data(p, &rr.msg), 4);
-			fbp_free(p, rr.msg.data);
+				memcpy(&v, fbt_data(p, &rr.msg), 4);
+			fbt_free_buffer(p, rr.msg.data);
 		}
-		fbp_reply(p, m, ret ? 1 : 0, &v, 4, NULL, 0);
+		fbt_reply(p, m, ret ? 1 : 0, &v, 4, NULL, 0);
 		break;
 	}
 	case C_FD: {
@@ -212,18 +212,18 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		int fd = msg_fds(p, m, true);
 
 		o.fd = fd >= 0 ? fd : 1;
-		fbp_reply(p, m, 0, &o, sizeof(o), &off, 1);
+		fbt_reply(p, m, 0, &o, sizeof(o), &off, 1);
 		if (fd >= 0)
 			close(fd);
 		break;
 	}
 	case C_SLOW:
 		usleep(1000 * (1 + (m->txn_id % 30)));
-		fbp_reply(p, m, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 		break;
 	default:
 		msg_fds(p, m, false);
-		fbp_reply(p, m, 7, NULL, 0, NULL, 0);
+		fbt_reply(p, m, 7, NULL, 0, NULL, 0);
 		break;
 	}
 	return 0;
@@ -231,10 +231,10 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *s_looper(void *arg)
 {
-	struct fbp *t = fbp_thread(arg, false);
+	struct fbt_ctx *t = fbt_ctx_thread(arg, false);
 
 	enter_looper(t);
-	fbp_serve(t, s_handle, NULL);
+	fbt_serve(t, s_handle, NULL);
 	return NULL;
 }
 
@@ -244,17 +244,17 @@ static int s_main(void *arg)
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .flags = FBINDER_OBJF_ACCEPTS_FDS,
 			       .cookie = S_COOKIE };
 	__u64 off = 0;
-	struct fbp p;
-	struct fbp_ret r;
+	struct fbt_ctx p;
+	struct fbt_ret r;
 	pthread_t th;
 
 	(void)arg;
 	fbt_become_nobody();
-	fbp_open(&p, MB);
-	if (fbp_call(&p, 0, M_REG_S, &o, sizeof(o), &off, 1, &r, NULL, NULL) ||
+	fbt_ctx_open(&p, MB);
+	if (fbt_call(&p, 0, M_REG_S, &o, sizeof(o), &off, 1, &r, NULL, NULL) ||
 	    r.cmd != FBINDER_RET_REPLY)
 		_exit(3);
-	fbp_free(&p, r.msg.data);
+	fbt_free_buffer(&p, r.msg.data);
 	if (pthread_create(&th, NULL, s_looper, &p))
 		die("pthread_create");
 	s_looper(&p);
@@ -265,7 +265,7 @@ static int s_main(void *arg)
 
 static int c_idx;
 
-static int c_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int c_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_txn_msg *m = &r->msg;
 	__u32 v = 0xb0b0 + c_idx;
@@ -279,13 +279,13 @@ static int c_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 		return 0;
 	msg_fds(p, m, false);
 	if (m->flags & FBINDER_TXN_ONEWAY)
-		fbp_free(p, m->data);
+		fbt_free_buffer(p, m->data);
 	else
-		fbp_reply(p, m, m->code == C_BACK ? 0 : 5, &v, 4, NULL, 0);
+		fbt_reply(p, m, m->code == C_BACK ? 0 : 5, &v, 4, NULL, 0);
 	return 0;
 }
 
-static int c_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int c_nested(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	(void)arg;
 	atomic_fetch_add(&sh->nested, 1);
@@ -294,15 +294,15 @@ static int c_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *c_looper(void *arg)
 {
-	struct fbp *t = fbp_thread(arg, false);
+	struct fbt_ctx *t = fbt_ctx_thread(arg, false);
 
 	enter_looper(t);
-	fbp_serve(t, c_handle, NULL);
+	fbt_serve(t, c_handle, NULL);
 	return NULL;
 }
 
 /* The reply to a call: checked when there is one; deaths are allowed. */
-static void c_result(int ret, struct fbp_ret *r, const char *what)
+static void c_result(int ret, struct fbt_ret *r, const char *what)
 {
 	if (ret) {
 		if (ret != -EOWNERDEAD && ret != -ENOENT && ret != -ENOSPC && ret != -EDQUOT &&
@@ -337,20 +337,20 @@ static void c_result(int ret, struct fbp_ret *r, const char *what)
  * notices (held for good, thousands of links would flood this library's
  * return queue when h's owner dies; the cap is attack_death_links' job).
  */
-static bool c_link_burst(struct fbp *p, __u32 h, unsigned long long *next)
+static bool c_link_burst(struct fbt_ctx *p, __u32 h, unsigned long long *next)
 {
 	__u32 cmd = FBINDER_CMD_LINK_DEATH;
-	struct fbp_w w;
+	struct fbt_w w;
 	int pass, n, ret = 0;
 
 	for (pass = 0; pass < 2 && !ret; pass++) {
-		fbp_w_reset(&w);
+		fbt_w_reset(&w);
 		for (n = 0; n < LINK_BURST; n++) {
 			struct fbinder_death d = { .handle = h, .cookie = *next + n };
 
-			fbp_w_cmd(&w, cmd, &d, sizeof(d));
+			fbt_w_cmd(&w, cmd, &d, sizeof(d));
 		}
-		ret = fbp_wr(p, &w, NULL, false);
+		ret = fbt_wr(p, &w, NULL, false);
 		cmd = FBINDER_CMD_UNLINK_DEATH;
 	}
 	*next += LINK_BURST;
@@ -439,9 +439,9 @@ static int c_main(void *arg)
 {
 	struct fbinder_object me = { .type = FBINDER_OBJ_LOCAL, .cookie = 0xc100 + (intptr_t)arg };
 	unsigned char buf[512];
-	struct fbr_rng rng;
-	struct fbp p;
-	struct fbp_ret r;
+	struct fbt_rng rng;
+	struct fbt_ctx p;
+	struct fbt_ret r;
 	__u32 hs = 0;
 	__u64 off = 0;
 	unsigned long long next_link = 0xb0000000ULL;
@@ -451,35 +451,35 @@ static int c_main(void *arg)
 
 	c_idx = (int)(intptr_t)arg;
 	fbt_become_nobody();
-	fbr_rng_seed(&rng, fbr_mix(seed, round_no * 100 + 10 + c_idx));
-	fbp_open(&p, MB);
+	fbt_rng_seed(&rng, fbt_mix(seed, round_no * 100 + 10 + c_idx));
+	fbt_ctx_open(&p, MB);
 	if (pthread_create(&th, NULL, c_looper, &p))
 		die("pthread_create");
-	if (fbp_call(&p, 0, M_REG, &me, sizeof(me), &off, 1, &r, NULL, NULL) == 0 &&
+	if (fbt_call(&p, 0, M_REG, &me, sizeof(me), &off, 1, &r, NULL, NULL) == 0 &&
 	    r.cmd == FBINDER_RET_REPLY)
-		fbp_free(&p, r.msg.data);
+		fbt_free_buffer(&p, r.msg.data);
 	for (i = 0; i < 100 && !hs && !atomic_load(&sh->stop); i++) {
-		ret = fbp_call(&p, 0, M_GET_S, NULL, 0, NULL, 0, &r, NULL, NULL);
+		ret = fbt_call(&p, 0, M_GET_S, NULL, 0, NULL, 0, &r, NULL, NULL);
 		if (ret || r.cmd != FBINDER_RET_REPLY)
 			break;	/* M is gone */
 		if (r.msg.offsets_count == 1) {
-			hs = fbp_obj(&p, &r.msg, 0)->handle;
-			fbp_acquire(&p, hs);
+			hs = fbt_obj(&p, &r.msg, 0)->handle;
+			fbt_acquire(&p, hs);
 		}
-		fbp_free(&p, r.msg.data);
+		fbt_free_buffer(&p, r.msg.data);
 		if (!hs)
 			usleep(5000);
 	}
 	if (hs) {
 		struct fbinder_death d = { .handle = hs, .cookie = 0xdead0000 };
-		struct fbp_w w;
+		struct fbt_w w;
 
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
-		fbp_wr(&p, &w, NULL, false);
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
+		fbt_wr(&p, &w, NULL, false);
 	}
 	while (!atomic_load(&sh->stop)) {
-		unsigned int op = fbr_rnd(&rng, 14);
+		unsigned int op = fbt_rnd(&rng, 14);
 		__u32 target = hs;
 
 		if (!hs && op != 11 && op != 13)
@@ -501,25 +501,25 @@ static int c_main(void *arg)
 			in_flight = true;
 			break;
 		case 0: case 1: {
-			size_t n = fbr_rnd(&rng, sizeof(buf));
-			__u32 s = (__u32)fbr_rnd64(&rng);
+			size_t n = fbt_rnd(&rng, sizeof(buf));
+			__u32 s = (__u32)fbt_rnd64(&rng);
 
-			fbp_fill(buf, n, s);
-			ret = fbp_call(&p, target, C_ECHO, buf, n, NULL, 0, &r, NULL, NULL);
+			fbt_fill(buf, n, s);
+			ret = fbt_call(&p, target, C_ECHO, buf, n, NULL, 0, &r, NULL, NULL);
 			c_result(ret, &r, "echo");
 			if (!ret && r.cmd == FBINDER_RET_REPLY) {
-				if (r.msg.data_size != n || fbp_verify(fbp_data(&p, &r.msg), n, s) >= 0)
+				if (r.msg.data_size != n || fbt_verify(fbt_data(&p, &r.msg), n, s) >= 0)
 					bad("echo payload", (long)r.msg.data_size, (long)n);
-				fbp_free(&p, r.msg.data);
+				fbt_free_buffer(&p, r.msg.data);
 			}
 			break;
 		}
 		case 2: case 3:
-			ret = fbp_call(&p, target, C_NEST, &me, sizeof(me), &off, 1, &r,
+			ret = fbt_call(&p, target, C_NEST, &me, sizeof(me), &off, 1, &r,
 				       c_nested, NULL);
 			c_result(ret, &r, "nested");
 			if (!ret && r.cmd == FBINDER_RET_REPLY)
-				fbp_free(&p, r.msg.data);
+				fbt_free_buffer(&p, r.msg.data);
 			break;
 		case 4: {
 			struct fbinder_object o[2] = { { .type = FBINDER_OBJ_FD }, { .type = FBINDER_OBJ_FD } };
@@ -530,7 +530,7 @@ static int c_main(void *arg)
 				break;
 			o[0].fd = pf[0];
 			o[1].fd = pf[1];
-			ret = fbp_call_flags(&p, target, C_FD, FBINDER_TXN_ACCEPT_FDS, o, sizeof(o),
+			ret = fbt_call_flags(&p, target, C_FD, FBINDER_TXN_ACCEPT_FDS, o, sizeof(o),
 					     offs, 2, &r, NULL, NULL);
 			close(pf[0]);
 			close(pf[1]);
@@ -538,57 +538,57 @@ static int c_main(void *arg)
 			if (!ret && r.cmd == FBINDER_RET_REPLY) {
 				msg_fds(&p, &r.msg, false);
 				atomic_fetch_add(&sh->fds, 1);
-				fbp_free(&p, r.msg.data);
+				fbt_free_buffer(&p, r.msg.data);
 			}
 			break;
 		}
 		case 5: {	/* a oneway flood, 32 per syscall, fds on some */
-			struct fbp_w w;
+			struct fbt_w w;
 			struct fbinder_object o = { .type = FBINDER_OBJ_FD, .fd = 1 };
 			int k, n = 32;
 
-			fbp_w_reset(&w);
+			fbt_w_reset(&w);
 			for (k = 0; k < n; k++)
-				fbp_w_send(&w, target, C_FLOOD, FBINDER_TXN_ONEWAY, &o, sizeof(o),
+				fbt_w_send(&w, target, C_FLOOD, FBINDER_TXN_ONEWAY, &o, sizeof(o),
 					   &off, k % 4 == 0);
-			if (!fbp_wr(&p, &w, NULL, false))
+			if (!fbt_wr(&p, &w, NULL, false))
 				atomic_fetch_add(&sh->oneways, n);
 			break;
 		}
 		case 6:
-			ret = fbp_call(&p, target, C_SLOW, NULL, 0, NULL, 0, &r, NULL, NULL);
+			ret = fbt_call(&p, target, C_SLOW, NULL, 0, NULL, 0, &r, NULL, NULL);
 			c_result(ret, &r, "slow");
 			if (!ret && r.cmd == FBINDER_RET_REPLY)
-				fbp_free(&p, r.msg.data);
+				fbt_free_buffer(&p, r.msg.data);
 			break;
 		case 7: case 8: case 9: {	/* a peer: call it, link to its death */
 			__u32 h = 0;
 
-			ret = fbp_call(&p, 0, M_GET_ANY, NULL, 0, NULL, 0, &r, NULL, NULL);
+			ret = fbt_call(&p, 0, M_GET_ANY, NULL, 0, NULL, 0, &r, NULL, NULL);
 			if (ret || r.cmd != FBINDER_RET_REPLY) {
 				usleep(2000);
 				break;
 			}
 			if (r.msg.offsets_count == 1)
-				h = fbp_obj(&p, &r.msg, 0)->handle;
+				h = fbt_obj(&p, &r.msg, 0)->handle;
 			if (h) {	/* keep it past the free, maybe for good */
 				struct fbinder_death d = { .handle = h, .cookie = 0xd0000000ULL + h };
-				struct fbp_w w;
+				struct fbt_w w;
 
-				fbp_acquire(&p, h);
-				fbp_w_reset(&w);
-				fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
-				fbp_wr(&p, &w, NULL, false);
+				fbt_acquire(&p, h);
+				fbt_w_reset(&w);
+				fbt_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
+				fbt_wr(&p, &w, NULL, false);
 			}
-			fbp_free(&p, r.msg.data);
+			fbt_free_buffer(&p, r.msg.data);
 			if (!h)
 				break;
-			ret = fbp_call(&p, h, C_PEER, "peer", 4, NULL, 0, &r, NULL, NULL);
+			ret = fbt_call(&p, h, C_PEER, "peer", 4, NULL, 0, &r, NULL, NULL);
 			c_result(ret, &r, "peer");
 			if (!ret && r.cmd == FBINDER_RET_REPLY)
-				fbp_free(&p, r.msg.data);
-			if (fbr_rnd(&rng, 2))
-				fbp_release(&p, h);
+				fbt_free_buffer(&p, r.msg.data);
+			if (fbt_rnd(&rng, 2))
+				fbt_release(&p, h);
 			break;
 		}
 		}
@@ -598,7 +598,7 @@ static int c_main(void *arg)
 
 /* -------------------------------------------------------------- rounds */
 
-static void run_round(struct fbr_rng *rng)
+static void run_round(struct fbt_rng *rng)
 {
 	pid_t pid[NCLIENTS + 2];	/* M, S, clients */
 	bool killed[NCLIENTS + 2] = { false };
@@ -607,32 +607,32 @@ static void run_round(struct fbr_rng *rng)
 	int i, nk = 0, st;
 
 	atomic_store(&sh->stop, 0);
-	pid[0] = fbp_spawn_manager(MB, MGR_COOKIE, m_main, NULL);
+	pid[0] = fbt_spawn_manager(MB, MGR_COOKIE, m_main, NULL);
 	pid[1] = fbt_fork(s_main, NULL);
 	for (i = 0; i < NCLIENTS; i++)
 		pid[2 + i] = fbt_fork(c_main, (void *)(intptr_t)i);
 
 	/* Let the traffic build up, then kill at random moments. */
-	usleep(100000 + 1000 * fbr_rnd(rng, 400));
+	usleep(100000 + 1000 * fbt_rnd(rng, 400));
 	for (i = 0; i < n; i++) {
-		if (fbr_rnd(rng, 100) < 45 || (i == n - 1 && !nk)) {
+		if (fbt_rnd(rng, 100) < 45 || (i == n - 1 && !nk)) {
 			kill(pid[i], SIGKILL);
 			killed[i] = true;
 			nk++;
-			usleep(1000 * fbr_rnd(rng, 80));
+			usleep(1000 * fbt_rnd(rng, 80));
 		}
 	}
 	usleep(200000);
 	atomic_store(&sh->stop, 1);
 	/* Survivors must come out of whatever call they were in. */
-	t0 = fbp_now_ms();
-	deadline = t0 + (long long)(10000 / (fbr_scale() < 1 ? fbr_scale() : 1));
+	t0 = fbt_now_ms();
+	deadline = t0 + (long long)(10000 / (fbt_scale() < 1 ? fbt_scale() : 1));
 	for (i = 2; i < n; i++) {
 		if (killed[i])
 			continue;
-		while (waitpid(pid[i], &st, WNOHANG) == 0 && fbp_now_ms() < deadline)
+		while (waitpid(pid[i], &st, WNOHANG) == 0 && fbt_now_ms() < deadline)
 			usleep(10000);
-		if (fbp_now_ms() >= deadline) {
+		if (fbt_now_ms() >= deadline) {
 			CHECK(0, "round %d: client %d hangs after the kills (seed %llu)",
 			      round_no, i - 2, (unsigned long long)seed);
 			kill(pid[i], SIGKILL);
@@ -649,23 +649,23 @@ static void run_round(struct fbr_rng *rng)
 		kill(pid[i], SIGKILL);
 		fbt_wait(pid[i]);
 	}
-	CHECK(fbp_wait_live_zero(5000) == 0, "round %d: live counts not zero (seed %llu)",
+	CHECK(fbt_wait_live_zero(5000) == 0, "round %d: live counts not zero (seed %llu)",
 	      round_no, (unsigned long long)seed);
 	printf("# round %d: killed %d of %d (%s%s%d client(s)), survivors done in %lld ms\n",
 	       round_no, nk, n, killed[0] ? "M, " : "", killed[1] ? "S, " : "",
-	       nk - killed[0] - killed[1], fbp_now_ms() - t0);
+	       nk - killed[0] - killed[1], fbt_now_ms() - t0);
 }
 
 int main(void)
 {
-	unsigned long rounds = fbr_env_ull("FBINDER_KILLSTORM_ROUNDS", fbr_scaled(12, 3));
-	struct fbr_rng rng;
-	long long start = fbp_now_ms();
+	unsigned long rounds = fbt_env_ull("FBINDER_KILLSTORM_ROUNDS", fbt_scaled(12, 3));
+	struct fbt_rng rng;
+	long long start = fbt_now_ms();
 
-	seed = fbr_seed("FBINDER_KILLSTORM_SEED");
+	seed = fbt_seed("FBINDER_KILLSTORM_SEED");
 	printf("# killstorm: %lu rounds, seed %llu (replay: FBINDER_KILLSTORM_SEED=%llu)\n", rounds,
 	       (unsigned long long)seed, (unsigned long long)seed);
-	fbr_rng_seed(&rng, seed);
+	fbt_rng_seed(&rng, seed);
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
 		die("mmap");
@@ -677,7 +677,7 @@ int main(void)
 	       (unsigned long long)sh->calls, (unsigned long long)sh->failed_calls,
 	       (unsigned long long)sh->nested, (unsigned long long)sh->fds,
 	       (unsigned long long)sh->oneways, (unsigned long long)sh->deaths,
-	       (fbp_now_ms() - start) / 1000.0);
+	       (fbt_now_ms() - start) / 1000.0);
 	printf("# attacks: %llu bursts of %d death links, %llu threads without THREAD_EXIT, %llu long streams, %llu contexts in flight\n",
 	       (unsigned long long)sh->links, LINK_BURST,
 	       (unsigned long long)sh->threads, (unsigned long long)sh->streams,

@@ -22,8 +22,8 @@
  * wrong, or when the live counters are not zero after everything closed.
  */
 #define _GNU_SOURCE
-#include "fbproto.h"
-#include "fbrel.h"
+#include "fbt_proto.h"
+#include "fbt_stress.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -51,46 +51,46 @@ static const char *const live_names[] = {
 
 static _Atomic unsigned long long s_next_cookie = 0x10000;
 
-static void close_fds(struct fbp *p, const struct fbinder_txn_msg *m)
+static void close_fds(struct fbt_ctx *p, const struct fbinder_txn_msg *m)
 {
 	__u64 i;
 
 	for (i = 0; i < m->offsets_count; i++)
-		if (fbp_obj(p, m, i)->type == FBINDER_OBJ_FD)
-			close(fbp_obj(p, m, i)->fd);
+		if (fbt_obj(p, m, i)->type == FBINDER_OBJ_FD)
+			close(fbt_obj(p, m, i)->fd);
 }
 
-static int s_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int s_nested(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	(void)p; (void)r; (void)arg;
 	return 0;
 }
 
-static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int s_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	static __thread unsigned char buf[MAXMSG];
 	const struct fbinder_txn_msg *m = &r->msg;
 	struct fbinder_object o = { 0 };
 	__u64 off = 0;
-	struct fbp_ret rr;
+	struct fbt_ret rr;
 	int ret;
 
 	(void)arg;
 	if (r->cmd != FBINDER_RET_TRANSACTION)
 		return 0;	/* RELEASE notices: nothing to free here */
 	if (m->flags & FBINDER_TXN_ONEWAY) {
-		fbp_free(p, m->data);
+		fbt_free_buffer(p, m->data);
 		return 0;
 	}
 	switch (m->code) {
 	case C_ECHO:
-		memcpy(buf, fbp_data(p, m), m->data_size);
-		fbp_reply(p, m, 0, buf, m->data_size, NULL, 0);
+		memcpy(buf, fbt_data(p, m), m->data_size);
+		fbt_reply(p, m, 0, buf, m->data_size, NULL, 0);
 		break;
 	case C_GIVE:
 		o.type = FBINDER_OBJ_LOCAL;
 		o.cookie = atomic_fetch_add(&s_next_cookie, 1);
-		fbp_reply(p, m, 0, &o, sizeof(o), &off, 1);
+		fbt_reply(p, m, 0, &o, sizeof(o), &off, 1);
 		break;
 	case C_FD: {
 		int pf[2];
@@ -100,22 +100,22 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 			die("S: pipe");
 		o.type = FBINDER_OBJ_FD;
 		o.fd = pf[0];
-		fbp_reply(p, m, 0, &o, sizeof(o), &off, 1);
+		fbt_reply(p, m, 0, &o, sizeof(o), &off, 1);
 		close(pf[0]);
 		close(pf[1]);
 		break;
 	}
 	case C_NEST: {
-		__u32 h = fbp_obj(p, m, 0)->handle;
+		__u32 h = fbt_obj(p, m, 0)->handle;
 
-		ret = fbp_call(p, h, C_BACK, NULL, 0, NULL, 0, &rr, s_nested, NULL);
+		ret = fbt_call(p, h, C_BACK, NULL, 0, NULL, 0, &rr, s_nested, NULL);
 		if (!ret && rr.cmd == FBINDER_RET_REPLY)
-			fbp_free(p, rr.msg.data);
-		fbp_reply(p, m, ret || rr.cmd != FBINDER_RET_REPLY, NULL, 0, NULL, 0);
+			fbt_free_buffer(p, rr.msg.data);
+		fbt_reply(p, m, ret || rr.cmd != FBINDER_RET_REPLY, NULL, 0, NULL, 0);
 		break;
 	}
 	default:	/* C_OBJ: a call to a handed-out object */
-		fbp_reply(p, m, (__u32)m->cookie, NULL, 0, NULL, 0);
+		fbt_reply(p, m, (__u32)m->cookie, NULL, 0, NULL, 0);
 		break;
 	}
 	return 0;
@@ -123,13 +123,13 @@ static int s_handle(struct fbp *p, const struct fbp_ret *r, void *arg)
 
 static void *s_looper(void *arg)
 {
-	struct fbp *t = fbp_thread(arg, true);
+	struct fbt_ctx *t = fbt_ctx_thread(arg, true);
 
-	fbp_serve(t, s_handle, NULL);
+	fbt_serve(t, s_handle, NULL);
 	return NULL;
 }
 
-static int s_main(struct fbp *p, void *arg)
+static int s_main(struct fbt_ctx *p, void *arg)
 {
 	pthread_t th;
 
@@ -143,7 +143,7 @@ static int s_main(struct fbp *p, void *arg)
 /* ------------------------------------------------------------ client */
 
 struct client {
-	struct fbp ctx;			/* the client's context */
+	struct fbt_ctx ctx;			/* the client's context */
 	unsigned long per_thread;
 	pthread_barrier_t bar;
 	unsigned long phase_at;		/* ops per thread at the warm sample */
@@ -160,19 +160,19 @@ static void fail(const char *what, long a)
 		printf("not ok: %s (%ld)\n", what, a);
 }
 
-static int c_nested(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int c_nested(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	(void)arg;
 	if (r->cmd == FBINDER_RET_TRANSACTION && r->msg.code == C_BACK) {
 		atomic_fetch_add(&cl.nested, 1);
-		fbp_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
+		fbt_reply(p, &r->msg, 0, NULL, 0, NULL, 0);
 		return 0;
 	}
 	fail("unexpected nested work", (long)r->cmd);
 	return 0;
 }
 
-static void call_ok(struct fbp *t, int ret, struct fbp_ret *r, const char *what)
+static void call_ok(struct fbt_ctx *t, int ret, struct fbt_ret *r, const char *what)
 {
 	if (ret || r->cmd != FBINDER_RET_REPLY) {
 		fail(what, ret ? ret : (long)r->err.error);
@@ -183,27 +183,27 @@ static void call_ok(struct fbp *t, int ret, struct fbp_ret *r, const char *what)
 }
 
 /* A new object of S's, the handle acquired; 0 when the call failed. */
-static __u32 give_object(struct fbp *t)
+static __u32 give_object(struct fbt_ctx *t)
 {
-	struct fbp_ret r;
+	struct fbt_ret r;
 	__u32 h;
 	int ret;
 
-	ret = fbp_call(t, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
+	ret = fbt_call(t, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL);
 	call_ok(t, ret, &r, "give");
 	if (ret || r.cmd != FBINDER_RET_REPLY)
 		return 0;
-	h = fbp_obj(t, &r.msg, 0)->handle;
-	if (fbp_acquire(t, h))
+	h = fbt_obj(t, &r.msg, 0)->handle;
+	if (fbt_acquire(t, h))
 		fail("acquire", h);
-	fbp_free(t, r.msg.data);
+	fbt_free_buffer(t, r.msg.data);
 	return h;
 }
 
 /* An object handed out, LINK_BURST deaths linked to it, its last ref dropped. */
-static void link_burst(struct fbp *t)
+static void link_burst(struct fbt_ctx *t)
 {
-	struct fbp_w w;
+	struct fbt_w w;
 	/* a cookie names one link of the context: each burst its own */
 	__u64 base = 0xe00000000ULL + LINK_BURST * atomic_fetch_add(&cl.bursts, 1);
 	__u32 h;
@@ -213,26 +213,26 @@ static void link_burst(struct fbp *t)
 	if (!h)
 		return;
 	while (n < LINK_BURST) {
-		fbp_w_reset(&w);
+		fbt_w_reset(&w);
 		for (; n < LINK_BURST && w.len + 32 <= sizeof(w.buf); n++) {
 			struct fbinder_death d = { .handle = h, .cookie = base + n };
 
-			fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
+			fbt_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
 		}
-		ret = fbp_wr(t, &w, NULL, false);
+		ret = fbt_wr(t, &w, NULL, false);
 		if (ret) {
 			fail("link burst", ret);
 			break;
 		}
 	}
-	fbp_w_reset(&w);
-	fbp_w_u32(&w, FBINDER_CMD_RELEASE, h);
-	if (fbp_wr(t, &w, NULL, false))
+	fbt_w_reset(&w);
+	fbt_w_u32(&w, FBINDER_CMD_RELEASE, h);
+	if (fbt_wr(t, &w, NULL, false))
 		fail("release after the burst", h);
 }
 
 /* ACQUIRE/RELEASE pairs on handle 0 beyond one ioctl's command budget. */
-static void long_stream(struct fbp *t)
+static void long_stream(struct fbt_ctx *t)
 {
 	static __thread __u32 cmds[STREAM_PAIRS * 4];
 	struct fbinder_write_read wr = { 0 };
@@ -260,10 +260,10 @@ static void long_stream(struct fbp *t)
 		atomic_fetch_add(&cl.streams, 1);
 }
 
-static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
+static void one_op(struct fbt_ctx *t, struct fbt_rng *rng, unsigned char *buf)
 {
-	unsigned int op = fbr_rnd(rng, 100);
-	struct fbp_ret r;
+	unsigned int op = fbt_rnd(rng, 100);
+	struct fbt_ret r;
 	int ret;
 
 	if (op < 2) {
@@ -275,51 +275,51 @@ static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
 		return;
 	}
 	if (op < 45) {
-		size_t n = fbr_rnd(rng, 4) ? fbr_rnd(rng, 512) : fbr_rnd(rng, MAXMSG + 1);
-		__u32 s = (__u32)fbr_rnd64(rng);
+		size_t n = fbt_rnd(rng, 4) ? fbt_rnd(rng, 512) : fbt_rnd(rng, MAXMSG + 1);
+		__u32 s = (__u32)fbt_rnd64(rng);
 
-		fbp_fill(buf, n, s);
-		ret = fbp_call(t, 0, C_ECHO, buf, n, NULL, 0, &r, NULL, NULL);
+		fbt_fill(buf, n, s);
+		ret = fbt_call(t, 0, C_ECHO, buf, n, NULL, 0, &r, NULL, NULL);
 		call_ok(t, ret, &r, "echo");
 		if (!ret && r.cmd == FBINDER_RET_REPLY) {
-			if (r.msg.data_size != n || fbp_verify(fbp_data(t, &r.msg), n, s) >= 0)
+			if (r.msg.data_size != n || fbt_verify(fbt_data(t, &r.msg), n, s) >= 0)
 				fail("echo payload", (long)n);
-			fbp_free(t, r.msg.data);
+			fbt_free_buffer(t, r.msg.data);
 		}
 	} else if (op < 60) {	/* a batch of oneways, then wait for them to drain */
-		struct fbp_w w;
+		struct fbt_w w;
 		int k;
 
-		fbp_w_reset(&w);
+		fbt_w_reset(&w);
 		for (k = 0; k < 16; k++)
-			fbp_w_send(&w, 0, C_FLOOD, FBINDER_TXN_ONEWAY, buf, 64 + 8 * k, NULL, 0);
-		ret = fbp_wr(t, &w, NULL, false);
+			fbt_w_send(&w, 0, C_FLOOD, FBINDER_TXN_ONEWAY, buf, 64 + 8 * k, NULL, 0);
+		ret = fbt_wr(t, &w, NULL, false);
 		if (ret && ret != -ENOSPC)
 			fail("oneway batch", ret);
 		else if (!ret)
 			atomic_fetch_add(&cl.oneways, 16);
 	} else if (op < 75) {	/* an object handed out, used, linked, dropped */
 		struct fbinder_death d;
-		struct fbp_w w;
+		struct fbt_w w;
 		__u32 h;
 
 		h = give_object(t);
 		if (!h)
 			return;
 		d = (struct fbinder_death){ .handle = h, .cookie = 0xd00000000ULL + h };
-		fbp_w_reset(&w);
-		fbp_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
-		if (fbp_wr(t, &w, NULL, false))
+		fbt_w_reset(&w);
+		fbt_w_cmd(&w, FBINDER_CMD_LINK_DEATH, &d, sizeof(d));
+		if (fbt_wr(t, &w, NULL, false))
 			fail("link death", h);
-		ret = fbp_call(t, h, C_OBJ, buf, 32, NULL, 0, &r, NULL, NULL);
+		ret = fbt_call(t, h, C_OBJ, buf, 32, NULL, 0, &r, NULL, NULL);
 		call_ok(t, ret, &r, "object call");
 		if (!ret && r.cmd == FBINDER_RET_REPLY)
-			fbp_free(t, r.msg.data);
-		fbp_w_reset(&w);
-		if (fbr_rnd(rng, 2))
-			fbp_w_cmd(&w, FBINDER_CMD_UNLINK_DEATH, &d, sizeof(d));
-		fbp_w_u32(&w, FBINDER_CMD_RELEASE, h);	/* the last ref: links go too */
-		if (fbp_wr(t, &w, NULL, false))
+			fbt_free_buffer(t, r.msg.data);
+		fbt_w_reset(&w);
+		if (fbt_rnd(rng, 2))
+			fbt_w_cmd(&w, FBINDER_CMD_UNLINK_DEATH, &d, sizeof(d));
+		fbt_w_u32(&w, FBINDER_CMD_RELEASE, h);	/* the last ref: links go too */
+		if (fbt_wr(t, &w, NULL, false))
 			fail("unlink/release", h);
 		atomic_fetch_add(&cl.objects, 1);
 		atomic_fetch_add(&cl.links, 1);
@@ -332,26 +332,26 @@ static void one_op(struct fbp *t, struct fbr_rng *rng, unsigned char *buf)
 			die("pipe");
 		o[0].fd = pf[0];
 		o[1].fd = pf[1];
-		ret = fbp_call_flags(t, 0, C_FD, FBINDER_TXN_ACCEPT_FDS, o, sizeof(o), offs, 2, &r,
+		ret = fbt_call_flags(t, 0, C_FD, FBINDER_TXN_ACCEPT_FDS, o, sizeof(o), offs, 2, &r,
 				     NULL, NULL);
 		close(pf[0]);
 		close(pf[1]);
 		call_ok(t, ret, &r, "fd");
 		if (!ret && r.cmd == FBINDER_RET_REPLY) {
 			close_fds(t, &r.msg);
-			fbp_free(t, r.msg.data);
+			fbt_free_buffer(t, r.msg.data);
 			atomic_fetch_add(&cl.fds, 1);
 		}
 	} else {	/* nested: S calls back into this thread */
 		struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = 0xc11e };
 		__u64 off = 0;
 
-		ret = fbp_call(t, 0, C_NEST, &o, sizeof(o), &off, 1, &r, c_nested, NULL);
+		ret = fbt_call(t, 0, C_NEST, &o, sizeof(o), &off, 1, &r, c_nested, NULL);
 		call_ok(t, ret, &r, "nested");
 		if (!ret && r.cmd == FBINDER_RET_REPLY) {
 			if (r.msg.code)
 				fail("nested reply code", r.msg.code);
-			fbp_free(t, r.msg.data);
+			fbt_free_buffer(t, r.msg.data);
 		}
 	}
 }
@@ -360,10 +360,10 @@ static void *c_thread(void *arg)
 {
 	static __thread unsigned char buf[MAXMSG];
 	unsigned long i, idx = (uintptr_t)arg;
-	struct fbr_rng rng;
-	struct fbp *t = fbp_thread(&cl.ctx, false);
+	struct fbt_rng rng;
+	struct fbt_ctx *t = fbt_ctx_thread(&cl.ctx, false);
 
-	fbr_rng_seed(&rng, fbr_mix(fbr_env_ull("FBINDER_SOAK_SEED", 42), idx));
+	fbt_rng_seed(&rng, fbt_mix(fbt_env_ull("FBINDER_SOAK_SEED", 42), idx));
 	for (i = 0; i < cl.per_thread; i++) {
 		if (i == cl.phase_at) {
 			pthread_barrier_wait(&cl.bar);	/* warm: sample */
@@ -378,38 +378,38 @@ static void *c_thread(void *arg)
 }
 
 /* Takes the context-wide work: release notices of the nested-call object. */
-static int c_loop(struct fbp *p, const struct fbp_ret *r, void *arg)
+static int c_loop(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	(void)arg;
 	if (r->cmd == FBINDER_RET_TRANSACTION) {
 		fail("unexpected transaction", (long)r->msg.code);
 		if (r->msg.flags & FBINDER_TXN_ONEWAY)
-			fbp_free(p, r->msg.data);
+			fbt_free_buffer(p, r->msg.data);
 		else
-			fbp_reply(p, &r->msg, 1, NULL, 0, NULL, 0);
+			fbt_reply(p, &r->msg, 1, NULL, 0, NULL, 0);
 	}
 	return 0;
 }
 
 static void *c_looper(void *arg)
 {
-	struct fbp *t = malloc(sizeof(*t));
-	struct fbp_w w;
+	struct fbt_ctx *t = malloc(sizeof(*t));
+	struct fbt_w w;
 
 	(void)arg;
 	if (!t)
 		die("malloc");
-	fbp_attach(t, &cl.ctx);
-	fbp_w_reset(&w);
-	fbp_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
-	fbp_wr(t, &w, NULL, false);
-	fbp_serve(t, c_loop, NULL);	/* until FBINDER_IOC_WAKE_IDLE: EAGAIN */
+	fbt_ctx_attach(t, &cl.ctx);
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+	fbt_wr(t, &w, NULL, false);
+	fbt_serve(t, c_loop, NULL);	/* until FBINDER_IOC_WAKE_IDLE: EAGAIN */
 	free(t);
 	return NULL;
 }
 
 struct sample {
-	struct fbr_mem mem;
+	struct fbt_mem mem;
 	long long live[NLIVE];
 };
 
@@ -419,11 +419,11 @@ static void take_sample(struct sample *s, const char *when)
 
 	/* Deferred frees (RCU, workqueues) and oneways still being drained. */
 	usleep(200000);
-	fbr_mem_settle();
+	fbt_mem_settle();
 	for (i = 0; i < NLIVE; i++)
-		if (fbp_stat(live_names[i], &s->live[i]))
+		if (fbt_stat(live_names[i], &s->live[i]))
 			s->live[i] = -1;
-	fbr_mem_sample(&s->mem);
+	fbt_mem_sample(&s->mem);
 	printf("# %-5s Slab %lld KiB, SUnreclaim %lld KiB, MemAvailable %lld KiB, slabinfo %lld KiB;"
 	       " live contexts %lld threads %lld nodes %lld handles %lld buffers %lld txns %lld links %lld\n",
 	       when, s->mem.slab_kb, s->mem.sunreclaim_kb, s->mem.avail_kb, s->mem.slabinfo_kb,
@@ -433,9 +433,9 @@ static void take_sample(struct sample *s, const char *when)
 
 int main(void)
 {
-	unsigned long ops = fbr_env_ull("FBINDER_SOAK_OPS", fbr_scaled(20000, 1000));
-	long long slab_tol = (long long)fbr_env_ull("FBINDER_SOAK_SLAB_KB", 1024);
-	long long avail_tol = (long long)fbr_env_ull("FBINDER_SOAK_AVAIL_KB", 8192);
+	unsigned long ops = fbt_env_ull("FBINDER_SOAK_OPS", fbt_scaled(20000, 1000));
+	long long slab_tol = (long long)fbt_env_ull("FBINDER_SOAK_SLAB_KB", 1024);
+	long long avail_tol = (long long)fbt_env_ull("FBINDER_SOAK_AVAIL_KB", 8192);
 	struct sample warm, end;
 	pthread_t th[NTHREADS], lth;
 	long long t0, t1, t1b, t2;
@@ -447,23 +447,23 @@ int main(void)
 	cl.phase_at = cl.per_thread / 4;
 	printf("# soak: %lu operations on %d threads, warm-up %lu\n", cl.per_thread * NTHREADS,
 	       NTHREADS, cl.phase_at * NTHREADS);
-	spid = fbp_spawn_manager_ex(4 * MB, MGR_COOKIE, FBP_MGR_FDS, s_main, NULL);
-	fbp_open(&cl.ctx, 4 * MB);
+	spid = fbt_spawn_manager_ex(4 * MB, MGR_COOKIE, FBT_MGR_FDS, s_main, NULL);
+	fbt_ctx_open(&cl.ctx, 4 * MB);
 	pthread_barrier_init(&cl.bar, NULL, NTHREADS + 1);
 	if (pthread_create(&lth, NULL, c_looper, NULL))
 		die("pthread_create");
-	t0 = fbp_now_ms();
+	t0 = fbt_now_ms();
 	for (i = 0; i < NTHREADS; i++)
 		if (pthread_create(&th[i], NULL, c_thread, (void *)(uintptr_t)i))
 			die("pthread_create");
 
 	pthread_barrier_wait(&cl.bar);
-	t1 = fbp_now_ms();
+	t1 = fbt_now_ms();
 	take_sample(&warm, "warm");
-	t1b = fbp_now_ms();
+	t1b = fbt_now_ms();
 	pthread_barrier_wait(&cl.bar);
 	pthread_barrier_wait(&cl.bar);
-	t2 = fbp_now_ms();
+	t2 = fbt_now_ms();
 	take_sample(&end, "end");
 	pthread_barrier_wait(&cl.bar);
 	for (i = 0; i < NTHREADS; i++)
@@ -498,9 +498,9 @@ int main(void)
 		usleep(10000);
 	}
 	CHECK(i < 100, "the looper did not stop on FBINDER_IOC_WAKE_IDLE");
-	fbp_close(&cl.ctx);
+	fbt_ctx_close(&cl.ctx);
 	kill(spid, SIGKILL);
 	fbt_wait(spid);
-	CHECK(fbp_wait_live_zero(5000) == 0, "live counts did not return to zero");
+	CHECK(fbt_wait_live_zero(5000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

@@ -6,8 +6,8 @@
 # error status -EDOM (exit 1), overflow -ERANGE; fbservice call against
 # "calculator" prints the right typed values (i64 6 + 7 = 13, 6 * 7 = 42,
 # 7 / 2 = 3 rem 1, strings), and wrong argument types get -EBADMSG.
-# ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
-. fbtest.sh
+# ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
+. fbt.sh
 
 # expect "description" "expected stdout line" command...
 expect() {

@@ -5,8 +5,8 @@
 # service's death and reports nothing while it lives; when the service is
 # killed (SIGKILL: no chance to say goodbye) it reports the death and exits
 # 0, and the name leaves the registry.
-# ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
-. fbtest.sh
+# ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
+. fbt.sh
 
 start_manager
 spawn deathwatch-target dw.victim >target.out

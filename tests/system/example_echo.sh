@@ -6,8 +6,8 @@
 # the client's pid; fbservice calls it too (a quoted string comes back
 # escaped), an unknown method gets -EOPNOTSUPP and exit 1; when the service
 # is killed its name leaves the registry.
-# ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
-. fbtest.sh
+# ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
+. fbt.sh
 
 start_manager
 spawn echo-service >svc.out

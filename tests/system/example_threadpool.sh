@@ -5,8 +5,8 @@
 # 4 loopers: 4 client processes each making a 200 ms call finish together
 # in well under 2 x 200 ms, served by 4 different threads; 8 clients need
 # two rounds (>= 400 ms), since the pool has no more than 4 threads.
-# ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
-. fbtest.sh
+# ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
+. fbt.sh
 
 # elapsed ms of a threadpool-client run, from its last line
 elapsed() { sed -n 's/.*: done in \([0-9]*\) ms .*/\1/p' "$1"; }

@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tools_fbservice: the fbservice tool and its exit codes (0 ok, 1 failed,
+# fbservice_cli: the fbservice tool and its exit codes (0 ok, 1 failed,
 # 2 usage, 3 no fastbinder/manager): usage errors before anything else; no
 # manager -> 3; list/check/call of a live service; check and call of a
 # missing one -> 1; "wait" that blocks until the name appears, and one that
 # times out; every typed argument reaches the service; a bad name -> 2.
-# ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
-. fbtest.sh
+# ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
+. fbt.sh
 
 # code EXPECTED_RC "what" command...: stdout+stderr in out, checks the rc
 code() {

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tools_fbstat: fbstat reads debugfs and shows what is really there: the
+# fbstat_output: fbstat reads debugfs and shows what is really there: the
 # service manager as context manager, the "calculator" service's node with
 # its owner's pid and name, the manager's handle to it, the service's pool
 # threads, a call in flight (who waits on whom), the counters moving with
 # calls made, --watch with changes, and its exit codes (1 no debugfs dir,
 # 2 usage).
-# ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
-. fbtest.sh
+# ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
+. fbt.sh
 
 # value of counter $1 in fbstat's counters table
 counter() { fbstat -N counters | awk -v n="$1" '$1 == n { print $2 }'; }

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tests/host/install.sh - "make install DESTDIR=tmp PREFIX=/usr" lays the
-# files out as tests/host/install-list.txt says, and "make uninstall" takes
+# tests/system/install.sh - "make install DESTDIR=tmp PREFIX=/usr" lays the
+# files out as tests/system/install-list.txt says, and "make uninstall" takes
 # them all away again (issue 9).  On the way: the module (vermagic, depmod,
 # a description for every parameter), the shared library's SONAME and links,
 # the pkg-config file, the udev rule, the systemd unit, the man pages, a
@@ -16,7 +16,7 @@ set -euo pipefail
 PATH=$PATH:/usr/sbin:/sbin	# modinfo, depmod for a non-root user
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-list=${FBINDER_INSTALL_LIST:-$top/tests/host/install-list.txt}
+list=${FBINDER_INSTALL_LIST:-$top/tests/system/install-list.txt}
 tmp=$(mktemp -d /tmp/fb-install-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root

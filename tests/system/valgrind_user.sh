@@ -12,11 +12,11 @@
 # one).  Without them the test fails: a run that skipped it would pass
 # while checking nothing.
 #
-#   1. lib_call and lib_pool, every process of them under memcheck;
+#   1. calls and thread_pool, every process of them under memcheck;
 #   2. fb-servicemanager under memcheck: registrations, a lookup that
 #      waits, fbservice call/check/list and fbstat (under memcheck too), a
 #      second manager refused (exit 1), two services killed, then the
-#      static sm_malformed's 1,000 malformed requests, and SIGTERM: exit 0.
+#      static malformed_requests's 1,000 malformed requests, and SIGTERM: exit 0.
 #
 # The verdict is memcheck's: every process writes its report (-q: errors
 # only) to logs/NAME.PID, and a report with anything in it fails, but for
@@ -25,27 +25,27 @@
 # exits also exits 99 on an error (--error-exitcode), which the tests that
 # wait for the manager see as "did not exit 0".  Leak kinds that fail:
 # definite and indirect (blocks nothing points to any more: lost).  Not
-# "still reachable": a forked child (fbt_fork() in lib_call, lib_pool)
+# "still reachable": a forked child (fbt_fork() in calls, thread_pool)
 # _exit()s with its parent's context and buffers, still pointed to, and
 # a process may exit while other threads hold memory.  Not "possible"
 # (only an interior pointer left): glibc's per-thread allocations of
 # threads alive at exit look like that.
 #
-# The programs must also pass their own checks, but for lib_pool: its
+# The programs must also pass their own checks, but for thread_pool: its
 # checks of concurrency and time (4 calls of 400 ms in under 1.2 s, the
 # pool grown to 4) cannot hold when memcheck runs a process's threads one
-# at a time and 50 times slower; the static lib_pool checks them, here it
+# at a time and 50 times slower; the static thread_pool checks them, here it
 # must only run to its end.
-# ok, bad, spawn, stop, retry, start_manager, finish: tests/vm/lib/fbtest.sh
+# ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
 # memcheck runs everything 20-50x slower: 33 s on a quiet host, 47 s on a
 # busy one, 73 s on the debug kernel; 111 s in a whole make check on 6.1
 # after issue 18's library tests (out-of-memory sweeps, a small write
 # buffer, a pool restart)
 # fb-timeout: 240
-. fbtest.sh
+. fbt.sh
 
 VGBIN=/fb/vg
-if [ ! -x /usr/bin/valgrind ] || [ ! -x $VGBIN/lib_call ]; then
+if [ ! -x /usr/bin/valgrind ] || [ ! -x $VGBIN/calls ]; then
 	echo "not ok - no valgrind or no $VGBIN in this VM (tools/vm/run.sh -V)"
 	exit 1
 fi
@@ -95,27 +95,27 @@ T0=$(cut -d. -f1 /proc/uptime)
 took() { echo "# $(($(cut -d. -f1 /proc/uptime) - T0)) s: $*"; }
 
 # ---- 1. the library's own VM tests -----------------------------------------
-vg lib_call $VGBIN/lib_call >lib_call.out 2>&1
+vg calls $VGBIN/calls >calls.out 2>&1
 rc=$?
-[ $rc -eq 0 ] && ok "lib_call under memcheck: exit 0" || { bad "lib_call: exit $rc"; cat lib_call.out; }
-reports lib_call
-took lib_call
+[ $rc -eq 0 ] && ok "calls under memcheck: exit 0" || { bad "calls: exit $rc"; cat calls.out; }
+reports calls
+took calls
 
-vg lib_pool $VGBIN/lib_pool >lib_pool.out 2>&1
+vg thread_pool $VGBIN/thread_pool >thread_pool.out 2>&1
 rc=$?
 # Its checks of concurrency and time cannot hold here (see above), and a
 # failed one fails the forked services too (they inherit the count): it
 # must run to its end, what it found is only shown.
 if [ $rc -eq 0 ] || [ $rc -eq 1 ]; then
-	ok "lib_pool under memcheck ran to its end (exit $rc)"
-	grep '^not ok ' lib_pool.out | sed 's/^/#   /'
-else bad "lib_pool: exit $rc"; cat lib_pool.out; fi
-reports lib_pool
-took lib_pool
+	ok "thread_pool under memcheck ran to its end (exit $rc)"
+	grep '^not ok ' thread_pool.out | sed 's/^/#   /'
+else bad "thread_pool: exit $rc"; cat thread_pool.out; fi
+reports thread_pool
+took thread_pool
 
-# ---- 2. fb-servicemanager under memcheck: a session, then sm_malformed -----
+# ---- 2. fb-servicemanager under memcheck: a session, then malformed_requests -----
 # One manager for both, started here: memcheck takes about 3 s (more on a
-# busy host) to start it, and sm_malformed waits only 5 s for the manager
+# busy host) to start it, and malformed_requests waits only 5 s for the manager
 # it starts.  Its "fb-servicemanager" (wrap/, first on its PATH) takes this
 # one over instead, passes SIGTERM on and exits with its exit status.
 echo 'allow 0 *' >policy
@@ -130,7 +130,7 @@ ok "fb-servicemanager under memcheck answers"
 took manager
 
 # SIGHUP: a new policy replaces the old one, a broken one does not
-# (sm_malformed's service registers as uid 65534)
+# (malformed_requests's service registers as uid 65534)
 printf 'allow 0 *\nallow 1000 media.*\nallow 65534 *\n' >policy
 kill -HUP "$SM"
 if TRIES=100 retry grep -q 'policy policy: 3 rules' sm.err; then ok "SIGHUP: policy reloaded"
@@ -196,13 +196,13 @@ exec valgrind $VG_OPTS --log-file=$L/sm.%p $VGBIN/fb-servicemanager "\$@"
 EOF
 chmod 755 wrap/fb-servicemanager
 # (its descriptor check counts the real manager's, not the wrapper's)
-PATH=$PWD/wrap:$PATH SMT_MANAGER_PID=$SM sm_malformed >sm_malformed.out 2>&1
+PATH=$PWD/wrap:$PATH FBT_SM_MANAGER_PID=$SM malformed_requests >malformed_requests.out 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then
-	ok "sm_malformed against the manager under memcheck"
-	grep 'error replies' sm_malformed.out | sed 's/^/#   /'
-else bad "sm_malformed: exit $rc"; cat sm_malformed.out; fi
-took sm_malformed
+	ok "malformed_requests against the manager under memcheck"
+	grep 'error replies' malformed_requests.out | sed 's/^/#   /'
+else bad "malformed_requests: exit $rc"; cat malformed_requests.out; fi
+took malformed_requests
 
 # the manager's own exit status: 0, or 99 when memcheck found an error or
 # a leak at exit

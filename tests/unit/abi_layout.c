@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_abi_layout: the structures of uapi/linux/fastbinder.h have the sizes
+ * abi_layout: the structures of uapi/linux/fastbinder.h have the sizes
  * and field offsets docs/abi.md promises, identical for 32- and 64-bit
  * processes (no compat ioctl exists).  The _Static_asserts make any layout
  * change a compile error; built with -DABI_STATIC_ONLY they need nothing but

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tests/host/doc_coverage.sh - docs/libbinderlite.md has a reference entry
+# tests/unit/doc_coverage.sh - docs/libbinderlite.md has a reference entry
 # (a "### " heading naming it) for every symbol libbinderlite exports, and
 # names no bl_ function the library does not export.  Run by make check.
 set -euo pipefail

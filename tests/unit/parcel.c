@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_parcel.c - host unit tests (libcheck) for the libbinderlite parcels.
+ * parcel.c - host unit tests (libcheck) for the libbinderlite parcels.
  *
  * Build: cc -std=c11 -I uapi -I libbinderlite/include $(pkg-config --cflags
- *        check) tests/host/test_parcel.c build/libbinderlite/libbinderlite.a
+ *        check) tests/unit/parcel.c build/libbinderlite/libbinderlite.a
  *        $(pkg-config --libs check)
  * Links: build/libbinderlite/libbinderlite.a (the static library: the test
  *        uses the internal allocation hook bl__realloc_hook, which the

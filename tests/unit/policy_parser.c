@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_sm_policy.c - the service manager's policy file parser and matcher
+ * policy_parser.c - the service manager's policy file parser and matcher
  * (servicemanager/policy.c), on the host, under valgrind.
  */
 #define _GNU_SOURCE
@@ -110,7 +110,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("sm_policy");
+	Suite *s = suite_create("policy_parser");
 	TCase *tc = tcase_create("policy");
 	SRunner *sr;
 	int failed;
