@@ -106,8 +106,10 @@ void fbt_w_cmd(struct fbt_w *w, __u32 cmd, const void *payload, size_t n)
 	w->len = fbt_put_cmd(w->buf, w->len, cmd, payload, n);
 }
 
-void fbt_w_send(struct fbt_w *w, __u32 handle, __u32 code, __u32 flags,
-		const void *data, size_t size, const __u64 *offs, size_t n)
+/* SEND and REPLY carry the same struct fbinder_txn_data (a reply's handle is 0). */
+static void fbt_w_txn(struct fbt_w *w, __u32 cmd, __u32 handle, __u32 code,
+		      __u32 flags, const void *data, size_t size,
+		      const __u64 *offs, size_t n)
 {
 	struct fbinder_txn_data t = {
 		.handle = handle,
@@ -119,21 +121,19 @@ void fbt_w_send(struct fbt_w *w, __u32 handle, __u32 code, __u32 flags,
 		.offsets = (uintptr_t)offs,
 	};
 
-	fbt_w_cmd(w, FBINDER_CMD_SEND, &t, sizeof(t));
+	fbt_w_cmd(w, cmd, &t, sizeof(t));
+}
+
+void fbt_w_send(struct fbt_w *w, __u32 handle, __u32 code, __u32 flags,
+		const void *data, size_t size, const __u64 *offs, size_t n)
+{
+	fbt_w_txn(w, FBINDER_CMD_SEND, handle, code, flags, data, size, offs, n);
 }
 
 void fbt_w_reply(struct fbt_w *w, __u32 code, const void *data, size_t size,
 		 const __u64 *offs, size_t n)
 {
-	struct fbinder_txn_data t = {
-		.code = code,
-		.offsets_count = n,
-		.data = (uintptr_t)data,
-		.data_size = size,
-		.offsets = (uintptr_t)offs,
-	};
-
-	fbt_w_cmd(w, FBINDER_CMD_REPLY, &t, sizeof(t));
+	fbt_w_txn(w, FBINDER_CMD_REPLY, 0, code, 0, data, size, offs, n);
 }
 
 void fbt_w_free(struct fbt_w *w, __u64 data_off)
