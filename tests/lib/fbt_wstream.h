@@ -28,11 +28,9 @@
 static inline size_t fbt_put_cmd(void *buf, size_t off, __u32 cmd,
 				 const void *payload, size_t n)
 {
-	unsigned char *b = buf;
-
-	memcpy(b + off, &cmd, sizeof(cmd));
+	memcpy((unsigned char *)buf + off, &cmd, sizeof(cmd));
 	if (n)
-		memcpy(b + off + sizeof(cmd), payload, n);
+		memcpy((unsigned char *)buf + off + sizeof(cmd), payload, n);
 	return off + sizeof(cmd) + n;
 }
 
