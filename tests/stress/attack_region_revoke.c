@@ -112,16 +112,19 @@ static void test_revoke_barrier(struct fbt_ctx *p)
 	munmap(m, SIZE);
 }
 
+/* The copier's owner will exit under it (test_owner_exit). */
+static bool owner_exits;
+
 /* Copies a big region for ever (until killed or the region dies). */
 static int copier(void *arg)
 {
 	unsigned char *out = malloc(BIG);
-	int expect_death = arg != NULL;
 	struct fbt_ctx p;
 	__u64 done;
 	__u32 h;
 	int ret;
 
+	(void)arg;
 	if (!out)
 		die("malloc");
 	fbt_ctx_open(&p, MB);
@@ -131,7 +134,7 @@ static int copier(void *arg)
 		done = 0;
 		ret = fbt_region_copy(&p, false, h, 0, out, BIG, &done);
 	} while (!ret);
-	CHECK(expect_death && ret == -EOWNERDEAD,
+	CHECK(owner_exits && ret == -EOWNERDEAD,
 	      "copier: stopped by %s (owner gone: EOWNERDEAD)", strerror(-ret));
 	fbt_release(&p, h);
 	fbt_ctx_close(&p);
@@ -192,7 +195,8 @@ static void test_owner_exit(void)
 
 	o = fbt_fork(owner, NULL);
 	wait_byte(back[0]);
-	c = fbt_fork(copier, (void *)1);
+	owner_exits = true;
+	c = fbt_fork(copier, NULL);
 	wait_byte(back[0]);
 	usleep(100 * 1000);
 	put_byte(go[1]);
