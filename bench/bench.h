@@ -85,6 +85,8 @@ extern const struct transport tr_fastbinder, tr_binder, tr_stream,
 extern unsigned char *bench_pattern;	/* BENCH_PATTERN random bytes */
 
 uint64_t now_ns(void);
+/* wl_region.c: the region workload; prints its table, returns its failures. */
+int bench_region(bool icount, bool quick, const char *mode);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void bench_stamp(void *msg, size_t len, uint64_t seq);
 /* Head stamp of a message (the low bytes only when len < 8). */

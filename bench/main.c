@@ -1416,7 +1416,7 @@ int main(int argc, char **argv)
 		case '1': pin_all = true; break;
 		case 'n': no_ctx = true; break;
 		default:
-			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,scale,mem]\n");
+			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,scale,mem,region]\n");
 			return 2;
 		}
 	}
@@ -1431,7 +1431,7 @@ int main(int argc, char **argv)
 		reps = 3;
 		pin_all = true;
 		if (!wl_list)
-			wl_list = "rt,bw,oneway,mem";
+			wl_list = "rt,bw,oneway,mem,region";
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	shared_samples = mmap(NULL, MAX_SAMPLES * sizeof(uint64_t),
@@ -1512,6 +1512,9 @@ int main(int argc, char **argv)
 			       mem[i].after, MEM_MSGS, mem[i].ok ? "true" : "false");
 		}
 	}
+
+	if (enabled(wl_list, "region"))
+		failures += bench_region(icount, quick, mode_name());
 
 	for (i = 0; i < nresults; i++)
 		json_result(&results[i]);
