@@ -480,5 +480,6 @@ int bench_region(bool icount, bool quick, const char *mode)
 	printf("| region read 256 MiB | works (the message path cannot) | %s | %s |\n\n",
 	       rg[RG_REGION][2].ok ? "ok" : rg[RG_REGION][2].note,
 	       rg[RG_REGION][2].ok ? "**met**" : "missed");
+	printf("BENCH-TABLE-END\n");
 	return failed;
 }
