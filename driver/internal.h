@@ -392,6 +392,7 @@ bool fbinder_thread_wants_ctx_work(struct fbinder_thread *thread);
 
 /* node.c */
 struct fbinder_node *fbinder_node_new(void);
+u64 fbinder_node_new_id(void);
 struct fbinder_handle *fbinder_handle_new(void);
 struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, u64 cookie,
 						       struct fbinder_node **spare);

@@ -56,6 +56,12 @@ struct fbinder_node *fbinder_node_new(void)
 	return node;
 }
 
+/* The id debugfs shows for a new node (regions' too). */
+u64 fbinder_node_new_id(void)
+{
+	return atomic64_inc_return(&fbinder_node_ids);
+}
+
 struct fbinder_handle *fbinder_handle_new(void)
 {
 	return kzalloc(sizeof(struct fbinder_handle), GFP_KERNEL_ACCOUNT);
@@ -131,7 +137,7 @@ struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, 
 	node->dev = ctx->dev;
 	node->cookie = cookie;
 	node->state = FBINDER_NODE_LIVE;
-	node->debug_id = atomic64_inc_return(&fbinder_node_ids);
+	node->debug_id = fbinder_node_new_id();
 	rb_add(&node->rb_node, &ctx->nodes, fbinder_node_less);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_NODES);
 	return node;

@@ -227,6 +227,7 @@ static int fbinder_region_add(struct fbinder_ctx *ctx, struct fbinder_region *r,
 	node->owner = ctx;
 	node->dev = dev;
 	node->state = FBINDER_NODE_LIVE;
+	node->debug_id = fbinder_node_new_id();
 	node->region = r;
 	r->node = node;
 	r->parent = parent;
