@@ -15,12 +15,11 @@
 # one static-program rule links), VM_BINS (static programs copied into the
 # VM's PATH), VM_TEST_LIBS / VM_TEST_DEPS (linked into / built before every
 # VM test), HOST_TEST_LIBS (linked into the host tests), HOST_SH_TESTS /
-# HOST_SH_DEPS (more host shell tests and
-# what they need built: tests/fuzz/fuzz.mk), CLEAN_FILES, INSTALL_BIN /
-# INSTALL_SBIN (programs "make install" puts in PREFIX/bin, PREFIX/sbin:
-# mk/install.mk), and VM_RUN_ARGS / VM_RUN_DEPS (extra scripts/vm/run.sh
-# options of the check runs, and what they need built: mk/valgrind.mk).
-# See docs/testing.md.
+# HOST_SH_DEPS (more host shell tests and what they need built:
+# tests/fuzz/fuzz.mk), CLEAN_FILES, INSTALL_BIN / INSTALL_SBIN (programs
+# "make install" puts in PREFIX/bin, PREFIX/sbin: mk/install.mk), and
+# VM_RUN_ARGS / VM_RUN_DEPS (extra scripts/vm/run.sh options of the check
+# runs, and what they need built: mk/valgrind.mk).  See docs/testing.md.
 
 KERNEL		?= 6.1
 KERNELS		:= 6.1 6.12 6.1-rt
@@ -193,7 +192,8 @@ $(BUILD)/tests/vm-bin/fb-nobody: tests/vm/nobody/fb-nobody.c $(BUILD)/tests/vm-l
 # ---- host tests: tests/host/test_*.c -> build/tests/host/test_* -----------------
 # and shell tests tests/host/*.sh (each one pass or one failure, no valgrind).
 HOST_SH_TESTS	:= $(wildcard tests/host/*.sh) $(HOST_SH_TESTS)
-# A fragment may give a test its own rule (lib.mk does for test_parcel).
+# A fragment may give a test its own rule (servicemanager.mk does for
+# test_sm_policy).
 HOST_TESTS	:= $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(wildcard tests/host/test_*.c))
 # Recursive (=): expanded in the recipe, after deps-check installed check.
 CHECK_CFLAGS	= $(shell pkg-config --cflags check)
@@ -283,7 +283,7 @@ build-unmounted:
 	@scripts/check-fresh.sh --umount $(BUILD)
 
 help:
-	@sed -n '3,23p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
 	@echo; echo "targets: all module userspace check check-host check-vm check-matrix"
 	@echo "         check-fresh check-debug lint fuzz (FUZZ_TIME=60) bench"
 	@echo "         demo vm-shell vm-run clean distclean"

@@ -65,7 +65,7 @@ if [ -n "$transports" ]; then
 		plot '' latency.png ''
 		plot '@1cpu' latency-1cpu.png ', client and server on one vCPU'
 	else
-		echo "bench: gnuplot missing (bench/deps.sh installs it): no plot" >&2
+		echo "bench: gnuplot missing (make deps-bench installs it): no plot" >&2
 	fi
 fi
 
