@@ -85,7 +85,7 @@ files=(-f "$work/fastbinder-old.ko" -f "$work/ab-guest.sh")
 
 start=$(date +%s)
 set +e
-"$top/tools/vm/run.sh" -k "$KERNEL" -c 1 -I -l -m "$module" -b "$bin" "${files[@]}" \
+"$top/scripts/vm/run.sh" -k "$KERNEL" -c 1 -I -l -m "$module" -b "$bin" "${files[@]}" \
 	-T "${BENCH_TIMEOUT:-900}" -o "$out/ab-console.log" -- "sh /fb/files/ab-guest.sh" |
 	grep --line-buffered -v '^AB-JSON'
 rc=${PIPESTATUS[0]}
