@@ -29,6 +29,8 @@ static int fbinder_ctx_owner_wake(struct wait_queue_entry *wait, unsigned int mo
 				  int sync, void *key);
 static void fbinder_ctx_owner_work(struct work_struct *work);
 
+static atomic64_t fbinder_ctx_ids = ATOMIC64_INIT(0);
+
 struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 {
 	struct fbinder_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
@@ -39,6 +41,7 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	kref_init(&ctx->refs);
 	ctx->pid = get_task_pid(current, PIDTYPE_TGID);
 	ctx->euid = current_euid();
+	ctx->debug_id = atomic64_inc_return(&fbinder_ctx_ids);
 	fbinder_alloc_init(&ctx->alloc);
 	ctx->threads = RB_ROOT;
 	ctx->nodes = RB_ROOT;
