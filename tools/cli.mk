@@ -18,7 +18,9 @@ $(BUILD)/bin/fbservice: tools/fbservice/fbservice.c $(BL_A) \
 	@mkdir -p $(@D)
 	$(CC) $(CLI_CFLAGS) -static -o $@ $< $(BL_A)
 
-$(BUILD)/bin/fbstat: tools/fbstat/fbstat.c $(BL_A) \
+FBSTAT_SRCS	:= $(wildcard tools/fbstat/*.c)
+
+$(BUILD)/bin/fbstat: $(FBSTAT_SRCS) tools/fbstat/fbstat.h $(BL_A) \
 		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
 	@mkdir -p $(@D)
-	$(CC) $(CLI_CFLAGS) -static -o $@ $< $(BL_A)
+	$(CC) $(CLI_CFLAGS) -static -o $@ $(FBSTAT_SRCS) $(BL_A)

@@ -52,3 +52,12 @@ VM_ROOT_TESTS	+= attack_ctx_mgr attack_fd_flood
 # starts the service manager.
 VM_ROOT_TESTS	+= attack_death_links attack_handle_ids attack_long_stream \
 		   attack_thread_records
+# FBINDER_IOC_INFO against debugfs, and what uid 65534 and 65533 see of
+# root's and each other's contexts (proto_info); tracefs (trace_events);
+# a manager, then fbstat as 65534 in a mount namespace without debugfs
+# (tools_fbstat_user).
+VM_ROOT_TESTS	+= proto_info trace_events tools_fbstat_user
+# docs/tracing.md's recipes, run as written there (tracing_recipes reads
+# the page from the cwd, /fb/files).
+VM_ROOT_TESTS	+= tracing_recipes
+VM_RUN_ARGS	+= -f docs/tracing.md
