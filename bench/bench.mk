@@ -8,6 +8,10 @@
 #                              build/bench/{results.json,table.md,latency*.png}
 #   make bench KERNEL=6.12     on another kernel
 #   make bench BENCH_ARGS=-q   a short smoke run (-t/-w pick transports, workloads)
+#   make bench MODE=icount     the deterministic mode: one vCPU under QEMU's
+#                              -icount shift=0,sleep=off, figures in instructions
+#   make bench-ab REV=main     the module of REV against this tree's, in one
+#                              deterministic boot (bench/ab.sh)
 #
 # build/bench/fbbench is static and also runs on the host (without the
 # fastbinder and binder columns): build/bench/fbbench -t unix-stream,pipe
@@ -18,6 +22,9 @@ BENCH_SRCS	:= $(wildcard bench/*.c)
 BENCH_CFLAGS	:= -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -pthread -I uapi
 BENCH_ARGS	?=
 BENCH_TIMEOUT	?= 540
+MODE		?= wallclock
+REV		?= main
+AB_ROUNDS	?= 3
 
 USERSPACE	+= $(BENCH_BIN)
 
@@ -31,5 +38,10 @@ bench-deps:
 	@$(if $(SKIP_DEPS),true,bench/deps.sh)
 
 bench: bench-deps module $(BENCH_BIN)
-	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) \
+	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) MODE=$(MODE) \
 		bench/run.sh $(MODULE) $(BENCH_BIN) $(BENCH_ARGS)
+
+.PHONY: bench-ab
+bench-ab: module $(BENCH_BIN)
+	@KERNEL=$(KERNEL) KBUILD_ARGS='$(KBUILD_ARGS)' AB_ROUNDS=$(AB_ROUNDS) \
+		bench/ab.sh '$(REV)' $(MODULE) $(BENCH_BIN) $(BENCH_ARGS)
