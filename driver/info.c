@@ -13,8 +13,10 @@
  * user's /proc/<pid> needs); a failure when it may see the sender or the
  * target's owner.  Pids are the caller's pid namespace's.
  *
- * Each kind is copied under the device lock into a kernel array sized by
- * a first count (what comes meanwhile waits for the next call), then out.
+ * No lock is held for longer than FBINDER_INFO_BATCH entries (what an
+ * opener creates must not make others wait, security.md G6): the walks
+ * let go of the device lock between batches and copy each batch out, so
+ * an entry reflects its moment, not one snapshot of the whole.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -29,6 +31,7 @@
 #include "stats.h"
 
 #define FBINDER_INFO_MAX_ENTRY	1024	/* an entry size no version reaches */
+#define FBINDER_INFO_BATCH	32	/* looked at under one hold of a lock */
 
 struct fbinder_viewer {
 	struct pid_namespace *ns;
@@ -84,38 +87,89 @@ static int fbinder_info_counters(struct fbinder_info *in)
 	return fbinder_info_copy(in, values, sizeof(values[0]), in->count);
 }
 
-static u32 fbinder_rb_count(struct rb_root *root)
-{
-	struct rb_node *rb;
-	u32 n = 0;
+/*
+ * A walk over one device's contexts that lets go of the device lock
+ * between steps: the list is in id order (context.c), the position is
+ * pinned, and a position that left the list meanwhile resumes at the
+ * first context after its id.
+ */
+struct fbinder_ctx_iter {
+	struct fbinder_device *dev;
+	struct fbinder_ctx *pos;	/* pinned between steps, or NULL */
+	u64 id;				/* pos's */
+};
 
-	for (rb = rb_first(root); rb; rb = rb_next(rb))
-		n++;
-	return n;
+static struct fbinder_ctx *fbinder_iter_next_locked(struct fbinder_ctx_iter *it)
+{
+	struct list_head *head = &it->dev->contexts;
+	struct fbinder_ctx *ctx;
+
+	lockdep_assert_held(&it->dev->lock);
+	if (!it->pos)
+		return list_first_entry_or_null(head, struct fbinder_ctx, dev_entry);
+	if (!list_empty(&it->pos->dev_entry))
+		return list_is_last(&it->pos->dev_entry, head) ? NULL :
+		       list_next_entry(it->pos, dev_entry);
+	list_for_each_entry(ctx, head, dev_entry)
+		if (ctx->debug_id > it->id)
+			return ctx;
+	return NULL;
 }
 
-/* Contexts, or their nodes or handles, the caller may see. */
-static u32 fbinder_count_visible(const struct fbinder_viewer *v, u32 what)
+/*
+ * Moves to the next context the caller may see, looking at no more than
+ * FBINDER_INFO_BATCH others under one hold of the lock; returns it pinned
+ * (fbinder_ctx_put()), or NULL at the end.
+ */
+static struct fbinder_ctx *fbinder_iter_visible(struct fbinder_ctx_iter *it,
+						const struct fbinder_viewer *v)
 {
-	struct fbinder_device *dev;
-	struct fbinder_ctx *ctx;
-	u32 n = 0;
+	struct fbinder_ctx *ctx, *old;
+	int k;
 
-	list_for_each_entry(dev, &fbinder_devices, entry) {
-		spin_lock(&dev->lock);
-		list_for_each_entry(ctx, &dev->contexts, dev_entry) {
-			if (!fbinder_may_see(v, ctx->pid, ctx->euid))
-				continue;
-			if (what == FBINDER_INFO_NODES)
-				n += fbinder_rb_count(&ctx->nodes);
-			else if (what == FBINDER_INFO_HANDLES)
-				n += ctx->nr_handles;
-			else
-				n++;
+	for (;;) {
+		old = it->pos;
+		spin_lock(&it->dev->lock);
+		for (k = 0; k < FBINDER_INFO_BATCH; k++) {
+			ctx = fbinder_iter_next_locked(it);
+			if (!ctx || fbinder_may_see(v, ctx->pid, ctx->euid))
+				break;
+			it->pos = ctx;	/* pinned below, if the last */
+			it->id = ctx->debug_id;
 		}
-		spin_unlock(&dev->lock);
+		if (ctx && k < FBINDER_INFO_BATCH) {
+			it->pos = ctx;
+			it->id = ctx->debug_id;
+		}
+		if (it->pos && it->pos != old)
+			kref_get(&it->pos->refs);
+		spin_unlock(&it->dev->lock);
+		if (old && old != it->pos)
+			fbinder_ctx_put(old);
+		if (!ctx) {
+			if (it->pos)
+				fbinder_ctx_put(it->pos);
+			it->pos = NULL;
+			return NULL;
+		}
+		if (k < FBINDER_INFO_BATCH) {
+			kref_get(&ctx->refs);	/* the caller's */
+			return ctx;
+		}
+		cond_resched();
 	}
-	return n;
+}
+
+/* Where entry i goes, if there is room: copies it out. */
+static int fbinder_info_put(const struct fbinder_info *in, u32 i,
+			    const void *entry, size_t size)
+{
+	struct fbinder_info one = *in;
+
+	if (i >= in->count)
+		return 0;
+	one.entries += (u64)i * in->entry_size;
+	return fbinder_info_copy(&one, entry, size, 1);
 }
 
 static void fbinder_fill_ctx_locked(const struct fbinder_viewer *v,
@@ -128,12 +182,12 @@ static void fbinder_fill_ctx_locked(const struct fbinder_viewer *v,
 	e->pid = pid_nr_ns(ctx->pid, v->ns);
 	e->euid = from_kuid_munged(current_user_ns(), ctx->euid);
 	strscpy(e->device, ctx->dev->name, sizeof(e->device));
-	e->threads = fbinder_rb_count(&ctx->threads);
+	e->threads = ctx->nr_threads;
 	e->queued = ctx->nr_queued;
 	e->max_threads = ctx->max_threads;
 	e->requested_threads = ctx->requested_threads;
 	e->started_threads = ctx->started_threads;
-	e->nodes = fbinder_rb_count(&ctx->nodes);
+	e->nodes = ctx->nr_nodes;
 	e->handles = ctx->nr_handles;
 	e->death_links = ctx->nr_deaths;
 	e->bytes_queued = ctx->senders_bytes;
@@ -145,105 +199,175 @@ static void fbinder_fill_ctx_locked(const struct fbinder_viewer *v,
 static int fbinder_info_contexts(struct fbinder_info *in,
 				 const struct fbinder_viewer *v)
 {
-	struct fbinder_info_context *entries;
-	struct fbinder_ctx **pinned, *ctx;
+	struct fbinder_ctx_iter it = { };
+	struct fbinder_info_context e;
 	struct fbinder_alloc_usage usage;
 	struct fbinder_device *dev;
-	u32 n, i = 0, total = 0;
-	int ret;
+	struct fbinder_ctx *ctx;
+	u32 i = 0;
+	int ret = 0;
 
-	n = min(in->count, fbinder_count_visible(v, FBINDER_INFO_CONTEXTS));
-	entries = kvcalloc(n ?: 1, sizeof(*entries), GFP_KERNEL_ACCOUNT);
-	pinned = kvcalloc(n ?: 1, sizeof(*pinned), GFP_KERNEL_ACCOUNT);
-	if (!entries || !pinned) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	list_for_each_entry(dev, &fbinder_devices, entry) {
-		spin_lock(&dev->lock);
-		list_for_each_entry(ctx, &dev->contexts, dev_entry) {
-			if (!fbinder_may_see(v, ctx->pid, ctx->euid))
-				continue;
-			total++;
-			if (i == n)
-				continue;
-			fbinder_fill_ctx_locked(v, ctx, &entries[i]);
-			kref_get(&ctx->refs);
-			pinned[i++] = ctx;
+		it.dev = dev;
+		while (!ret && (ctx = fbinder_iter_visible(&it, v))) {
+			spin_lock(&dev->lock);
+			fbinder_fill_ctx_locked(v, ctx, &e);
+			spin_unlock(&dev->lock);
+			/* the buffer's numbers need its mutex */
+			fbinder_alloc_usage(&ctx->alloc, &usage);
+			e.map_size = usage.size;
+			e.pages_resident = usage.pages_resident;
+			e.buffers = usage.slots;
+			fbinder_ctx_put(ctx);
+			ret = fbinder_info_put(in, i++, &e, sizeof(e));
 		}
-		spin_unlock(&dev->lock);
+		if (it.pos)
+			fbinder_ctx_put(it.pos);
+		it.pos = NULL;
+		if (ret)
+			return ret;
 	}
-	/* the buffer's numbers need its mutex, never under the device lock */
-	for (n = 0; n < i; n++) {
-		fbinder_alloc_usage(&pinned[n]->alloc, &usage);
-		entries[n].map_size = usage.size;
-		entries[n].pages_resident = usage.pages_resident;
-		entries[n].buffers = usage.slots;
-		fbinder_ctx_put(pinned[n]);
-	}
-	in->count = i;
-	in->total = total;
-	ret = fbinder_info_copy(in, entries, sizeof(*entries), i);
-out:
-	kvfree(pinned);
-	kvfree(entries);
-	return ret;
+	in->total = i;
+	in->count = min(in->count, i);
+	return 0;
 }
 
-static int fbinder_info_nodes(struct fbinder_info *in,
-			      const struct fbinder_viewer *v)
+/*
+ * A tree of a context (nodes by cookie, handles by id), walked in batches
+ * from a key on, with the lock let go between them.
+ */
+struct fbinder_tree_walk {
+	struct rb_root *(*root)(struct fbinder_ctx *ctx);
+	u64 (*key)(struct rb_node *rb);
+	void (*fill)(const struct fbinder_viewer *v, struct fbinder_ctx *ctx,
+		     struct rb_node *rb, void *entry);
+	size_t size;
+};
+
+/* The first entry of the tree whose key is at least from. */
+static struct rb_node *fbinder_tree_from(const struct fbinder_tree_walk *w,
+					 struct rb_root *root, u64 from)
 {
-	struct fbinder_info_node *entries, *e;
+	struct rb_node *n = root->rb_node, *found = NULL;
+
+	while (n) {
+		if (w->key(n) >= from) {
+			found = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	return found;
+}
+
+static int fbinder_info_tree(struct fbinder_info *in,
+			     const struct fbinder_viewer *v,
+			     const struct fbinder_tree_walk *w)
+{
+	struct fbinder_ctx_iter it = { };
 	struct fbinder_device *dev;
-	struct fbinder_node *node;
 	struct fbinder_ctx *ctx;
 	struct rb_node *rb;
-	u32 n, i = 0, total = 0;
-	int ret;
+	u8 *batch;
+	u32 i = 0, n, k;
+	u64 from;
+	int ret = 0;
 
-	n = min(in->count, fbinder_count_visible(v, FBINDER_INFO_NODES));
-	entries = kvcalloc(n ?: 1, sizeof(*entries), GFP_KERNEL_ACCOUNT);
-	if (!entries)
+	batch = kmalloc_array(FBINDER_INFO_BATCH, w->size, GFP_KERNEL);
+	if (!batch)
 		return -ENOMEM;
 	list_for_each_entry(dev, &fbinder_devices, entry) {
-		spin_lock(&dev->lock);
-		list_for_each_entry(ctx, &dev->contexts, dev_entry) {
-			if (!fbinder_may_see(v, ctx->pid, ctx->euid))
-				continue;
-			for (rb = rb_first(&ctx->nodes); rb; rb = rb_next(rb)) {
-				total++;
-				if (i == n)
-					continue;
-				node = rb_entry(rb, struct fbinder_node, rb_node);
-				e = &entries[i++];
-				e->id = node->debug_id;
-				e->ctx = ctx->debug_id;
-				e->cookie = node->cookie;
-				e->owner_pid = pid_nr_ns(ctx->pid, v->ns);
-				e->flags = node->is_ctx_mgr ?
-					   FBINDER_INFO_NODE_CTX_MGR : 0;
-				e->handles = node->handle_count;
-				e->oneway_out = node->async_out;
-				e->calls = node->calls;
-			}
+		it.dev = dev;
+		while (!ret && (ctx = fbinder_iter_visible(&it, v))) {
+			from = 0;
+			do {
+				spin_lock(&dev->lock);
+				rb = from == U64_MAX ? NULL :
+				     fbinder_tree_from(w, w->root(ctx), from);
+				for (n = 0; rb && n < FBINDER_INFO_BATCH; n++) {
+					w->fill(v, ctx, rb, batch + n * w->size);
+					from = w->key(rb);
+					rb = rb_next(rb);
+				}
+				spin_unlock(&dev->lock);
+				for (k = 0; !ret && k < n; k++)
+					ret = fbinder_info_put(in, i++, batch + k * w->size,
+							       w->size);
+				/* on after the last one taken */
+				from = from == U64_MAX ? from : from + 1;
+				cond_resched();
+			} while (!ret && rb);
+			fbinder_ctx_put(ctx);
 		}
-		spin_unlock(&dev->lock);
+		if (it.pos)
+			fbinder_ctx_put(it.pos);
+		it.pos = NULL;
 	}
-	in->count = i;
-	in->total = total;
-	ret = fbinder_info_copy(in, entries, sizeof(*entries), i);
-	kvfree(entries);
-	return ret;
+	kfree(batch);
+	if (ret)
+		return ret;
+	in->total = i;
+	in->count = min(in->count, i);
+	return 0;
+}
+
+static struct rb_root *fbinder_nodes_root(struct fbinder_ctx *ctx)
+{
+	return &ctx->nodes;
+}
+
+static u64 fbinder_node_key(struct rb_node *rb)
+{
+	return rb_entry(rb, struct fbinder_node, rb_node)->cookie;
+}
+
+static void fbinder_fill_node_locked(const struct fbinder_viewer *v,
+			      struct fbinder_ctx *ctx, struct rb_node *rb,
+			      void *entry)
+{
+	struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
+	struct fbinder_info_node *e = entry;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	memset(e, 0, sizeof(*e));
+	e->id = node->debug_id;
+	e->ctx = ctx->debug_id;
+	e->cookie = node->cookie;
+	e->owner_pid = pid_nr_ns(ctx->pid, v->ns);
+	e->flags = node->is_ctx_mgr ? FBINDER_INFO_NODE_CTX_MGR : 0;
+	e->handles = node->handle_count;
+	e->oneway_out = node->async_out;
+	e->calls = node->calls;
+}
+
+static const struct fbinder_tree_walk fbinder_nodes_walk = {
+	.root = fbinder_nodes_root,
+	.key = fbinder_node_key,
+	.fill = fbinder_fill_node_locked,
+	.size = sizeof(struct fbinder_info_node),
+};
+
+static struct rb_root *fbinder_handles_root(struct fbinder_ctx *ctx)
+{
+	return &ctx->handles;
+}
+
+static u64 fbinder_handle_key(struct rb_node *rb)
+{
+	return rb_entry(rb, struct fbinder_handle, rb_id)->id;
 }
 
 static void fbinder_fill_handle_locked(const struct fbinder_viewer *v,
-				       struct fbinder_ctx *ctx,
-				       struct fbinder_handle *h,
-				       struct fbinder_info_handle *e)
+				struct fbinder_ctx *ctx, struct rb_node *rb,
+				void *entry)
 {
+	struct fbinder_handle *h = rb_entry(rb, struct fbinder_handle, rb_id);
 	struct fbinder_ctx *owner = h->node->owner;
+	struct fbinder_info_handle *e = entry;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	memset(e, 0, sizeof(*e));
 	e->ctx = ctx->debug_id;
 	e->holder_pid = pid_nr_ns(ctx->pid, v->ns);
 	e->id = h->id;
@@ -256,42 +380,12 @@ static void fbinder_fill_handle_locked(const struct fbinder_viewer *v,
 	e->buffer_refs = h->buf_refs;
 }
 
-static int fbinder_info_handles(struct fbinder_info *in,
-				const struct fbinder_viewer *v)
-{
-	struct fbinder_info_handle *entries;
-	struct fbinder_handle *h;
-	struct fbinder_device *dev;
-	struct fbinder_ctx *ctx;
-	struct rb_node *rb;
-	u32 n, i = 0, total = 0;
-	int ret;
-
-	n = min(in->count, fbinder_count_visible(v, FBINDER_INFO_HANDLES));
-	entries = kvcalloc(n ?: 1, sizeof(*entries), GFP_KERNEL_ACCOUNT);
-	if (!entries)
-		return -ENOMEM;
-	list_for_each_entry(dev, &fbinder_devices, entry) {
-		spin_lock(&dev->lock);
-		list_for_each_entry(ctx, &dev->contexts, dev_entry) {
-			if (!fbinder_may_see(v, ctx->pid, ctx->euid))
-				continue;
-			for (rb = rb_first(&ctx->handles); rb; rb = rb_next(rb)) {
-				total++;
-				if (i == n)
-					continue;
-				h = rb_entry(rb, struct fbinder_handle, rb_id);
-				fbinder_fill_handle_locked(v, ctx, h, &entries[i++]);
-			}
-		}
-		spin_unlock(&dev->lock);
-	}
-	in->count = i;
-	in->total = total;
-	ret = fbinder_info_copy(in, entries, sizeof(*entries), i);
-	kvfree(entries);
-	return ret;
-}
+static const struct fbinder_tree_walk fbinder_handles_walk = {
+	.root = fbinder_handles_root,
+	.key = fbinder_handle_key,
+	.fill = fbinder_fill_handle_locked,
+	.size = sizeof(struct fbinder_info_handle),
+};
 
 /*
  * The failures newer than in->seq the caller may see, into entries;
@@ -403,10 +497,10 @@ long fbinder_info(void __user *arg)
 		ret = fbinder_info_contexts(&in, &v);
 		break;
 	case FBINDER_INFO_NODES:
-		ret = fbinder_info_nodes(&in, &v);
+		ret = fbinder_info_tree(&in, &v, &fbinder_nodes_walk);
 		break;
 	case FBINDER_INFO_HANDLES:
-		ret = fbinder_info_handles(&in, &v);
+		ret = fbinder_info_tree(&in, &v, &fbinder_handles_walk);
 		break;
 	default:
 		ret = fbinder_info_failures(&in, &v);

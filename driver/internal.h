@@ -163,6 +163,8 @@ struct fbinder_ctx {
 	u32 requested_threads;		/* asked for, not registered yet */
 	u32 started_threads;		/* registered because we asked */
 	/* for FBINDER_IOC_INFO, under fbinder_device.lock */
+	u32 nr_threads;			/* in threads */
+	u32 nr_nodes;			/* in nodes */
 	u64 received;			/* calls and oneways queued to it */
 	u64 sent;			/* calls and oneways its threads sent */
 	u64 failed;			/* its failed sends and replies */
