@@ -323,8 +323,8 @@ static u64 fbinder_node_key(struct rb_node *rb)
 }
 
 static void fbinder_fill_node_locked(const struct fbinder_viewer *v,
-			      struct fbinder_ctx *ctx, struct rb_node *rb,
-			      void *entry)
+				     struct fbinder_ctx *ctx, struct rb_node *rb,
+				     void *entry)
 {
 	struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
 	struct fbinder_info_node *e = entry;
@@ -359,8 +359,8 @@ static u64 fbinder_handle_key(struct rb_node *rb)
 }
 
 static void fbinder_fill_handle_locked(const struct fbinder_viewer *v,
-				struct fbinder_ctx *ctx, struct rb_node *rb,
-				void *entry)
+				       struct fbinder_ctx *ctx, struct rb_node *rb,
+				       void *entry)
 {
 	struct fbinder_handle *h = rb_entry(rb, struct fbinder_handle, rb_id);
 	struct fbinder_ctx *owner = h->node->owner;

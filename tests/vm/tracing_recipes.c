@@ -17,7 +17,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define PAGE		"tracing.md"	/* docs/tracing.md, in the cwd */
+#define PAGE		"/fb/files/tracing.md"	/* docs/tracing.md (tests/vm/vm.mk) */
 #define MB		(1024 * 1024)
 #define S_MAP		(256 * 1024)
 #define CODE_PLAIN	10

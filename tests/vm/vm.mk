@@ -58,6 +58,6 @@ VM_ROOT_TESTS	+= attack_death_links attack_handle_ids attack_long_stream \
 # (tools_fbstat_user).
 VM_ROOT_TESTS	+= proto_info trace_events tools_fbstat_user
 # docs/tracing.md's recipes, run as written there (tracing_recipes reads
-# the page from the cwd, /fb/files).
+# the page from /fb/files).
 VM_ROOT_TESTS	+= tracing_recipes
 VM_RUN_ARGS	+= -f docs/tracing.md
