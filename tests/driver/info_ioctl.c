@@ -10,10 +10,13 @@
  * shorter entry size gets the entries' start, a longer one zeroes after.
  * As uid 65534: only its own context, no root node, no root failure, its
  * own failure into root's manager without the manager's pid; as uid 65533:
- * nothing of 65534's.
+ * nothing of 65534's; root as pid 1 of a new pid namespace: nothing of
+ * the processes outside it.
  */
+#define _GNU_SOURCE
 #include "fbt_proto.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
@@ -315,6 +318,36 @@ static int other_main(void *argp)
 	return child_done();
 }
 
+/* Root as pid 1 of a new pid namespace: none of the parent's contexts or failures. */
+static int pidns_child(void *argp)
+{
+	struct fbinder_info_context c[MAX_E];
+	struct fbinder_info_failure f[64];
+	__u64 seq = 0;
+	int fd, n;
+
+	(void)argp;
+	fd = fbt_open();
+	n = get_contexts(fd, c);
+	CHECK(n == 1 && c[0].pid == 1,
+	      "root in a new pid namespace sees %d contexts (first pid %u), want only its own as 1",
+	      n, n > 0 ? c[0].pid : 0);
+	n = get_failures(fd, &seq, f);
+	CHECK(n == 0, "root in a new pid namespace sees %d failures of processes outside it", n);
+	close(fd);
+	return child_done();
+}
+
+static int pidns_main(void *argp)
+{
+	pid_t pid;
+
+	if (unshare(CLONE_NEWPID))
+		die("unshare(CLONE_NEWPID)");
+	pid = fbt_fork(pidns_child, argp);
+	return fbt_wait(pid);
+}
+
 static int nobody_child(void *argp)
 {
 	fbt_become_nobody();
@@ -431,6 +464,9 @@ int main(void)
 	if (write(na.done[1], &ch, 1) != 1)
 		die("pipe");
 	fbt_wait_ok(nb);
+
+	w = fbt_fork(pidns_main, NULL);
+	fbt_wait_ok(w);
 
 	ret = fbt_call(&c, 0, CODE_QUIT, NULL, 0, NULL, 0, &r, NULL, NULL);
 	if (!ret && r.cmd == FBINDER_RET_REPLY)
