@@ -8,6 +8,10 @@
 #                              build/bench/{results.json,table.md,latency*.png}
 #   make bench KERNEL=6.12     on another kernel
 #   make bench BENCH_ARGS=-q   a short smoke run (-t/-w pick transports, workloads)
+#   make bench MODE=icount     the deterministic mode: one vCPU under QEMU's
+#                              -icount shift=0,sleep=off, figures in instructions
+#   make bench-ab REV=main     the module of REV against this tree's, in one
+#                              deterministic boot (bench/ab.sh)
 #
 # build/bench/fbbench is static (the top Makefile's rule) and also runs on the host (without the
 # fastbinder and binder columns): build/bench/fbbench -t unix-stream,pipe
@@ -17,6 +21,9 @@ BENCH_BIN	:= $(BENCH_DIR)/fbbench
 BENCH_SRCS	:= $(wildcard bench/*.c)
 BENCH_ARGS	?=
 BENCH_TIMEOUT	?= 540
+MODE		?= wallclock
+REV		?= main
+AB_ROUNDS	?= 3
 
 USERSPACE	+= $(BENCH_BIN)
 STATIC_PROGS	+= $(BENCH_BIN)
@@ -28,5 +35,10 @@ $(BENCH_BIN): private PROG_CFLAGS := -I tests/lib
 .PHONY: bench
 # deps-bench (the top Makefile): scripts/deps.sh bench, gnuplot included.
 bench: deps-bench module $(BENCH_BIN)
-	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) \
+	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) MODE=$(MODE) \
 		bench/run.sh $(MODULE) $(BENCH_BIN) $(BENCH_ARGS)
+
+.PHONY: bench-ab
+bench-ab: module $(BENCH_BIN)
+	@KERNEL=$(KERNEL) KBUILD_ARGS='$(KBUILD_ARGS)' AB_ROUNDS=$(AB_ROUNDS) \
+		bench/ab.sh '$(REV)' $(MODULE) $(BENCH_BIN) $(BENCH_ARGS)

@@ -3,7 +3,7 @@
  * fbbench - fastbinder against Android binder, AF_UNIX sockets, pipes and a
  * futex ring, every workload in one boot (docs/performance.md).
  *
- *   fbbench [-q] [-t transport,...] [-w workload,...]
+ *   fbbench [-1] [-I] [-n] [-q] [-s bytes] [-t transport,...] [-w workload,...]
  *
  * Workloads: rt (round trip 4 B..1 MiB), bw (1 and 4 MiB out + 8-byte ack),
  * oneway (128 B, 1 vs 64 per call), scale (1 vs 2 clients, 2 server
@@ -11,7 +11,13 @@
  * rt1 is rt with the client and the server pinned to vCPU 0.  -q makes
  * every measurement shorter (a smoke test); -1 pins every measurement to
  * vCPU 0 (an experiment: no cross-vCPU wake-ups); -n skips the context
- * figures (for profiling).
+ * figures (for profiling), -s N measures round trips of N bytes only (one
+ * of the five sizes).  -I is the deterministic mode, for a guest run
+ * under QEMU's -icount shift=0,sleep=off on one vCPU: a guest nanosecond is
+ * one executed instruction, so "us" read as k instructions; rt1 and scale
+ * (which need two vCPUs) are left out, runs are shorter, oneway rates leave
+ * out the time the vCPU was idle, and the tables and targets are the
+ * deterministic ones (docs/performance.md).
  *
  * Output on stdout: progress lines, "BENCH-CTX {json}", one "BENCH-JSON
  * {json}" per measurement, "BENCH-PLOT transport size median_us p99_us"
@@ -247,6 +253,35 @@ struct cres {
 
 static bool quick;
 static double budget_s = 1.2;	/* per (transport, size): all rounds together */
+static bool icount;		/* -I: 1 guest ns = 1 instruction, one vCPU */
+static int reps = 5;		/* runs of a throughput workload, median kept */
+static size_t only_size;	/* -s: round trips of this payload only */
+
+/*
+ * Nanoseconds vCPU 0 spent idle (NO_HZ accounting, /proc/timer_list), or 0
+ * when unknown.  Under -icount,sleep=off the guest clock jumps over idle
+ * time to the next timer, so a rate that includes idle periods (a oneway
+ * sender backing off while the receiver drains and sleeps) would count them
+ * as instructions.  Read on vCPU 0 itself, which is then busy, so the
+ * figure is up to date.
+ */
+static uint64_t idle_ns(void)
+{
+	FILE *f;
+	char line[256];
+	unsigned long long v = 0;
+
+	if (!icount)
+		return 0;
+	f = fopen("/proc/timer_list", "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " .idle_sleeptime : %llu nsecs", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
 
 #define MAX_SAMPLES	200000
 
@@ -343,7 +378,7 @@ static void client_oneway(const struct transport *t, void *c, bool batch,
 {
 	unsigned char *bufs = malloc(BENCH_BATCH * BENCH_ONEWAY_SZ);
 	const void *ptrs[BENCH_BATCH];
-	uint64_t seq = 0, start, got;
+	uint64_t seq = 0, start, got, idle0 = idle_ns();
 	int i, err;
 
 	if (!bufs)
@@ -374,7 +409,7 @@ static void client_oneway(const struct transport *t, void *c, bool batch,
 		client_fail(r, "no count from the server");
 		return;
 	}
-	r->seconds = (now_ns() - start) / 1e9;
+	r->seconds = (now_ns() - start - (idle_ns() - idle0)) / 1e9;
 	if (got != seq)
 		client_fail(r, "server checked %llu of %llu messages",
 			    (unsigned long long)got, (unsigned long long)seq);
@@ -637,7 +672,8 @@ struct memres {
 	char note[120];
 };
 
-#define MEM_MSGS	100
+/* 192 KiB: within a lone sender's share of the oneway half (docs/security.md) */
+#define MEM_MSGS	48
 #define MEM_MSG_SZ	4096
 
 static void measure_mem(const struct transport *t, long (*pages)(pid_t),
@@ -796,13 +832,19 @@ static const struct result *find(const struct transport *t, enum workload wl,
 	return best;
 }
 
+/* "icount": a guest us is 1000 instructions; "wallclock": real time */
+static const char *mode_name(void)
+{
+	return icount ? "icount" : "wallclock";
+}
+
 static void json_result(const struct result *r)
 {
-	printf("BENCH-JSON {\"transport\": \"%s\", \"workload\": \"%s\", \"size\": %zu, "
+	printf("BENCH-JSON {\"mode\": \"%s\", \"transport\": \"%s\", \"workload\": \"%s\", \"size\": %zu, "
 	       "\"clients\": %d, \"median_us\": %.2f, \"p99_us\": %.2f, "
 	       "\"mb_per_s\": %.1f, \"msgs_per_s\": %.0f, \"iterations\": %llu, "
 	       "\"ok\": %s%s%s%s}\n",
-	       r->t->name, wl_names[r->wl], r->size, r->nclients, r->median_us,
+	       mode_name(), r->t->name, wl_names[r->wl], r->size, r->nclients, r->median_us,
 	       r->p99_us, r->mb_per_s, r->msgs_per_s,
 	       (unsigned long long)r->iters, r->ok ? "true" : "false",
 	       r->ok ? "" : ", \"error\": \"", r->ok ? "" : r->note,
@@ -909,19 +951,18 @@ static void measure_rounds(const bool *have, enum workload wl, size_t size,
 }
 
 /*
- * Throughput workloads: REPS interleaved rounds, the median run of each
+ * Throughput workloads: reps interleaved rounds, the median run of each
  * transport kept.
  */
-#define REPS	5
 static void measure_median(const bool *have, enum workload wl, size_t size,
 			    int nclients, int nthreads, double budget)
 {
-	struct result runs[NTR][REPS], tmp;
+	struct result runs[NTR][5], tmp;
 	int okc[NTR], i, rep, a, b;
 
 	for (i = 0; i < NTR; i++)
 		okc[i] = 0;
-	for (rep = 0; rep < REPS; rep++) {
+	for (rep = 0; rep < reps; rep++) {
 		for (i = 0; i < NTR; i++) {
 			struct result *r;
 
@@ -938,16 +979,16 @@ static void measure_median(const bool *have, enum workload wl, size_t size,
 		}
 	}
 	for (i = 0; i < NTR; i++) {
-		if (okc[i] != REPS)
+		if (okc[i] != reps)
 			continue;
-		for (a = 0; a < REPS; a++)
-			for (b = a + 1; b < REPS; b++)
+		for (a = 0; a < reps; a++)
+			for (b = a + 1; b < reps; b++)
 				if (runs[i][b].msgs_per_s < runs[i][a].msgs_per_s) {
 					tmp = runs[i][a];
 					runs[i][a] = runs[i][b];
 					runs[i][b] = tmp;
 				}
-		results[nresults++] = runs[i][REPS / 2];
+		results[nresults++] = runs[i][reps / 2];
 	}
 }
 
@@ -980,6 +1021,181 @@ static void target(const char *what, const char *need, const char *measured,
 		targets_met++;
 	printf("| %s | %s | %s | %s |\n", what, need, measured,
 	       !known ? "not measured" : met ? "**met**" : "missed");
+}
+
+static void print_mem_table(const struct memres *mem, const bool *mem_done)
+{
+	int i;
+
+	if (!mem_done[0] && !mem_done[1])
+		return;
+	printf("### Memory: pages resident in the receive buffer (1 MiB mapping)\n\n");
+	printf("| | idle | %d x 4 KiB oneway queued | after they were read and freed |\n|---|---|---|---|\n", MEM_MSGS);
+	for (i = 0; i < 2; i++) {
+		if (!mem_done[i])
+			continue;
+		if (mem[i].ok)
+			printf("| %s | %ld | %ld | %ld |\n", i ? "binder" : "fastbinder",
+			       mem[i].idle, mem[i].queued, mem[i].after);
+		else
+			printf("| %s | failed: %s | | |\n", i ? "binder" : "fastbinder",
+			       mem[i].note);
+	}
+	printf("\n");
+}
+
+/* Deterministic mode: k instructions per transfer, instructions per message. */
+static double kinstr_bw(const struct result *r, size_t size)
+{
+	return r && r->mb_per_s > 0 ? size / r->mb_per_s : 0;
+}
+
+static double instr_msg(const struct result *r)
+{
+	return r && r->msgs_per_s > 0 ? 1e9 / r->msgs_per_s : 0;
+}
+
+/* A header row of the transports, then of the fb / peer ratios. */
+static void table_head(const char *first, const bool *have, bool ratios)
+{
+	int i;
+
+	printf("| %s |", first);
+	for (i = 0; i < NTR; i++)
+		if (have[i])
+			printf(" %s |", all_tr[i]->label);
+	for (i = 1; ratios && i < NTR; i++)
+		if (have[i])
+			printf(" fb / %s |", all_tr[i]->label);
+	printf("\n|---|");
+	for (i = 0; i < NTR; i++)
+		if (have[i])
+			printf("---|%s", i && ratios ? "---|" : "");
+	printf("\n");
+}
+
+/*
+ * The tables of the deterministic mode (-I): path lengths, and the
+ * targets judged on them (docs/performance.md, "Where it must land").
+ */
+static void print_tables_icount(const bool *have, const struct memres *mem,
+				const bool *mem_done)
+{
+	char sz[32], r[32], m[200];
+	int i, j;
+
+	printf("BENCH-TABLE-BEGIN\n");
+	printf("Deterministic mode (QEMU -icount shift=0,sleep=off, one vCPU): "
+	       "every figure is a count of executed guest instructions "
+	       "(user and kernel, both processes, the scheduler included).\n\n");
+	if (any(WL_RT)) {
+		printf("### Round trip (echo), k instructions per call, median (p99)\n\n");
+		table_head("payload", have, true);
+		for (j = 0; j < (int)(sizeof(rt_sizes) / sizeof(rt_sizes[0])); j++) {
+			double f = med(fbres(WL_RT, rt_sizes[j], 1));
+
+			printf("| %s |", fmt_size(rt_sizes[j], sz, sizeof(sz)));
+			for (i = 0; i < NTR; i++) {
+				const struct result *x = find(all_tr[i], WL_RT, rt_sizes[j], 1);
+
+				if (!have[i])
+					continue;
+				if (x)
+					printf(" %.1f (%.1f) |", x->median_us, x->p99_us);
+				else
+					printf(" n/a |");
+			}
+			for (i = 1; i < NTR; i++) {
+				if (!have[i])
+					continue;
+				ratio(r, sizeof(r), f, med(find(all_tr[i], WL_RT, rt_sizes[j], 1)));
+				printf(" %s |", r);
+			}
+			printf("\n");
+		}
+		printf("\nfb / peer below 1 means fastbinder executes fewer instructions.\n\n");
+	}
+	if (any(WL_BW)) {
+		printf("### Bandwidth (payload out, 8-byte ack), k instructions per transfer\n\n");
+		table_head("payload", have, true);
+		for (j = 0; j < 2; j++) {
+			double f = kinstr_bw(fbres(WL_BW, bw_sizes[j], 1), bw_sizes[j]);
+
+			printf("| %s |", fmt_size(bw_sizes[j], sz, sizeof(sz)));
+			for (i = 0; i < NTR; i++)
+				if (have[i])
+					print_cell(kinstr_bw(find(all_tr[i], WL_BW, bw_sizes[j], 1),
+							     bw_sizes[j]), " %.1f |");
+			for (i = 1; i < NTR; i++) {
+				if (!have[i])
+					continue;
+				ratio(r, sizeof(r), f,
+				      kinstr_bw(find(all_tr[i], WL_BW, bw_sizes[j], 1), bw_sizes[j]));
+				printf(" %s |", r);
+			}
+			printf("\n");
+		}
+		printf("\n");
+	}
+	if (any(WL_ONEWAY1) || any(WL_ONEWAY64)) {
+		printf("### Oneway 128 B messages, instructions per message (idle time left out)\n\n");
+		table_head("sent", have, false);
+		for (j = WL_ONEWAY1; j <= WL_ONEWAY64; j++) {
+			printf("| %s |", j == WL_ONEWAY1 ? "1 per call" : "64 per call");
+			for (i = 0; i < NTR; i++)
+				if (have[i])
+					print_cell(instr_msg(find(all_tr[i], j, BENCH_ONEWAY_SZ, 1)),
+						   " %.0f |");
+			printf("\n");
+		}
+		printf("\n");
+	}
+	print_mem_table(mem, mem_done);
+
+	printf("### Targets (deterministic mode, ratios within this run)\n\n"
+	       "| measure | fastbinder must reach | measured | |\n|---|---|---|---|\n");
+	for (j = 0; j < 3; j++) {
+		size_t s = j == 0 ? 4 : j == 1 ? 128 : 4096;
+		double f = med(fbres(WL_RT, s, 1));
+		double p = med(find(&tr_pipe, WL_RT, s, 1));
+		double u = med(find(&tr_stream, WL_RT, s, 1));
+
+		char what[48];
+
+		snprintf(m, sizeof(m), "%.1fk: %.2fx pipe pair (%.1fk), %.2fx socketpair",
+			 f, p > 0 ? f / p : 0, p, u > 0 ? f / u : 0);
+		snprintf(what, sizeof(what), "round trip %s", fmt_size(s, sz, sizeof(sz)));
+		target(what, "at most the pipe pair's", m,
+		       f > 0 && p > 0, f <= p);
+	}
+	for (j = 0; j < 2; j++) {
+		size_t s = j ? 1u << 20 : 65536;
+		double lim = j ? 1.03 : 1.1;
+		double f = med(fbres(WL_RT, s, 1));
+		double q = med(find(&tr_futex, WL_RT, s, 1));
+		char need[64], what[48];
+
+		snprintf(m, sizeof(m), "%.1fk: %.3fx futex ring (%.1fk)", f,
+			 q > 0 ? f / q : 0, q);
+		snprintf(need, sizeof(need), "at most %.2fx the futex ring's", lim);
+		snprintf(what, sizeof(what), "round trip %s", fmt_size(s, sz, sizeof(sz)));
+		target(what, need, m, f > 0 && q > 0,
+		       f <= lim * q);
+	}
+	for (j = WL_ONEWAY64; j >= WL_ONEWAY1; j--) {
+		double f = instr_msg(fbres(j, BENCH_ONEWAY_SZ, 1));
+		double lim = j == WL_ONEWAY64 ? 2500 : 5000;
+
+		snprintf(m, sizeof(m), "%.0f per message", f);
+		target(j == WL_ONEWAY64 ? "oneway 128 B, 64 per call" : "oneway 128 B, 1 per call",
+		       j == WL_ONEWAY64 ? "at most 2.5k instructions per message" :
+		       "at most 5k instructions per message", m, f > 0, f <= lim);
+	}
+	snprintf(m, sizeof(m), "%ld page(s)", mem_done[0] ? mem[0].idle : -1L);
+	target("idle context, 1 MiB mapping", "at most 1 page", m,
+	       mem_done[0] && mem[0].ok, mem[0].idle <= 1);
+	printf("\n%d of %d targets met.\n", targets_met, targets_total);
+	printf("BENCH-TABLE-END\n");
 }
 
 static void print_tables(const bool *have, const struct memres *mem,
@@ -1064,7 +1280,7 @@ static void print_tables(const bool *have, const struct memres *mem,
 	}
 	if (any(WL_ONEWAY1) || any(WL_ONEWAY64)) {
 
-		printf("### Oneway 128 B messages, msgs/s (median of %d runs)\n\n| sent |", REPS);
+		printf("### Oneway 128 B messages, msgs/s (median of %d runs)\n\n| sent |", reps);
 		for (i = 0; i < NTR; i++)
 			if (have[i])
 				printf(" %s |", all_tr[i]->label);
@@ -1094,7 +1310,7 @@ static void print_tables(const bool *have, const struct memres *mem,
 	printf("\n");
 	}
 	if (any(WL_SCALE)) {
-		printf("### Scaling: 128 B echo calls/s, server with 2 threads (median of %d runs)\n\n| clients |", REPS);
+		printf("### Scaling: 128 B echo calls/s, server with 2 threads (median of %d runs)\n\n| clients |", reps);
 		for (i = 0; i < NTR; i++)
 			if (have[i])
 				printf(" %s |", all_tr[i]->label);
@@ -1121,22 +1337,7 @@ static void print_tables(const bool *have, const struct memres *mem,
 
 	printf("\n");
 	}
-	if (mem_done[0] || mem_done[1]) {
-		printf("### Memory: pages resident in the receive buffer (1 MiB mapping)\n\n");
-		printf("| | idle | %d x 4 KiB oneway queued | after they were read and freed |\n|---|---|---|---|\n", MEM_MSGS);
-		for (i = 0; i < 2; i++) {
-			if (!mem_done[i])
-				continue;
-			if (mem[i].ok)
-				printf("| %s | %ld | %ld | %ld |\n", i ? "binder" : "fastbinder",
-				       mem[i].idle, mem[i].queued, mem[i].after);
-			else
-				printf("| %s | failed: %s | | |\n", i ? "binder" : "fastbinder",
-				       mem[i].note);
-	}
-
-	printf("\n");
-	}
+	print_mem_table(mem, mem_done);
 
 	/* the targets of docs/performance.md */
 	printf("### Targets (docs/performance.md)\n\n| measure | fastbinder must reach | measured | |\n|---|---|---|---|\n");
@@ -1205,17 +1406,32 @@ int main(int argc, char **argv)
 	int opt, i, j;
 	uint64_t x = 0x9e3779b97f4a7c15ull, t_start = now_ns();
 
-	while ((opt = getopt(argc, argv, "1nqt:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "1Inqs:t:w:")) != -1) {
 		switch (opt) {
-		case 'q': quick = true; budget_s = 0.3; break;
+		case 'I': icount = true; break;
+		case 's': only_size = strtoul(optarg, NULL, 0); break;
+		case 'q': quick = true; break;
 		case 't': tr_list = optarg; break;
 		case 'w': wl_list = optarg; break;
 		case '1': pin_all = true; break;
 		case 'n': no_ctx = true; break;
 		default:
-			fprintf(stderr, "usage: fbbench [-1] [-n] [-q] [-t transport,...] [-w rt,rt1,bw,oneway,scale,mem]\n");
+			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,scale,mem]\n");
 			return 2;
 		}
+	}
+	/*
+	 * Deterministic mode: a round-trip median repeats within a tenth of a
+	 * percent, so short runs are enough; a oneway flood on one vCPU
+	 * depends on where timer ticks preempt it (a few percent), so the
+	 * median of three.  rt1 and scale need a second vCPU: left out.
+	 */
+	budget_s = icount ? (quick ? 0.1 : 0.3) : quick ? 0.3 : 1.2;
+	if (icount) {
+		reps = 3;
+		pin_all = true;
+		if (!wl_list)
+			wl_list = "rt,bw,oneway,mem";
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	shared_samples = mmap(NULL, MAX_SAMPLES * sizeof(uint64_t),
@@ -1239,9 +1455,9 @@ int main(int argc, char **argv)
 		context_figures(&cx);
 	printf("bench: kernel %s, %ld vCPUs, getppid %.0f ns, memcpy %.1f GB/s (4 KiB) %.1f GB/s (1 MiB)\n",
 	       cx.kernel, cx.vcpus, cx.getppid_ns, cx.memcpy_4k_gbs, cx.memcpy_1m_gbs);
-	printf("BENCH-CTX {\"kernel\": \"%s\", \"vcpus\": %ld, \"getppid_ns\": %.1f, "
+	printf("BENCH-CTX {\"mode\": \"%s\", \"kernel\": \"%s\", \"vcpus\": %ld, \"getppid_ns\": %.1f, "
 	       "\"memcpy_4k_gb_per_s\": %.2f, \"memcpy_1m_gb_per_s\": %.2f}\n",
-	       cx.kernel, cx.vcpus, cx.getppid_ns, cx.memcpy_4k_gbs, cx.memcpy_1m_gbs);
+	       mode_name(), cx.kernel, cx.vcpus, cx.getppid_ns, cx.memcpy_4k_gbs, cx.memcpy_1m_gbs);
 
 	for (i = 0; i < NTR; i++) {
 		have[i] = enabled(tr_list, all_tr[i]->name);
@@ -1261,13 +1477,15 @@ int main(int argc, char **argv)
 	/* round trips: both processes free to use both vCPUs, then on one */
 	if (enabled(wl_list, "rt"))
 		for (j = 0; j < (int)(sizeof(rt_sizes) / sizeof(rt_sizes[0])); j++)
-			measure_rounds(have, WL_RT, rt_sizes[j], quick ? 2 : 8);
+			if (!only_size || rt_sizes[j] == only_size)
+				measure_rounds(have, WL_RT, rt_sizes[j], quick || icount ? 2 : 8);
 	if (enabled(wl_list, "rt1"))
 		for (j = 0; j < (int)(sizeof(rt_sizes) / sizeof(rt_sizes[0])); j++)
-			measure_rounds(have, WL_RT1, rt_sizes[j], quick ? 2 : 5);
+			if (!only_size || rt_sizes[j] == only_size)
+				measure_rounds(have, WL_RT1, rt_sizes[j], quick ? 2 : 5);
 	if (enabled(wl_list, "bw"))
 		for (j = 0; j < 2; j++)
-			measure_rounds(have, WL_BW, bw_sizes[j], quick ? 2 : 5);
+			measure_rounds(have, WL_BW, bw_sizes[j], quick || icount ? 2 : 5);
 	if (enabled(wl_list, "oneway"))
 		for (j = WL_ONEWAY1; j <= WL_ONEWAY64; j++)
 			measure_median(have, j, BENCH_ONEWAY_SZ, 1, 1, budget_s * 0.5);
@@ -1302,7 +1520,10 @@ int main(int argc, char **argv)
 			printf("BENCH-PLOT %s%s %zu %.2f %.2f\n", results[i].t->name,
 			       results[i].wl == WL_RT1 ? "@1cpu" : "",
 			       results[i].size, results[i].median_us, results[i].p99_us);
-	print_tables(have, mem, mem_done);
+	if (icount)
+		print_tables_icount(have, mem, mem_done);
+	else
+		print_tables(have, mem, mem_done);
 	printf("bench: %d measurements, %d failed, %.0f s\n", nresults, failures,
 	       (now_ns() - t_start) / 1e9);
 	return failures ? 1 : 0;

@@ -3,6 +3,11 @@
 #
 # bench/run.sh MODULE FBBENCH [fbbench args] - the host side of "make bench".
 #
+# MODE=icount (environment) boots one vCPU under QEMU's -icount
+# shift=0,sleep=off and runs fbbench -I: the deterministic mode, figures in
+# instructions (docs/performance.md).  The default, MODE=wallclock, boots two
+# vCPUs and measures time.
+#
 # Boots the VM once (scripts/vm/run.sh) with fastbinder loaded, loads the
 # kernel's own binder (binder_linux.ko devices=binder), runs fbbench, and
 # turns its console output into build/bench/:
@@ -23,9 +28,15 @@ out=$top/build/bench
 mkdir -p "$out"
 start=$(date +%s)
 
-guest="insmod /fb/binder_linux.ko devices=binder || echo 'bench: binder_linux.ko did not load'; fbbench $*"
+vmargs=() fbargs=()
+case "${MODE:-wallclock}" in
+icount) vmargs=(-c 1 -I) fbargs=(-I) ;;
+wallclock) ;;
+*) echo "bench: MODE is wallclock or icount, not '$MODE'" >&2; exit 2 ;;
+esac
+guest="insmod /fb/binder_linux.ko devices=binder || echo 'bench: binder_linux.ko did not load'; fbbench ${fbargs[*]} $*"
 # The console streams to the terminal without the machine-readable lines.
-"$top/scripts/vm/run.sh" -k "$KERNEL" -l -m "$module" -b "$bin" \
+"$top/scripts/vm/run.sh" -k "$KERNEL" -l -m "$module" -b "$bin" ${vmargs[@]+"${vmargs[@]}"} \
 	-T "${BENCH_TIMEOUT:-540}" -o "$out/console.log" -- "$guest" |
 	grep --line-buffered -v -e '^BENCH-JSON' -e '^BENCH-PLOT' -e '^BENCH-CTX' \
 		-e '^BENCH-TABLE'

@@ -24,6 +24,10 @@
 #   -T SECONDS  timeout for the whole VM run (default 600)
 #   -o FILE     also write the console log to FILE
 #   -a ARGS     extra kernel command line
+#   -c N        vCPUs (default 2)
+#   -I          deterministic mode: QEMU's -icount shift=0,sleep=off, the
+#               guest clock advancing 1 ns per executed instruction (one
+#               vCPU: with two, QEMU 7.2 hangs at SMP bring-up under icount)
 #   -i          interactive shell instead of COMMAND
 #
 # The kernel image package is downloaded with "apt-get download" into
@@ -38,12 +42,12 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KERNEL=${KERNEL:-6.1}
 module='' selftest='' load=0 interactive=0 timeout_s=600 log='' append=''
-image='' mem=1024 vgdir=''
+image='' mem=1024 vgdir='' smp=2 icount=0
 bins=() tests=() files=()
 
-usage() { sed -n '4,35p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '4,39p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
-while getopts "k:K:M:m:S:lb:t:f:V:T:o:a:ih" opt; do
+while getopts "k:K:M:m:S:lb:t:f:V:T:o:a:c:Iih" opt; do
 	case "$opt" in
 	k) KERNEL=$OPTARG ;;
 	K) image=$OPTARG ;;
@@ -58,6 +62,8 @@ while getopts "k:K:M:m:S:lb:t:f:V:T:o:a:ih" opt; do
 	T) timeout_s=$OPTARG ;;
 	o) log=$OPTARG ;;
 	a) append=$OPTARG ;;
+	c) smp=$OPTARG ;;
+	I) icount=1 ;;
 	i) interactive=1 ;;
 	*) usage ;;
 	esac
@@ -224,9 +230,13 @@ fi
 # ---- boot ----------------------------------------------------------------
 # TCG (no KVM here).  tsc=reliable keeps the guest off the slow HPET clock;
 # panic=-1 with -no-reboot turns a panic into a QEMU exit.
-qemu=(qemu-system-x86_64 -m "$mem" -smp 2 -nic none -no-reboot
+qemu=(qemu-system-x86_64 -m "$mem" -smp "$smp" -nic none -no-reboot
       -kernel "$image" -initrd "$initrd"
       -append "console=ttyS0 quiet panic=-1 tsc=reliable $append")
+if [ "$icount" = 1 ]; then
+	[ "$smp" = 1 ] || { echo "vm: -I needs one vCPU (-c 1)" >&2; exit 2; }
+	qemu+=(-icount shift=0,sleep=off)
+fi
 
 if [ "$interactive" = 1 ]; then
 	echo "vm: booting $kver (Ctrl-A X quits QEMU)" >&2

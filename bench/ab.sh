@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/ab.sh REV MODULE FBBENCH [fbbench args] - the host side of
+# "make bench-ab REV=...": this tree's module against REV's, in one
+# deterministic boot (docs/performance.md, "Judging a change").
+#
+# Builds REV's module from "git archive REV" (scripts/build-module.sh with
+# DRIVER_DIR/UAPI_DIR pointing at it) under build/bench-ab/REV/, and REV's
+# fbbench too when REV's uapi header differs from this tree's (another ABI
+# needs its own client; otherwise both modules are driven by this tree's
+# fbbench, the same code).  Boots one vCPU under QEMU's -icount
+# shift=0,sleep=off and measures the peers once, then AB_ROUNDS (default 3)
+# rounds of fastbinder, each module loaded in turn (rmmod, insmod), the
+# order alternating (old new, new old, ...) so that nothing drifting during
+# the boot can favour one.  Prints and writes build/bench/ab.md: per
+# workload the old and the new figure (median of the rounds), new / old,
+# and the spread between rounds; then the targets judged for both.
+#
+# Environment: KERNEL (6.1), KBUILD_ARGS, AB_ROUNDS, BENCH_TIMEOUT.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+rev=$1 module=$2 bin=$3
+shift 3
+KERNEL=${KERNEL:-6.1}
+rounds=${AB_ROUNDS:-3}
+cd "$top"
+
+sha=$(git rev-parse --verify --short "$rev^{commit}") ||
+	{ echo "bench-ab: no revision $rev" >&2; exit 2; }
+work=$top/build/bench-ab/$sha
+out=$top/build/bench
+mkdir -p "$work" "$out"
+
+# ---- REV's sources, module and (when its ABI differs) fbbench ------------
+rm -rf "$work/src"
+mkdir -p "$work/src"
+git archive "$sha" | tar -x -C "$work/src"
+kdir=/usr/src/linux-headers-$(scripts/kver.sh "$KERNEL")
+echo "  MODULE  $KERNEL $rev ($sha) -> $work/$KERNEL/driver/fastbinder.ko"
+# shellcheck disable=SC2086  # KBUILD_ARGS is a list of words
+DRIVER_DIR=$work/src/driver UAPI_DIR=$work/src/uapi \
+	scripts/build-module.sh "$kdir" "$work/$KERNEL" ${KBUILD_ARGS-W=1 KCFLAGS=-Werror}
+cp "$work/$KERNEL/driver/fastbinder.ko" "$work/fastbinder-old.ko"
+
+oldbin=fbbench
+if ! git diff --quiet "$sha" -- uapi/; then
+	echo "  BENCH   $rev's uapi differs: its own fbbench"
+	make -s -C "$work/src" SKIP_DEPS=1 build/bench/fbbench >/dev/null
+	cp "$work/src/build/bench/fbbench" "$work/fbbench-old"
+	oldbin=/fb/files/fbbench-old
+	# A client from before the deterministic mode runs its wall-clock
+	# workloads: still instruction counts, but the oneway figures then
+	# include idle time and do not compare.
+	grep -q -a -- 'icount' "$work/fbbench-old" ||
+		echo "bench-ab: warning: $rev's fbbench has no -I; its oneway figures include idle time" >&2
+fi
+
+# ---- one boot ---------------------------------------------------------------
+wl=rt,bw,oneway,mem
+cat >"$work/ab-guest.sh" <<EOF
+insmod /fb/binder_linux.ko devices=binder || echo 'bench-ab: binder_linux.ko did not load'
+tag() { sed -n "s/^BENCH-JSON /AB-JSON \$1 /p; /^bench: /p; /FAILED/p"; }
+fbbench -I -n -t binder,unix-stream,unix-seqpacket,pipe,futex-ring -w rt,bw,oneway $* | tag peer
+run() {	# old|new
+	rmmod fastbinder || exit 1
+	if [ "\$1" = old ]; then
+		insmod /fb/files/fastbinder-old.ko || exit 1
+		$oldbin -I -n -t fastbinder -w $wl $* | tag old
+	else
+		insmod /fb/fastbinder.ko || exit 1
+		fbbench -I -n -t fastbinder -w $wl $* | tag new
+	fi
+}
+r=0
+while [ \$r -lt $rounds ]; do
+	echo "bench-ab: round \$((r + 1)) of $rounds"
+	if [ \$((r % 2)) = 0 ]; then run old; run new; else run new; run old; fi
+	r=\$((r + 1))
+done
+EOF
+files=(-f "$work/fastbinder-old.ko" -f "$work/ab-guest.sh")
+[ "$oldbin" = fbbench ] || files+=(-f "$work/fbbench-old")
+
+start=$(date +%s)
+set +e
+"$top/scripts/vm/run.sh" -k "$KERNEL" -c 1 -I -l -m "$module" -b "$bin" "${files[@]}" \
+	-T "${BENCH_TIMEOUT:-900}" -o "$out/ab-console.log" -- "sh /fb/files/ab-guest.sh" |
+	grep --line-buffered -v '^AB-JSON'
+rc=${PIPESTATUS[0]}
+set -e
+
+# ---- the comparison -----------------------------------------------------------
+set +e
+# Each figure in instructions: round trips in k instructions per call
+# (median_us: a guest us is 1000 instructions), bandwidth in k instructions
+# per transfer, oneway in instructions per message, memory in pages.
+tr -d '\r' <"$out/ab-console.log" | grep '^AB-JSON' | awk -v rev="$rev ($sha)" '
+function field(s, name,    m) {
+	if (match(s, "\"" name "\": \"?[^,\"}]*")) {
+		m = substr(s, RSTART, RLENGTH)
+		sub(/^"[^"]*": "?/, "", m)
+		return m
+	}
+	return ""
+}
+function value(s, wl, size) {
+	if (wl == "roundtrip") return field(s, "median_us") + 0
+	if (wl == "bandwidth") return field(s, "mb_per_s") > 0 ? size / field(s, "mb_per_s") : 0
+	if (wl ~ /^oneway/) return field(s, "msgs_per_s") > 0 ? 1e9 / field(s, "msgs_per_s") : 0
+	if (wl == "memory") return field(s, "idle_pages") + 0
+	return 0
+}
+function fmtsize(s) {
+	return s >= 1048576 ? s / 1048576 " MiB" : s >= 1024 ? s / 1024 " KiB" : s " B"
+}
+function unit(wl) {
+	return wl == "roundtrip" ? "k instr/call" : wl == "bandwidth" ? "k instr/transfer" : \
+	       wl ~ /^oneway/ ? "instr/message" : "pages idle"
+}
+function median(list,    a, n, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+		if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function spread(list,    a, n, i, lo, hi) {
+	n = split(list, a, " ")
+	lo = hi = a[1] + 0
+	for (i = 2; i <= n; i++) { if (a[i] + 0 < lo) lo = a[i] + 0; if (a[i] + 0 > hi) hi = a[i] + 0 }
+	return lo > 0 ? (hi / lo - 1) * 100 : 0
+}
+{
+	who = $2
+	s = $0
+	sub(/^AB-JSON [a-z]+ /, "", s)
+	wl = field(s, "workload"); size = field(s, "size") + 0; t = field(s, "transport")
+	if (field(s, "ok") != "true") { bad++; print "bench-ab: FAILED " who " " t " " wl " " size ": " field(s, "error"); next }
+	k = wl SUBSEP size
+	if (who == "peer") { peer[t, k] = value(s, wl, size); next }
+	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+	runs[who, k] = runs[who, k] " " value(s, wl, size)
+}
+END {
+	printf "### fastbinder: %s (old) against this tree (new), one deterministic boot\n\n", rev
+	print "| workload | size | unit | old | new | new / old | spread between rounds (old, new) |"
+	print "|---|---|---|---|---|---|---|"
+	for (j = 1; j <= nk + 1; j++) {
+		# the memory row last
+		i = j <= nk ? j : mem
+		if (j > nk && !mem) break
+		if (j <= nk && order[i] ~ /^memory/) { mem = i; continue }
+		k = order[i]; split(k, p, SUBSEP)
+		o = median(runs["old", k]); n = median(runs["new", k])
+		old[k] = o; new[k] = n
+		printf "| %s | %s | %s | %.1f | %.1f | %s | %.2f%%, %.2f%% |\n", p[1], \
+			(p[1] == "memory" ? "1 MiB map" : fmtsize(p[2])), unit(p[1]), o, n, \
+			(o > 0 ? sprintf("%.3f", n / o) : "-"), spread(runs["old", k]), spread(runs["new", k])
+	}
+	print ""
+	print "### Targets (deterministic mode), old and new against the peers of the same boot"
+	print ""
+	print "| measure | target | old | new | met (old, new) |"
+	print "|---|---|---|---|---|"
+	split("4 128 4096", ps, " ")
+	for (i = 1; i <= 3; i++) {
+		k = "roundtrip" SUBSEP ps[i]; pp = peer["pipe", k]
+		row("round trip " fmtsize(ps[i]), "at most the pipe pair (" sprintf("%.1f", pp) "k)", \
+		    old[k] / pp, new[k] / pp, "x pipe", 1.0)
+	}
+	k = "roundtrip" SUBSEP 65536; q = peer["futex-ring", k]
+	row("round trip 64 KiB", "at most 1.1x the futex ring (" sprintf("%.1f", q) "k)", old[k] / q, new[k] / q, "x ring", 1.1)
+	k = "roundtrip" SUBSEP 1048576; q = peer["futex-ring", k]
+	row("round trip 1 MiB", "at most 1.03x the futex ring (" sprintf("%.1f", q) "k)", old[k] / q, new[k] / q, "x ring", 1.03)
+	k = "oneway-64" SUBSEP 128
+	row("oneway 128 B, 64 per call", "at most 2500 instructions per message", old[k], new[k], "", 2500)
+	k = "oneway-1" SUBSEP 128
+	row("oneway 128 B, 1 per call", "at most 5000 instructions per message", old[k], new[k], "", 5000)
+	if (bad) { printf "\n%d measurement(s) FAILED\n", bad; exit 1 }
+}
+function row(what, need, o, n, u, lim) {
+	printf "| %s | %s | %s | %s | %s, %s |\n", what, need, \
+		(u == "" ? sprintf("%.0f", o) : sprintf("%.3f%s", o, u)), \
+		(u == "" ? sprintf("%.0f", n) : sprintf("%.3f%s", n, u)), \
+		(o > 0 && o <= lim ? "met" : "missed"), (n > 0 && n <= lim ? "**met**" : "missed")
+}' | tee "$out/ab.md"
+arc=${PIPESTATUS[2]}
+echo
+echo "bench-ab: $(( $(date +%s) - start )) s; build/bench/ab.md, build/bench/ab-console.log"
+[ "$rc" = 0 ] || exit "$rc"
+exit "$arc"
