@@ -114,6 +114,8 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case FBINDER_IOC_REGION_INFO:
 	case FBINDER_IOC_REGION_REVOKE:
 		return fbinder_region_ioctl(ctx, cmd, uarg);
+	case FBINDER_IOC_INFO:
+		return fbinder_info(uarg);
 	default:
 		return -ENOTTY;
 	}

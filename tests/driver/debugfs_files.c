@@ -69,8 +69,9 @@ static bool find_failure(const char *text, pid_t from, pid_t to, __u32 code, int
 /* The counters docs/abi.md lists, in its order. */
 static const char *const documented[] = {
 	"live_contexts", "live_threads", "live_nodes", "live_handles", "live_buffers",
-	"live_transactions", "live_death_links", "live_pages", "live_regions", "calls", "oneways",
-	"replies", "failed", "dead_replies", "release_notices", "spawn_requests", "abandoned_calls",
+	"live_transactions", "live_death_links", "live_pages", "calls", "oneways", "replies",
+	"failed", "dead_replies", "release_notices", "spawn_requests", "abandoned_calls",
+	"live_regions",
 };
 
 /* stats has exactly the documented names, in order; failed has the documented columns. */
