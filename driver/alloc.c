@@ -120,6 +120,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 
 #include "alloc.h"
 #include "compat.h"
@@ -393,21 +394,29 @@ static void fbinder_reclaim_own(struct fbinder_alloc *alloc)
 static int fbinder_pages_use(struct fbinder_alloc *alloc, size_t start, size_t end,
 			     bool reply)
 {
-	size_t i, last = (end - 1) >> PAGE_SHIFT;
+	size_t i, first = start >> PAGE_SHIFT, last = (end - 1) >> PAGE_SHIFT;
 	struct fbinder_page *p;
 
 	lockdep_assert_held(&alloc->lock);
-	for (i = start >> PAGE_SHIFT; i <= last; i++) {
-		p = &alloc->pages[i];
-		if (p->page) {
-			if (fbinder_page_cached(p)) {
-				spin_lock(&fbinder_lru_lock);
+	/* cached pages leave the lru under one hold of its lock */
+	for (i = first; i <= last; i++)
+		if (alloc->pages[i].page && fbinder_page_cached(&alloc->pages[i]))
+			break;
+	if (i <= last) {
+		spin_lock(&fbinder_lru_lock);
+		for (; i <= last; i++) {
+			p = &alloc->pages[i];
+			if (p->page && fbinder_page_cached(p)) {
 				list_del_init(&p->lru);
 				fbinder_lru_count--;
-				spin_unlock(&fbinder_lru_lock);
 			}
-			continue;
 		}
+		spin_unlock(&fbinder_lru_lock);
+	}
+	for (i = first; i <= last; i++) {
+		p = &alloc->pages[i];
+		if (p->page)
+			continue;
 		if (!fbinder_user_charge(alloc, 1, reply)) {
 			fbinder_reclaim_own(alloc);
 			if (!fbinder_user_charge(alloc, 1, reply))
@@ -977,15 +986,18 @@ enum fbinder_copy_op {
  * The one page walk behind every copy into or out of a slot: len bytes at
  * offset in buf, a page at a time, as op says: read from ufrom (user
  * memory) or from, written into to; the pointers op does not use are NULL.
+ *
+ * User memory is read through an iov_iter, not with copy_from_user() per
+ * page: that would run the hardened-usercopy check of its kernel
+ * destination on every page, pages that are the slot's own, and the check
+ * cost about a tenth of a 64 KiB round trip (docs/performance.md).
  */
 static int fbinder_alloc_copy(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 			      size_t offset, size_t len, enum fbinder_copy_op op,
-			 const void __user *ufrom, const void *from, void *to)
+			 struct iov_iter *ufrom, const void *from, void *to)
 {
 	size_t pos, in_page, n, done;
 	struct page *page;
-	unsigned long left;
-	void *kaddr;
 	int ret;
 
 	ret = fbinder_check_range(buf, offset, len);
@@ -998,10 +1010,7 @@ static int fbinder_alloc_copy(struct fbinder_alloc *alloc, struct fbinder_buffer
 		page = alloc->pages[pos >> PAGE_SHIFT].page;
 		switch (op) {
 		case FBINDER_COPY_FROM_USER:
-			kaddr = kmap_local_page(page);
-			left = copy_from_user(kaddr + in_page, ufrom + done, n);
-			kunmap_local(kaddr);
-			if (left)
+			if (copy_page_from_iter(page, in_page, n, ufrom) != n)
 				return -EFAULT;
 			break;
 		case FBINDER_COPY_IN:
@@ -1021,7 +1030,10 @@ static int fbinder_alloc_copy(struct fbinder_alloc *alloc, struct fbinder_buffer
 int fbinder_alloc_copy_from_user(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 				 size_t offset, const void __user *from, size_t len)
 {
-	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, from,
+	struct iov_iter iter;
+
+	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)from, len);
+	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, &iter,
 			     NULL, NULL);
 }
 
