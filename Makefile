@@ -4,7 +4,8 @@
 #
 #   make                  module (for KERNEL) + user space
 #   make demo             boot the VM and show what fastbinder does
-#   make check            host unit tests + the VM suite; last line "N passed, M failed"
+#   make check            host unit tests + the VM suite; last line
+#                         "N passed, M failed, K skipped"
 #   make KERNEL=6.12 ...  6.1 (default), 6.12, 6.1-rt: the Debian 12 kernel to use
 #   make deps             install the Debian packages demo and check need
 #                         (each target also installs what it needs itself)
@@ -12,10 +13,8 @@
 # User-space parts plug in through fragments: every mk/*.mk and <dir>/*.mk
 # of a user-space directory is included (libbinderlite/lib.mk, ...).  A
 # fragment appends to USERSPACE (targets "make userspace" builds), VM_BINS
-# (static programs copied into the VM's PATH), VM_TEST_LIBS / VM_TEST_DEPS
-# (linked into / built before every VM test), HOST_TEST_LIBS (linked into
-# the host tests), HOST_SH_TESTS / HOST_SH_DEPS (more host shell tests and
-# what they need built: tests/fuzz/fuzz.mk), CLEAN_FILES, INSTALL_BIN /
+# (static programs copied into the VM's PATH), HOST_SH_DEPS (what the host
+# shell tests need built: tests/fuzz/fuzz.mk), CLEAN_FILES, INSTALL_BIN /
 # INSTALL_SBIN (programs "make install" puts in PREFIX/bin, PREFIX/sbin:
 # mk/install.mk), and VM_RUN_ARGS / VM_RUN_DEPS (extra tools/vm/run.sh
 # options of the check runs, and what they need built: mk/valgrind.mk).
@@ -44,7 +43,9 @@ KBUILD_ARGS	?= W=1 KCFLAGS=-Werror
 CC		?= cc
 USER_CFLAGS	:= -std=c11 -Wall -Wextra -Werror -O2 -g -I uapi
 VM_CFLAGS	:= -std=gnu11 -Wall -Wextra -Werror -O2 -static -pthread \
-		   -I uapi -I tests/vm/lib -I libbinderlite/include
+		   -I uapi -I tests/lib
+# what a VM program that uses libbinderlite adds (driver tests do not)
+VM_BL_CFLAGS	:= -I libbinderlite/include
 VM_TEST_TIMEOUT	?= 60
 # Timeout for the whole VM run (boot + all tests): keeps "make check" under
 # 10 minutes even when tests hang where the per-test timeout cannot help.
@@ -84,10 +85,6 @@ deps-matrix:
 # ---- fragments ---------------------------------------------------------------
 USERSPACE	:=
 VM_BINS		:=
-VM_TEST_LIBS	:=
-VM_TEST_DEPS	:=
-HOST_TEST_LIBS	:=
-HOST_TEST_DEPS	:=
 HOST_SH_TESTS	:=
 HOST_SH_DEPS	:=
 CLEAN_FILES	:=
@@ -95,8 +92,10 @@ INSTALL_BIN	:=
 INSTALL_SBIN	:=
 VM_RUN_ARGS	:=
 VM_RUN_DEPS	:=
-FRAGMENTS := $(sort $(wildcard mk/*.mk libbinderlite/*.mk servicemanager/*.mk \
-		examples/*.mk bench/*.mk tools/*.mk tests/*/*.mk))
+# tests/tests.mk right after the library (it links it), before mk/ (whose
+# valgrind.mk and debug.mk use its lists).
+FRAGMENTS := $(wildcard libbinderlite/*.mk) tests/tests.mk \
+	$(sort $(wildcard mk/*.mk servicemanager/*.mk examples/*.mk bench/*.mk tools/*.mk))
 include $(FRAGMENTS)
 .DEFAULT_GOAL := all
 
@@ -108,10 +107,6 @@ BL_CHECK_CFLAGS	= $(CHECK_CFLAGS)
 BL_CHECK_LIBS	= $(CHECK_LIBS)
 ifdef BL_A
 USERSPACE	+= bl-all
-HOST_TEST_LIBS	+= $(BL_A)
-HOST_TEST_DEPS	+= $(BL_A)
-VM_TEST_LIBS	+= $(BL_A)
-VM_TEST_DEPS	+= $(BL_A)
 endif
 
 # ---- the module --------------------------------------------------------------
@@ -159,51 +154,10 @@ $(BUILD)/tools/%: tools/%.c $(UAPI_DIR)/linux/fastbinder.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -static -o $@ $<
 
-# ---- VM tests: tests/vm/<name>.c -> build/tests/vm/<name> -----------------------
-VM_LIB_OBJS	:= $(patsubst tests/vm/lib/%.c,$(BUILD)/tests/vm-lib/%.o,$(wildcard tests/vm/lib/*.c))
-VM_TESTS	:= $(patsubst tests/vm/%.c,$(BUILD)/tests/vm/%,$(wildcard tests/vm/*.c))
-VM_SH_TESTS	:= $(wildcard tests/vm/*.sh)
-
-$(BUILD)/tests/vm-lib/%.o: tests/vm/lib/%.c $(wildcard tests/vm/lib/*.h) uapi/linux/fastbinder.h
-	@mkdir -p $(@D)
-	$(CC) $(VM_CFLAGS) -c -o $@ $<
-
-$(BUILD)/tests/vm/%: tests/vm/%.c $(VM_LIB_OBJS) $(VM_TEST_DEPS) $(wildcard tests/vm/lib/*.h) uapi/linux/fastbinder.h
-	@mkdir -p $(@D)
-	$(CC) $(VM_CFLAGS) -o $@ $< $(VM_LIB_OBJS) $(VM_TEST_LIBS)
-
-$(BUILD)/tests/vm-bin/fb-nobody: tests/vm/nobody/fb-nobody.c $(BUILD)/tests/vm-lib/fbtest.o tests/vm/lib/fbtest.h
-	@mkdir -p $(@D)
-	$(CC) $(VM_CFLAGS) -o $@ $< $(BUILD)/tests/vm-lib/fbtest.o
-
-# Keep the helper objects (make would delete them as intermediates).
-.SECONDARY: $(VM_LIB_OBJS)
-
-# ---- host tests: tests/host/test_*.c -> build/tests/host/test_* -----------------
-# and shell tests tests/host/*.sh (each one pass or one failure, no valgrind).
-HOST_SH_TESTS	:= $(wildcard tests/host/*.sh) $(HOST_SH_TESTS)
-# A fragment may give a test its own rule (lib.mk does for test_parcel).
-HOST_TESTS	:= $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(wildcard tests/host/test_*.c))
-# Recursive (=): expanded in the recipe, after deps-check installed check.
-CHECK_CFLAGS	= $(shell pkg-config --cflags check)
-CHECK_LIBS	= $(shell pkg-config --libs check)
-
-$(HOST_TESTS) $(BL_TESTS): | deps-check
-
-$(BUILD)/tests/host/%: tests/host/%.c $(HOST_TEST_DEPS) uapi/linux/fastbinder.h
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -O1 -I libbinderlite/include $(CHECK_CFLAGS) \
-		-o $@ $< $(HOST_TEST_LIBS) $(CHECK_LIBS)
-
-# The ABI must be the same for 32-bit processes: compile the layout
-# assertions with -m32 when the compiler can (gcc-multilib), else skip.
-.PHONY: abi-m32
-abi-m32:
-	@if echo '#include <linux/types.h>' | $(CC) -m32 -x c -fsyntax-only - 2>/dev/null; then \
-		echo "  ABI     -m32 layout"; \
-		$(CC) -m32 -std=c11 -Wall -Wextra -Werror -fsyntax-only -DABI_STATIC_ONLY \
-			-I uapi tests/host/test_abi_layout.c; \
-	fi
+# ---- tests --------------------------------------------------------------------------
+# tests/tests.mk builds them, from the explicit lists of tests/<layer>/list.mk:
+# VM_TESTS / VM_SH_TESTS (the VM suite), HOST_TESTS / HOST_SH_TESTS (host),
+# DEBUG_VM_TESTS (check-debug), VM_ROOT_TESTS.
 
 # ---- checks ----------------------------------------------------------------------
 VM_RUN		= tools/vm/run.sh -k $(KERNEL)
@@ -274,7 +228,7 @@ build-unmounted:
 	@tools/check-fresh.sh --umount $(BUILD)
 
 help:
-	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 	@echo; echo "targets: all module userspace check check-host check-vm check-matrix"
 	@echo "         check-fresh check-debug lint fuzz (FUZZ_TIME=60) bench"
 	@echo "         demo vm-shell vm-run clean distclean"

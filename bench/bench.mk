@@ -19,7 +19,7 @@
 BENCH_DIR	:= $(BUILD)/bench
 BENCH_BIN	:= $(BENCH_DIR)/fbbench
 BENCH_SRCS	:= $(wildcard bench/*.c)
-BENCH_CFLAGS	:= -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -pthread -I uapi
+BENCH_CFLAGS	:= -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -pthread -I uapi -I tests/lib
 BENCH_ARGS	?=
 BENCH_TIMEOUT	?= 540
 MODE		?= wallclock
@@ -28,7 +28,7 @@ AB_ROUNDS	?= 3
 
 USERSPACE	+= $(BENCH_BIN)
 
-$(BENCH_BIN): $(BENCH_SRCS) bench/bench.h uapi/linux/fastbinder.h
+$(BENCH_BIN): $(BENCH_SRCS) bench/bench.h tests/lib/fbt_wstream.h uapi/linux/fastbinder.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_SRCS)
 

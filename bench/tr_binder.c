@@ -25,6 +25,7 @@
 #include <linux/android/binder.h>
 
 #include "bench.h"
+#include "fbt_wstream.h"
 
 /*
  * The receiver's oneway share (or queue) is full: sleep 100 us rather than
@@ -66,15 +67,6 @@ static int bd_open_map(size_t map_size)
 	return fd;
 }
 
-static size_t put_cmd(unsigned char *w, size_t off, uint32_t cmd,
-		      const void *payload, size_t len)
-{
-	memcpy(w + off, &cmd, sizeof(cmd));
-	if (len)
-		memcpy(w + off + sizeof(cmd), payload, len);
-	return off + sizeof(cmd) + len;
-}
-
 /* ---- server ---- */
 
 struct bd_srv {
@@ -91,7 +83,7 @@ static void bd_serve(void *arg, int idx)
 	size_t wlen;
 
 	(void)idx;
-	wlen = put_cmd(w, 0, BC_ENTER_LOOPER, NULL, 0);
+	wlen = fbt_put_cmd(w, 0, BC_ENTER_LOOPER, NULL, 0);
 	for (;;) {
 		struct binder_write_read wr = {
 			.write_buffer = (uintptr_t)w, .write_size = wlen,
@@ -136,9 +128,9 @@ static void bd_serve(void *arg, int idx)
 				memset(&rep, 0, sizeof(rep));
 				rep.data_size = rlen;
 				rep.data.ptr.buffer = (uintptr_t)p;
-				wlen = put_cmd(w, wlen, BC_REPLY, &rep, sizeof(rep));
+				wlen = fbt_put_cmd(w, wlen, BC_REPLY, &rep, sizeof(rep));
 			}
-			wlen = put_cmd(w, wlen, BC_FREE_BUFFER, &buf, sizeof(buf));
+			wlen = fbt_put_cmd(w, wlen, BC_FREE_BUFFER, &buf, sizeof(buf));
 		}
 	}
 }
@@ -195,7 +187,7 @@ static int bd_call(void *cp, const void *req, size_t len, size_t want,
 	if (c->pending_free) {
 		binder_uintptr_t b = c->pending_free;
 
-		wlen = put_cmd(w, wlen, BC_FREE_BUFFER, &b, sizeof(b));
+		wlen = fbt_put_cmd(w, wlen, BC_FREE_BUFFER, &b, sizeof(b));
 		c->pending_free = 0;
 	}
 	memset(&tr, 0, sizeof(tr));
@@ -203,7 +195,7 @@ static int bd_call(void *cp, const void *req, size_t len, size_t want,
 	tr.code = 1;
 	tr.data_size = len;
 	tr.data.ptr.buffer = (uintptr_t)req;
-	wlen = put_cmd(w, wlen, BC_TRANSACTION, &tr, sizeof(tr));
+	wlen = fbt_put_cmd(w, wlen, BC_TRANSACTION, &tr, sizeof(tr));
 	wr.write_buffer = (uintptr_t)w;
 	wr.write_size = wlen;
 	wr.read_buffer = (uintptr_t)c->rbuf;
@@ -278,7 +270,7 @@ static int bd_oneway(void *cp, const void *const *msgs, size_t len, int n,
 			tr.flags = TF_ONE_WAY;
 			tr.data_size = len;
 			tr.data.ptr.buffer = (uintptr_t)msgs[i + j];
-			wlen = put_cmd(c->wbuf, wlen, BC_TRANSACTION, &tr,
+			wlen = fbt_put_cmd(c->wbuf, wlen, BC_TRANSACTION, &tr,
 				       sizeof(tr));
 		}
 		wr.write_buffer = (uintptr_t)c->wbuf;

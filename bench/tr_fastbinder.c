@@ -21,6 +21,7 @@
 #include <linux/fastbinder.h>
 
 #include "bench.h"
+#include "fbt_wstream.h"
 
 /*
  * The receiver's oneway share (or queue) is full: sleep 100 us rather than
@@ -64,15 +65,6 @@ static int fbinder_open_map(size_t map_size, const unsigned char **map)
 	return fd;
 }
 
-static size_t put_cmd(unsigned char *w, size_t off, uint32_t cmd,
-		      const void *payload, size_t len)
-{
-	memcpy(w + off, &cmd, sizeof(cmd));
-	if (len)
-		memcpy(w + off + sizeof(cmd), payload, len);
-	return off + sizeof(cmd) + len;
-}
-
 /* ---- server ---- */
 
 struct fbinder_srv {
@@ -94,7 +86,7 @@ static void fbinder_serve(void *arg, int idx)
 	(void)idx;
 	if (!w || !r)
 		die("malloc");
-	wlen = put_cmd(w, 0, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+	wlen = fbt_put_cmd(w, 0, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	for (;;) {
 		struct fbinder_write_read wr = {
 			.write_buffer = (uintptr_t)w, .write_size = wlen,
@@ -130,9 +122,9 @@ static void fbinder_serve(void *arg, int idx)
 
 				tr.data = (uintptr_t)rep;
 				tr.data_size = rlen;
-				wlen = put_cmd(w, wlen, FBINDER_CMD_REPLY, &tr, sizeof(tr));
+				wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_REPLY, &tr, sizeof(tr));
 			}
-			wlen = put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
+			wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
 				       sizeof(m.data));
 		}
 	}
@@ -185,12 +177,12 @@ static int fbinder_call(void *cp, const void *req, size_t len, size_t want,
 	if (c->pending_free >= 0) {
 		uint64_t off = (uint64_t)c->pending_free;
 
-		wlen = put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &off, sizeof(off));
+		wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &off, sizeof(off));
 		c->pending_free = -1;
 	}
 	tr.data = (uintptr_t)req;
 	tr.data_size = len;
-	wlen = put_cmd(w, wlen, FBINDER_CMD_SEND, &tr, sizeof(tr));
+	wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_SEND, &tr, sizeof(tr));
 	wr.write_buffer = (uintptr_t)w;
 	wr.write_size = wlen;
 	wr.read_buffer = (uintptr_t)c->rbuf;
@@ -244,7 +236,7 @@ static int fbinder_oneway(void *cp, const void *const *msgs, size_t len, int n,
 
 			tr.data = (uintptr_t)msgs[i + j];
 			tr.data_size = len;
-			wlen = put_cmd(c->wbuf, wlen, FBINDER_CMD_SEND, &tr,
+			wlen = fbt_put_cmd(c->wbuf, wlen, FBINDER_CMD_SEND, &tr,
 				       sizeof(tr));
 		}
 		wr.write_buffer = (uintptr_t)c->wbuf;

@@ -22,7 +22,7 @@ CC ?= cc
 BL_VERSION	:= 1.0.0
 BL_SOVERSION	:= 1
 BL_BUILDDIR	:= build/libbinderlite
-BL_TESTDIR	:= build/tests/host
+BL_TESTDIR	:= build/tests/unit
 
 BL_SRCS		:= libbinderlite/alloc.c libbinderlite/parcel.c \
 		   libbinderlite/context.c \
@@ -67,12 +67,12 @@ $(BL_SO_LINK): $(BL_SO)
 
 BL_CHECK_CFLAGS	:= $(shell pkg-config --cflags check 2>/dev/null)
 BL_CHECK_LIBS	:= $(shell pkg-config --libs check 2>/dev/null)
-BL_TEST_SRCS	:= tests/host/test_parcel.c
-BL_TESTS	:= $(patsubst tests/host/%.c,$(BL_TESTDIR)/%,$(BL_TEST_SRCS))
+BL_TEST_SRCS	:= tests/unit/parcel.c
+BL_TESTS	:= $(patsubst tests/unit/%.c,$(BL_TESTDIR)/%,$(BL_TEST_SRCS))
 BL_VALGRIND	:= valgrind --error-exitcode=1 --leak-check=full \
 		   --errors-for-leak-kinds=all --show-leak-kinds=all -q
 
-$(BL_TESTDIR)/test_parcel: tests/host/test_parcel.c $(BL_A) $(BL_HDRS)
+$(BL_TESTDIR)/parcel: tests/unit/parcel.c $(BL_A) $(BL_HDRS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O1 -g -I uapi \
 	    -I libbinderlite/include $(BL_CHECK_CFLAGS) -o $@ $< $(BL_A) \

@@ -5,7 +5,8 @@
 # which attack_stalled_sender stalls a copy with) built from Debian's
 # linux-source-6.1 by tools/debug-kernel.sh into DEBUG_KERNEL_DIR (about 25
 # minutes of both cores here, once: later runs reuse it), plus the tests that
-# need that kernel (tests/vm-debug/: fault injection) and a kmemleak scan
+# need that kernel (the DEBUG_TESTS lists of tests/*/list.mk: fault
+# injection) and a kmemleak scan
 # (tools/vm/suite.sh does it where /sys/kernel/debug/kmemleak exists).
 # Everything runs about 5-10x slower there: DEBUG_SCALE shrinks the
 # fixed-size workloads (FBINDER_SCALE in the guest), DEBUG_SLOW lengthens the
@@ -42,18 +43,8 @@ DEBUG_VM_TIMEOUT	?= 1750
 # kmemleak is the leak check there.
 DEBUG_SOAK_SLAB_KB	?= 65536
 
-# tests/vm-debug/*.c: like tests/vm/*.c, but only on the debug kernel.
-# (This file is read before the Makefile defines VM_TESTS & co.: what
-# needs them is expanded in recipes, or spelled out here.)
-DEBUG_VM_TESTS		:= $(patsubst tests/vm-debug/%.c,$(BUILD)/tests/vm-debug/%,$(wildcard tests/vm-debug/*.c))
-DEBUG_VM_SH_TESTS	:= $(wildcard tests/vm-debug/*.sh)
-# failslab drives fault injection through debugfs: root
-DEBUG_ROOT_TESTS	:= failslab
-DEBUG_LIB_OBJS		:= $(patsubst tests/vm/lib/%.c,$(BUILD)/tests/vm-lib/%.o,$(wildcard tests/vm/lib/*.c))
-
-$(BUILD)/tests/vm-debug/%: tests/vm-debug/%.c $(DEBUG_LIB_OBJS) $(BL_A) $(wildcard tests/vm/lib/*.h) uapi/linux/fastbinder.h
-	@mkdir -p $(@D)
-	$(CC) $(VM_CFLAGS) -o $@ $< $(VM_LIB_OBJS) $(VM_TEST_LIBS)
+# The tests of the debug kernel only (DEBUG_VM_TESTS, DEBUG_VM_SH_TESTS,
+# DEBUG_ROOT_TESTS) are listed and built by tests/tests.mk.
 
 .PHONY: debug-kernel module-debug check-debug
 # deps-debug first: the key names linux-source-6.1's installed version.

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: MIT
 #
 # mk/valgrind.mk - the user code that talks to /dev/fastbinder under
-# valgrind memcheck, in the VM (tests/vm/valgrind_user.sh).
+# valgrind memcheck, in the VM (tests/system/valgrind_user.sh).
 #
 # memcheck replaces malloc & co. through a preloaded shared object, so it
 # tracks the heap of dynamically linked programs only: on a static glibc
 # program it sees no heap at all ("no leaks are possible") and reports
 # false errors inside glibc.  The VM's programs are static, so this builds
 # dynamically linked twins of the ones the test runs, into VG_DIR:
-#   lib_call, lib_pool       tests/vm/*.c with the VM test helpers
+#   calls, thread_pool       tests/library/*.c with the test helpers
 #   fb-servicemanager        the objects of servicemanager.mk
 #   fbservice, fbstat        tools/cli.mk's sources
 # each linked with libbinderlite.a (the same -fPIC objects as the .so,
@@ -19,14 +19,15 @@
 # initramfs, about 2 MB gzipped, only then.
 #
 # Read before servicemanager.mk (fragments are sorted): its objects are
-# named by their paths here.
+# named by their paths here.  Read after tests/tests.mk: FBT_LIB_OBJS.
 
 VG_DIR		:= $(BUILD)/tests/vm-dyn
 VG_TEST		:= valgrind_user
-VG_CFLAGS	:= $(filter-out -static,$(VM_CFLAGS)) -g
-VG_LIB_OBJS	:= $(patsubst tests/vm/lib/%.c,$(VG_DIR)-lib/%.o,$(wildcard tests/vm/lib/*.c))
+VG_CFLAGS	:= $(filter-out -static,$(VM_CFLAGS)) $(VM_BL_CFLAGS) -g
+VG_LIB_OBJS	:= $(patsubst $(BUILD)/tests/lib/%,$(VG_DIR)-lib/%,$(FBT_LIB_OBJS))
+VG_TESTS	:= $(VG_DIR)/calls $(VG_DIR)/thread_pool
 VG_SM_OBJS	:= $(patsubst servicemanager/%.c,$(BUILD)/servicemanager/%.o,$(wildcard servicemanager/*.c))
-VG_PROGS	:= $(VG_DIR)/lib_call $(VG_DIR)/lib_pool $(VG_DIR)/fb-servicemanager \
+VG_PROGS	:= $(VG_TESTS) $(VG_DIR)/fb-servicemanager \
 		   $(VG_DIR)/fbservice $(VG_DIR)/fbstat
 
 # Only when the run includes the test (TESTS empty or naming it): the
@@ -38,12 +39,11 @@ VM_RUN_DEPS	+= $(if $(VG_WANTED),$(VG_PROGS))
 .PHONY: vg-progs
 vg-progs: $(VG_PROGS)
 
-$(VG_DIR)-lib/%.o: tests/vm/lib/%.c $(wildcard tests/vm/lib/*.h) uapi/linux/fastbinder.h
+$(VG_DIR)-lib/%.o: tests/lib/%.c $(FBT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(VG_CFLAGS) -c -o $@ $<
 
-$(VG_DIR)/lib_%: tests/vm/lib_%.c $(VG_LIB_OBJS) $(BL_A) $(wildcard tests/vm/lib/*.h) \
-		uapi/linux/fastbinder.h
+$(VG_TESTS): $(VG_DIR)/%: tests/library/%.c $(VG_LIB_OBJS) $(BL_A) $(FBT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(VG_CFLAGS) -o $@ $< $(VG_LIB_OBJS) $(BL_A)
 

@@ -23,9 +23,9 @@ $(SM_BIN): $(SM_OBJS) $(BL_A)
 	@mkdir -p $(@D)
 	$(CC) $(SM_CFLAGS) -static -o $@ $(SM_OBJS) $(BL_A)
 
-# The policy parser alone, for its host test (tests/host/test_sm_policy.c).
+# The policy parser alone, for its host test (tests/unit/policy_parser.c).
 SM_POLICY_OBJ	:= $(BUILD)/servicemanager/policy.o
-$(BUILD)/tests/host/test_sm_policy: tests/host/test_sm_policy.c $(SM_POLICY_OBJ) \
+$(BUILD)/tests/unit/policy_parser: tests/unit/policy_parser.c $(SM_POLICY_OBJ) \
 		servicemanager/policy.h
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -O1 -I servicemanager $(CHECK_CFLAGS) \

@@ -7,7 +7,8 @@
 # memcheck), the host shell tests (each script run with bash, no valgrind)
 # and/or the VM suite (tools/vm/run.sh ARGS... running
 # tools/vm/suite.sh in the guest), then prints the plain summary line
-# "N passed, M failed" as the last line.  Exit 0 only when M is 0.
+# "N passed, M failed, K skipped" as the last line.  Exit 0 only when M is
+# 0.  A test that exits with 77 skipped: counted in K, never as a pass.
 #
 # Counting: a libcheck program contributes its checks ("Checks: N,
 # Failures: F, Errors: E"), plus one failure when valgrind or the exit status
@@ -15,7 +16,7 @@
 # VM contributes the counts of the guest's "FB-SUMMARY:" line, or one
 # failure named "vm" when that line or the exit marker is missing (timeout,
 # panic) -- a missing result is never a pass.  A shell test counts as one
-# pass (exit 0) or one failure.
+# pass (exit 0), one skip (exit 77) or one failure.
 set -uo pipefail
 
 host_tests='' host_sh_tests='' vm=0
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-passed=0 failed=0 failures=()
+passed=0 failed=0 skipped=0 failures=() skips=()
 
 VALGRIND=(valgrind -q --error-exitcode=99 --leak-check=full
 	  --errors-for-leak-kinds=all --show-leak-kinds=all)
@@ -56,6 +57,9 @@ for t in $host_tests; do
 		fi
 	elif [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
+	elif [ "$rc" = 77 ]; then
+		skipped=$((skipped + 1))
+		skips+=("$name")
 	else
 		failed=$((failed + 1))
 		failures+=("$name: exit $rc")
@@ -65,10 +69,14 @@ done
 for t in $host_sh_tests; do
 	name=$(basename "$t")
 	echo "=== HOST $name"
-	if bash "$t"; then
+	bash "$t"
+	rc=$?
+	if [ "$rc" = 0 ]; then
 		passed=$((passed + 1))
+	elif [ "$rc" = 77 ]; then
+		skipped=$((skipped + 1))
+		skips+=("$name")
 	else
-		rc=$?
 		failed=$((failed + 1))
 		failures+=("$name: exit $rc")
 	fi
@@ -80,19 +88,22 @@ if [ "$vm" = 1 ]; then
 	"$top/tools/vm/run.sh" -o "$vmlog" "$@"
 	rc=$?
 	summary=$(tr -d '\r' <"$vmlog" |
-		  sed -n 's/^FB-SUMMARY: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' | tail -n1)
+		  sed -n 's/^FB-SUMMARY: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' |
+		  tail -n1)
 	while read -r l; do failures+=("vm: ${l#FAIL }"); done \
 		< <(tr -d '\r' <"$vmlog" | grep '^FAIL ')
+	while read -r l; do skips+=("vm: ${l#SKIP }"); done \
+		< <(tr -d '\r' <"$vmlog" | grep '^SKIP ')
 	rm -f "$vmlog"
 	if [ -n "$summary" ]; then
-		passed=$((passed + ${summary% *}))
-		failed=$((failed + ${summary#* }))
+		read -r p f s <<<"$summary"
+		passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	fi
 	# No summary, or a crash/timeout after it: one more failure.
 	if [ -z "$summary" ] || [ "$rc" -ge 124 ]; then
 		failed=$((failed + 1))
 		failures+=("vm: no complete result (run.sh exit $rc: 124 timeout, 125 crash)")
-	elif [ "$rc" != 0 ] && [ "${summary#* }" = 0 ]; then
+	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		failed=$((failed + 1))
 		failures+=("vm: suite exit $rc")
 	fi
@@ -102,5 +113,9 @@ if [ ${#failures[@]} -gt 0 ]; then
 	echo "=== FAILED:"
 	printf '  %s\n' "${failures[@]}"
 fi
-echo "$passed passed, $failed failed"
+if [ ${#skips[@]} -gt 0 ]; then
+	echo "=== SKIPPED:"
+	printf '  %s\n' "${skips[@]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -88,7 +88,7 @@ add() {
 		pkgs+=(qemu-system-x86 busybox-static cpio gzip xz-utils) ;;
 	check)	add vm
 		# host tests: libcheck, valgrind (build); libc6-dbg for valgrind
-		# in the VM (-V); man for the man-page check of tests/host/install.sh
+		# in the VM (-V); man for the man-page check of tests/system/install.sh
 		pkgs+=(check libc6-dbg man-db) ;;
 	lint)	add build
 		add_headers all

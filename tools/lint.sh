@@ -178,7 +178,7 @@ run_cppcheck() {
 	out=$(cppcheck --quiet --std=c11 --enable=warning,style,performance,portability \
 		--inline-suppr --suppressions-list=tools/cppcheck.supp \
 		--error-exitcode=1 \
-		-I uapi -I libbinderlite/include -I libbinderlite -I tests/vm/lib \
+		-I uapi -I libbinderlite/include -I libbinderlite -I tests/lib \
 		--template='{file}:{line}: {severity}: {message} [{id}]' \
 		"${srcs[@]}" 2>&1)
 	rc=$?

@@ -2,7 +2,7 @@
 #
 # tests/fuzz/fuzz.mk - fuzz targets (libFuzzer, clang) for libbinderlite.
 #
-# Included by the top-level Makefile (every tests/*/*.mk is):
+# Included by tests/tests.mk:
 #   make fuzz                       # the parcel fuzzer, FUZZ_TIME seconds (60)
 #   make fuzz FUZZ_TIME=600
 #   make check                      # replays the seed corpus (seconds): below
@@ -16,7 +16,7 @@
 # step installs them (tools/deps.sh fuzz; SKIP_DEPS=1 skips it).
 #
 # make check: tests/fuzz/fuzz_parcel_seeds.sh, one host shell test (one
-# pass or one failure in the "N passed, M failed" line), runs the same
+# pass or one failure in the summary line; listed in list.mk), runs the same
 # target once on each seed, built with gcc, ASan and UBSan and the small
 # main of replay.c instead of libFuzzer (build/fuzz/replay_parcel), so
 # make check needs no clang.
@@ -85,7 +85,6 @@ FUZZ_REPLAY_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wno-maybe-uninitialized -O
 		   -fsanitize=address,undefined -fno-sanitize-recover=all \
 		   -fno-omit-frame-pointer -I uapi -I libbinderlite/include
 
-HOST_SH_TESTS	+= tests/fuzz/fuzz_parcel_seeds.sh
 HOST_SH_DEPS	+= $(FUZZ_REPLAY)
 
 $(FUZZ_REPLAY): tests/fuzz/replay.c tests/fuzz/fuzz_parcel.c tests/fuzz/parcel_input.h \

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: MIT
+#
+# tests/driver/list.mk - the driver through the raw ABI of uapi/linux/fastbinder.h, and
+# nothing else: these tests are linked without libbinderlite (its header is
+# not even on their include path).
+# One file per line, sorted: the build fails on a test file this
+# list misses, on a name with no file, and on a list out of order
+# (tests/tests.mk, tests/README.md).
+
+driver_VM_TESTS := \
+	buffer_mapping.c \
+	call_abandon.c \
+	concurrent_traffic.c \
+	context_manager.c \
+	death_corner_cases.c \
+	death_notify.c \
+	debug_log.c \
+	debugfs_files.c \
+	fd_passing.c \
+	fd_passing_failures.c \
+	idle_memory.c \
+	looper_spawn.c \
+	multiple_devices.c \
+	nested_calls.c \
+	object_translation.c \
+	oneway_order.c \
+	poll_events.c \
+	priority_chain.c \
+	priority_inheritance.c \
+	quotas.c \
+	server_killed.c \
+	sync_call.c \
+	version.c \
+	write_stream_errors.c \
+	# (end of the list: keep it sorted)

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * abi_layout: the structures of uapi/linux/fastbinder.h have the sizes
+ * and field offsets docs/abi.md promises, identical for 32- and 64-bit
+ * processes (no compat ioctl exists).  The _Static_asserts make any layout
+ * change a compile error; built with -DABI_STATIC_ONLY they need nothing but
+ * the header, so the Makefile can compile them with -m32 too.
+ */
+#include <stddef.h>
+#include <linux/fastbinder.h>
+
+#define LAYOUT(type, field, off) \
+	_Static_assert(offsetof(struct type, field) == (off), \
+		       #type "." #field " is not at offset " #off)
+#define SIZE(type, size) \
+	_Static_assert(sizeof(struct type) == (size), \
+		       "sizeof(struct " #type ") is not " #size)
+
+SIZE(fbinder_txn_data, 40);
+LAYOUT(fbinder_txn_data, handle, 0);
+LAYOUT(fbinder_txn_data, code, 4);
+LAYOUT(fbinder_txn_data, flags, 8);
+LAYOUT(fbinder_txn_data, offsets_count, 12);
+LAYOUT(fbinder_txn_data, data, 16);
+LAYOUT(fbinder_txn_data, data_size, 24);
+LAYOUT(fbinder_txn_data, offsets, 32);
+
+SIZE(fbinder_txn_msg, 64);
+LAYOUT(fbinder_txn_msg, txn_id, 0);
+LAYOUT(fbinder_txn_msg, cookie, 8);
+LAYOUT(fbinder_txn_msg, code, 16);
+LAYOUT(fbinder_txn_msg, flags, 20);
+LAYOUT(fbinder_txn_msg, sender_pid, 24);
+LAYOUT(fbinder_txn_msg, sender_euid, 28);
+LAYOUT(fbinder_txn_msg, data, 32);
+LAYOUT(fbinder_txn_msg, data_size, 40);
+LAYOUT(fbinder_txn_msg, offsets, 48);
+LAYOUT(fbinder_txn_msg, offsets_count, 56);
+
+SIZE(fbinder_object, 16);
+LAYOUT(fbinder_object, type, 0);
+LAYOUT(fbinder_object, flags, 4);
+LAYOUT(fbinder_object, cookie, 8);
+LAYOUT(fbinder_object, handle, 8);
+LAYOUT(fbinder_object, fd, 8);
+
+SIZE(fbinder_write_read, 48);
+LAYOUT(fbinder_write_read, write_buffer, 0);
+LAYOUT(fbinder_write_read, write_size, 8);
+LAYOUT(fbinder_write_read, write_consumed, 16);
+LAYOUT(fbinder_write_read, read_buffer, 24);
+LAYOUT(fbinder_write_read, read_size, 32);
+LAYOUT(fbinder_write_read, read_consumed, 40);
+
+SIZE(fbinder_version, 8);
+LAYOUT(fbinder_version, abi_version, 0);
+
+#ifndef ABI_STATIC_ONLY
+#include <check.h>
+#include <stdlib.h>
+
+/* The same facts at run time, so the suite counts them and shows them. */
+START_TEST(test_sizes)
+{
+	ck_assert_uint_eq(sizeof(struct fbinder_txn_data), 40);
+	ck_assert_uint_eq(sizeof(struct fbinder_txn_msg), 64);
+	ck_assert_uint_eq(sizeof(struct fbinder_object), 16);
+	ck_assert_uint_eq(sizeof(struct fbinder_write_read), 48);
+	ck_assert_uint_eq(sizeof(struct fbinder_version), 8);
+}
+END_TEST
+
+START_TEST(test_alignment)
+{
+	/* 8-byte alignment: arrays of them pack the same on i386 and x86_64. */
+	ck_assert_uint_eq(_Alignof(struct fbinder_txn_data), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_txn_msg), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_object), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_write_read), 8);
+}
+END_TEST
+
+START_TEST(test_ioctl_numbers)
+{
+	/* The size is part of each number, so a layout change changes it. */
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_WRITE_READ), 48);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_VERSION), 8);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_SEND), 40);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_RET_TRANSACTION), 64);
+	ck_assert_uint_eq(_IOC_TYPE(FBINDER_IOC_VERSION), FBINDER_IOC_MAGIC);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("abi_layout");
+	TCase *tc = tcase_create("layout");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_sizes);
+	tcase_add_test(tc, test_alignment);
+	tcase_add_test(tc, test_ioctl_numbers);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+#endif
