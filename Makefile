@@ -10,15 +10,15 @@
 #   make deps             install the Debian packages demo and check need
 #                         (each target also installs what it needs itself)
 #
-# User-space parts plug in through fragments: every mk/*.mk and <dir>/*.mk
-# of a user-space directory is included (libbinderlite/lib.mk, ...).  A
-# fragment appends to USERSPACE (targets "make userspace" builds), VM_BINS
-# (static programs copied into the VM's PATH), HOST_SH_DEPS (what the host
-# shell tests need built: tests/fuzz/fuzz.mk), CLEAN_FILES, INSTALL_BIN /
-# INSTALL_SBIN (programs "make install" puts in PREFIX/bin, PREFIX/sbin:
-# mk/install.mk), and VM_RUN_ARGS / VM_RUN_DEPS (extra tools/vm/run.sh
-# options of the check runs, and what they need built: mk/valgrind.mk).
-# See docs/testing.md.
+# User-space parts plug in through fragments, included in the order of
+# FRAGMENTS below (libbinderlite/lib.mk, ...).  A fragment appends to
+# USERSPACE (targets "make userspace" builds), STATIC_PROGS (programs the
+# one static-program rule links), VM_BINS (static programs copied into the
+# VM's PATH), HOST_SH_TESTS / HOST_SH_DEPS (more host shell tests and what
+# they need built: tests/fuzz/fuzz.mk), CLEAN_FILES, INSTALL_BIN / INSTALL_SBIN (programs
+# "make install" puts in PREFIX/bin, PREFIX/sbin: mk/install.mk), and
+# VM_RUN_ARGS / VM_RUN_DEPS (extra scripts/vm/run.sh options of the check
+# runs, and what they need built: mk/valgrind.mk).  See docs/testing.md.
 
 KERNEL		?= 6.1
 KERNELS		:= 6.1 6.12 6.1-rt
@@ -29,7 +29,7 @@ BUILD		:= build
 # it between clones.  A missing cache only costs time.
 FBINDER_CACHE_DIR	?= $(BUILD)/cache
 
-# The module is built in a copy of these (tools/build-module.sh); point them
+# The module is built in a copy of these (scripts/build-module.sh); point them
 # at another tree, e.g. a throwaway copy under /tmp, to test that instead.
 DRIVER_DIR	?= driver
 UAPI_DIR	?= uapi
@@ -41,11 +41,20 @@ export DRIVER_DIR UAPI_DIR
 KBUILD_ARGS	?= W=1 KCFLAGS=-Werror
 
 CC		?= cc
-USER_CFLAGS	:= -std=c11 -Wall -Wextra -Werror -O2 -g -I uapi
-VM_CFLAGS	:= -std=gnu11 -Wall -Wextra -Werror -O2 -static -pthread \
-		   -I uapi -I tests/lib
-# what a VM program that uses libbinderlite adds (driver tests do not)
+# One set of flags for all user-space C (library, service manager, tools,
+# examples, bench, tests); a part adds only what is its own (-fPIC, -static,
+# sanitizers, an include directory).  The brief asks for C11: -std=c11, no
+# GNU dialect (no file uses a GNU language extension).  -D_DEFAULT_SOURCE
+# declares glibc's POSIX and BSD functions (usleep, MAP_ANONYMOUS, ...)
+# that gnu11 declared implicitly; a file that needs more defines
+# _GNU_SOURCE itself.
+USER_CFLAGS	:= -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -O2 -g -pthread \
+		   -I uapi -I libbinderlite/include
+# The VM tests: static, with the helper library's headers; the driver
+# layer's tests do not see libbinderlite's header (VM_BL_CFLAGS adds it
+# for the others: tests/tests.mk).
 VM_BL_CFLAGS	:= -I libbinderlite/include
+VM_CFLAGS	:= $(subst $(VM_BL_CFLAGS),,$(USER_CFLAGS)) -static -I tests/lib
 VM_TEST_TIMEOUT	?= 60
 # Timeout for the whole VM run (boot + all tests): keeps "make check" under
 # 10 minutes even when tests hang where the per-test timeout cannot help.
@@ -54,25 +63,25 @@ VM_TIMEOUT	?= 480
 TESTS		?=
 
 # ---- dependencies ----------------------------------------------------------
-# tools/deps.sh GROUP installs the Debian packages of GROUP when some are
+# scripts/deps.sh GROUP installs the Debian packages of GROUP when some are
 # missing (one dpkg-query otherwise: a few ms).  Nothing installs packages
 # while this file is parsed: each target runs the deps-GROUP step it needs
 # as a prerequisite (make demo: vm, make check: check, make lint: lint, ...;
 # the rules that need the packages to build, such as the module's, have it
 # as an order-only prerequisite too, so make -j keeps the order), and
-# whatever needs a package (pkg-config, tools/kver.sh) is expanded only in
+# whatever needs a package (pkg-config, scripts/kver.sh) is expanded only in
 # recipes, so parsing works on a machine with nothing installed.
 # "make deps" installs what make demo and make check need (KERNEL's
 # headers); "make deps-all" everything, for all kernels.  SKIP_DEPS=1 turns
 # the steps into no-ops.
 DEPS_GROUPS	:= build vm check lint debug fuzz bench fresh
-deps_step	= $(if $(SKIP_DEPS),@true,@tools/deps.sh $(1))
+deps_step	= $(if $(SKIP_DEPS),@true,@scripts/deps.sh $(1))
 
 .PHONY: deps deps-all deps-host deps-matrix $(addprefix deps-,$(DEPS_GROUPS))
 deps:
-	@tools/deps.sh -k $(KERNEL) check
+	@scripts/deps.sh -k $(KERNEL) check
 deps-all:
-	@tools/deps.sh all
+	@scripts/deps.sh all
 $(addprefix deps-,$(DEPS_GROUPS)):
 	$(call deps_step,-k $(KERNEL) $(@:deps-%=%))
 # the build tools without Debian's headers (the host's own kernel)
@@ -84,6 +93,7 @@ deps-matrix:
 
 # ---- fragments ---------------------------------------------------------------
 USERSPACE	:=
+STATIC_PROGS	:=
 VM_BINS		:=
 HOST_SH_TESTS	:=
 HOST_SH_DEPS	:=
@@ -92,27 +102,39 @@ INSTALL_BIN	:=
 INSTALL_SBIN	:=
 VM_RUN_ARGS	:=
 VM_RUN_DEPS	:=
-# tests/tests.mk right after the library (it links it), before mk/ (whose
-# valgrind.mk and debug.mk use its lists).
-FRAGMENTS := $(wildcard libbinderlite/*.mk) tests/tests.mk \
-	$(sort $(wildcard mk/*.mk servicemanager/*.mk examples/*.mk bench/*.mk tools/*.mk))
+# In this order: a fragment may use what the ones before it define (the
+# library first: everything after links BL_A; mk/valgrind.mk names the
+# service manager's objects and the tools' sources), and the ones that only
+# read the lists (install, lint, debug, fresh) come last.
+FRAGMENTS	:= libbinderlite/lib.mk \
+		   servicemanager/servicemanager.mk \
+		   tools/tools.mk \
+		   examples/examples.mk \
+		   bench/bench.mk \
+		   tests/tests.mk \
+		   mk/valgrind.mk \
+		   mk/install.mk \
+		   mk/lint.mk \
+		   mk/debug.mk \
+		   mk/fresh.mk
 include $(FRAGMENTS)
 .DEFAULT_GOAL := all
 
-# libbinderlite/lib.mk predates these hooks: wire it in here.  It asks
-# pkg-config for libcheck's flags while it is parsed, before deps-check can
-# have installed pkg-config and check on a fresh machine: ask when its
-# test's recipe runs instead (CHECK_CFLAGS below).
-BL_CHECK_CFLAGS	= $(CHECK_CFLAGS)
-BL_CHECK_LIBS	= $(CHECK_LIBS)
-ifdef BL_A
-USERSPACE	+= bl-all
-endif
+# ---- the one rule for a static program -----------------------------------------
+# Static, so the same binary runs on the host and in the VM.  A fragment
+# appends the program to STATIC_PROGS and gives its inputs as
+# prerequisites: .c and .o files are compiled and linked, .a libraries
+# linked after them, anything else (headers) is only a dependency.
+# PROG_CFLAGS (a target-specific "private" variable) adds flags.
+$(STATIC_PROGS):
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) $(PROG_CFLAGS) -static -o $@ \
+		$(filter %.c %.o,$^) $(filter %.a,$^)
 
 # ---- the module --------------------------------------------------------------
 # Resolved in recipes (after deps-build ran), never hard-coded: see
-# tools/kver.sh.
-KVER		= $(shell tools/kver.sh $(KERNEL))
+# scripts/kver.sh.
+KVER		= $(shell scripts/kver.sh $(KERNEL))
 KDIR		= /usr/src/linux-headers-$(KVER)
 MODULE		:= $(BUILD)/$(KERNEL)/driver/fastbinder.ko
 SELFTEST_MODULE	:= $(BUILD)/$(KERNEL)-selftest/driver/fastbinder.ko
@@ -130,29 +152,20 @@ $(BL_OBJS): | deps-build
 # Phony on purpose: kbuild decides what to rebuild.
 module:
 	@echo "  MODULE  $(KERNEL) ($(KVER)) -> $(MODULE)"
-	@tools/build-module.sh $(KDIR) $(BUILD)/$(KERNEL) $(KBUILD_ARGS)
+	@scripts/build-module.sh $(KDIR) $(BUILD)/$(KERNEL) $(KBUILD_ARGS)
 
 module-selftest:
 	@echo "  MODULE  $(KERNEL) FASTBINDER_SELFTEST=y -> $(SELFTEST_MODULE)"
-	@tools/build-module.sh $(KDIR) $(BUILD)/$(KERNEL)-selftest \
+	@scripts/build-module.sh $(KDIR) $(BUILD)/$(KERNEL)-selftest \
 		FASTBINDER_SELFTEST=y $(KBUILD_ARGS)
 
 # The running kernel's own headers, for "make install" on a real host.
 module-host:
 	@echo "  MODULE  host $$(uname -r) -> $(BUILD)/host/driver/fastbinder.ko"
-	@tools/build-module.sh $(HOST_KDIR) $(BUILD)/host $(KBUILD_ARGS)
+	@scripts/build-module.sh $(HOST_KDIR) $(BUILD)/host $(KBUILD_ARGS)
 
 # ---- user space ----------------------------------------------------------------
-# Small tools: static, so the same binary runs on the host and in the VM.
-TOOLS		:= $(patsubst tools/%.c,$(BUILD)/tools/%,$(wildcard tools/*.c))
-USERSPACE	+= $(TOOLS)
-VM_BINS		+= $(TOOLS)
-
 userspace: $(USERSPACE)
-
-$(BUILD)/tools/%: tools/%.c $(UAPI_DIR)/linux/fastbinder.h
-	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -static -o $@ $<
 
 # ---- tests --------------------------------------------------------------------------
 # tests/tests.mk builds them, from the explicit lists of tests/<layer>/list.mk:
@@ -160,7 +173,7 @@ $(BUILD)/tools/%: tools/%.c $(UAPI_DIR)/linux/fastbinder.h
 # DEBUG_VM_TESTS (check-debug), VM_ROOT_TESTS.
 
 # ---- checks ----------------------------------------------------------------------
-VM_RUN		= tools/vm/run.sh -k $(KERNEL)
+VM_RUN		= scripts/vm/run.sh -k $(KERNEL)
 VM_SUITE_ARGS	= -m $(MODULE) $(if $(NO_SELFTEST),,-S $(SELFTEST_MODULE)) \
 		  $(addprefix -b ,$(VM_BINS)) $(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS)) \
 		  $(VM_RUN_ARGS) -T $(VM_TIMEOUT) -- \
@@ -170,14 +183,14 @@ VM_PREREQS	:= module $(if $(NO_SELFTEST),,module-selftest) $(VM_BINS) $(VM_TESTS
 
 .PHONY: check check-host check-vm check-matrix
 check: deps-check $(VM_PREREQS) $(HOST_TESTS) $(HOST_SH_DEPS) abi-m32
-	@tools/check.sh --host "$(HOST_TESTS)" --host-sh "$(HOST_SH_TESTS)" \
+	@scripts/check.sh --host "$(HOST_TESTS)" --host-sh "$(HOST_SH_TESTS)" \
 		--vm -- $(VM_SUITE_ARGS)
 
 check-host: deps-check $(HOST_TESTS) $(HOST_SH_DEPS) abi-m32
-	@tools/check.sh --host "$(HOST_TESTS)" --host-sh "$(HOST_SH_TESTS)"
+	@scripts/check.sh --host "$(HOST_TESTS)" --host-sh "$(HOST_SH_TESTS)"
 
 check-vm: deps-check $(VM_PREREQS)
-	@tools/check.sh --vm -- $(VM_SUITE_ARGS)
+	@scripts/check.sh --vm -- $(VM_SUITE_ARGS)
 
 # "make check" on every kernel, each timed; fails if any fails.
 check-matrix: deps-matrix
@@ -207,8 +220,6 @@ vm-run: deps-vm module $(VM_BINS) $(VM_TESTS)
 		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS)) $(addprefix -f ,$(FILES)) \
 		-T $(VM_TIMEOUT) -- "$$CMD"
 
-# make bench (bench/bench.mk) boots the VM too: the vm group, plus gnuplot.
-bench: deps-bench
 
 # ---- housekeeping ---------------------------------------------------------------------
 .PHONY: clean distclean help build-unmounted
@@ -225,7 +236,7 @@ distclean: build-unmounted
 build-unmounted:
 	@if [ -e $(FRESH_DIR)/.lock ] && ! flock -n $(FRESH_DIR)/.lock true; then \
 		echo "make: a make check-fresh run is using $(FRESH_DIR); not deleting" >&2; exit 1; fi
-	@tools/check-fresh.sh --umount $(BUILD)
+	@scripts/check-fresh.sh --umount $(BUILD)
 
 help:
 	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'

@@ -5,7 +5,7 @@
 # "make bench-ab REV=...": this tree's module against REV's, in one
 # deterministic boot (docs/performance.md, "Judging a change").
 #
-# Builds REV's module from "git archive REV" (tools/build-module.sh with
+# Builds REV's module from "git archive REV" (scripts/build-module.sh with
 # DRIVER_DIR/UAPI_DIR pointing at it) under build/bench-ab/REV/, and REV's
 # fbbench too when REV's uapi header differs from this tree's (another ABI
 # needs its own client; otherwise both modules are driven by this tree's
@@ -37,11 +37,11 @@ mkdir -p "$work" "$out"
 rm -rf "$work/src"
 mkdir -p "$work/src"
 git archive "$sha" | tar -x -C "$work/src"
-kdir=/usr/src/linux-headers-$(tools/kver.sh "$KERNEL")
+kdir=/usr/src/linux-headers-$(scripts/kver.sh "$KERNEL")
 echo "  MODULE  $KERNEL $rev ($sha) -> $work/$KERNEL/driver/fastbinder.ko"
 # shellcheck disable=SC2086  # KBUILD_ARGS is a list of words
 DRIVER_DIR=$work/src/driver UAPI_DIR=$work/src/uapi \
-	tools/build-module.sh "$kdir" "$work/$KERNEL" ${KBUILD_ARGS-W=1 KCFLAGS=-Werror}
+	scripts/build-module.sh "$kdir" "$work/$KERNEL" ${KBUILD_ARGS-W=1 KCFLAGS=-Werror}
 cp "$work/$KERNEL/driver/fastbinder.ko" "$work/fastbinder-old.ko"
 
 oldbin=fbbench
@@ -85,7 +85,7 @@ files=(-f "$work/fastbinder-old.ko" -f "$work/ab-guest.sh")
 
 start=$(date +%s)
 set +e
-"$top/tools/vm/run.sh" -k "$KERNEL" -c 1 -I -l -m "$module" -b "$bin" "${files[@]}" \
+"$top/scripts/vm/run.sh" -k "$KERNEL" -c 1 -I -l -m "$module" -b "$bin" "${files[@]}" \
 	-T "${BENCH_TIMEOUT:-900}" -o "$out/ab-console.log" -- "sh /fb/files/ab-guest.sh" |
 	grep --line-buffered -v '^AB-JSON'
 rc=${PIPESTATUS[0]}

@@ -13,13 +13,12 @@
 #   make bench-ab REV=main     the module of REV against this tree's, in one
 #                              deterministic boot (bench/ab.sh)
 #
-# build/bench/fbbench is static and also runs on the host (without the
+# build/bench/fbbench is static (the top Makefile's rule) and also runs on the host (without the
 # fastbinder and binder columns): build/bench/fbbench -t unix-stream,pipe
 
 BENCH_DIR	:= $(BUILD)/bench
 BENCH_BIN	:= $(BENCH_DIR)/fbbench
 BENCH_SRCS	:= $(wildcard bench/*.c)
-BENCH_CFLAGS	:= -std=gnu11 -Wall -Wextra -Werror -O2 -g -static -pthread -I uapi -I tests/lib
 BENCH_ARGS	?=
 BENCH_TIMEOUT	?= 540
 MODE		?= wallclock
@@ -27,17 +26,15 @@ REV		?= main
 AB_ROUNDS	?= 3
 
 USERSPACE	+= $(BENCH_BIN)
+STATIC_PROGS	+= $(BENCH_BIN)
 
+# The raw write-stream encoder is the tests' (tests/lib/fbt_wstream.h).
 $(BENCH_BIN): $(BENCH_SRCS) bench/bench.h tests/lib/fbt_wstream.h uapi/linux/fastbinder.h
-	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_SRCS)
+$(BENCH_BIN): private PROG_CFLAGS := -I tests/lib
 
-.PHONY: bench bench-deps
-# gnuplot is needed by the benchmark only, so it is not in tools/deps.sh.
-bench-deps:
-	@$(if $(SKIP_DEPS),true,bench/deps.sh)
-
-bench: bench-deps module $(BENCH_BIN)
+.PHONY: bench
+# deps-bench (the top Makefile): scripts/deps.sh bench, gnuplot included.
+bench: deps-bench module $(BENCH_BIN)
 	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) MODE=$(MODE) \
 		bench/run.sh $(MODULE) $(BENCH_BIN) $(BENCH_ARGS)
 

@@ -8,7 +8,7 @@
 # instructions (docs/performance.md).  The default, MODE=wallclock, boots two
 # vCPUs and measures time.
 #
-# Boots the VM once (tools/vm/run.sh) with fastbinder loaded, loads the
+# Boots the VM once (scripts/vm/run.sh) with fastbinder loaded, loads the
 # kernel's own binder (binder_linux.ko devices=binder), runs fbbench, and
 # turns its console output into build/bench/:
 #   console.log   the whole console
@@ -36,7 +36,7 @@ wallclock) ;;
 esac
 guest="insmod /fb/binder_linux.ko devices=binder || echo 'bench: binder_linux.ko did not load'; fbbench ${fbargs[*]} $*"
 # The console streams to the terminal without the machine-readable lines.
-"$top/tools/vm/run.sh" -k "$KERNEL" -l -m "$module" -b "$bin" ${vmargs[@]+"${vmargs[@]}"} \
+"$top/scripts/vm/run.sh" -k "$KERNEL" -l -m "$module" -b "$bin" ${vmargs[@]+"${vmargs[@]}"} \
 	-T "${BENCH_TIMEOUT:-540}" -o "$out/console.log" -- "$guest" |
 	grep --line-buffered -v -e '^BENCH-JSON' -e '^BENCH-PLOT' -e '^BENCH-CTX' \
 		-e '^BENCH-TABLE'
@@ -76,7 +76,7 @@ if [ -n "$transports" ]; then
 		plot '' latency.png ''
 		plot '@1cpu' latency-1cpu.png ', client and server on one vCPU'
 	else
-		echo "bench: gnuplot missing (bench/deps.sh installs it): no plot" >&2
+		echo "bench: gnuplot missing (make deps-bench installs it): no plot" >&2
 	fi
 fi
 

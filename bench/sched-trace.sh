@@ -8,7 +8,7 @@
 # benchmark process chose the waker's own CPU, the migrations, and per CPU
 # how often it switched to a benchmark process and how often from idle.
 # docs/performance.md ("The two-vCPU gap") has the results and the command:
-#   tools/vm/run.sh -l -m build/6.1/driver/fastbinder.ko -b build/bench/fbbench \
+#   scripts/vm/run.sh -l -m build/6.1/driver/fastbinder.ko -b build/bench/fbbench \
 #       -f bench/sched-trace.sh -- 'sh /fb/files/sched-trace.sh'
 T=/sys/kernel/tracing
 mount -t tracefs tracefs $T 2>/dev/null

@@ -22,7 +22,7 @@
  * LINUX_VERSION_CODE (and reads it as a constant on the left of a
  * comparison): right for code merged into one kernel, but this module
  * builds out of tree against several, and this is the one place that
- * asks.  tools/lint.sh accepts those two findings in this file only.
+ * asks.  scripts/lint.sh accepts those two findings in this file only.
  */
 #define FBINDER_KERNEL_AT_LEAST(a, b, c) \
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(a, b, c))

@@ -29,7 +29,7 @@
  * thread does not find it held.
  *
  * A function's name says which lock it needs, and it asserts that with
- * lockdep_assert_held() (make lint checks both, tools/lint-locking.sh):
+ * lockdep_assert_held() (make lint checks both, scripts/lint-locking.sh):
  *
  *   _locked   fbinder_device.lock held, from entry to return;
  *   _relock   fbinder_device.lock held at entry and at return, but dropped and

@@ -3,11 +3,11 @@
 # make check-debug: the whole VM suite on a debug kernel (KASAN, lockdep,
 # kmemleak, UBSAN, DEBUG_ATOMIC_SLEEP, fault injection; and userfaultfd,
 # which attack_stalled_sender stalls a copy with) built from Debian's
-# linux-source-6.1 by tools/debug-kernel.sh into DEBUG_KERNEL_DIR (about 25
+# linux-source-6.1 by scripts/debug-kernel.sh into DEBUG_KERNEL_DIR (about 25
 # minutes of both cores here, once: later runs reuse it), plus the tests that
 # need that kernel (the DEBUG_TESTS lists of tests/*/list.mk: fault
 # injection) and a kmemleak scan
-# (tools/vm/suite.sh does it where /sys/kernel/debug/kmemleak exists).
+# (scripts/vm/suite.sh does it where /sys/kernel/debug/kmemleak exists).
 # Everything runs about 5-10x slower there: DEBUG_SCALE shrinks the
 # fixed-size workloads (FBINDER_SCALE in the guest), DEBUG_SLOW lengthens the
 # attack tests' deadlines (FBINDER_SLOW, fbinder_deadline_ms()), the fuzzer runs
@@ -20,14 +20,14 @@
 # The kernel tree is cached in FBINDER_CACHE_DIR (default build/cache, which
 # make clean keeps; CI uses /var/cache/fastbinder, outside the clone) as
 # debug-kernel-KEY, KEY a hash of what it is built from (the linux-source-6.1
-# version, tools/debug-kernel.sh with its configuration, the compiler:
-# tools/debug-kernel-key.sh -v).  A change to any of them builds a new tree;
+# version, scripts/debug-kernel.sh with its configuration, the compiler:
+# scripts/debug-kernel-key.sh -v).  A change to any of them builds a new tree;
 # a missing one only costs the build.  The build holds debug-kernel-KEY.lock
 # (two runs never build the same tree at once); after a build, trees of
 # other keys beyond the two newest are deleted.  DEBUG_KERNEL_DIR=dir uses
 # dir instead, as it is.
 
-DEBUG_KERNEL_KEY	= $(eval DEBUG_KERNEL_KEY := $(shell tools/debug-kernel-key.sh))$(DEBUG_KERNEL_KEY)
+DEBUG_KERNEL_KEY	= $(eval DEBUG_KERNEL_KEY := $(shell scripts/debug-kernel-key.sh))$(DEBUG_KERNEL_KEY)
 DEBUG_KERNEL_DIR	?= $(FBINDER_CACHE_DIR)/debug-kernel-$(DEBUG_KERNEL_KEY)
 DEBUG_KDIR		= $(DEBUG_KERNEL_DIR)/src
 DEBUG_IMAGE		= $(DEBUG_KDIR)/arch/x86/boot/bzImage
@@ -50,7 +50,7 @@ DEBUG_SOAK_SLAB_KB	?= 65536
 # deps-debug first: the key names linux-source-6.1's installed version.
 debug-kernel: deps-debug
 	@mkdir -p $(dir $(DEBUG_KERNEL_DIR))
-	@flock $(DEBUG_KERNEL_DIR).lock tools/debug-kernel.sh $(DEBUG_KERNEL_DIR) >/dev/null
+	@flock $(DEBUG_KERNEL_DIR).lock scripts/debug-kernel.sh $(DEBUG_KERNEL_DIR) >/dev/null
 	@echo "  KERNEL  debug: $(DEBUG_KERNEL_DIR)"
 ifeq ($(origin DEBUG_KERNEL_DIR),file)
 	@cd $(dir $(DEBUG_KERNEL_DIR)) && \
@@ -66,13 +66,13 @@ endif
 
 module-debug: debug-kernel
 	@echo "  MODULE  debug ($(DEBUG_KDIR)) -> $(DEBUG_MODULE)"
-	@tools/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug $(KBUILD_ARGS)
-	@tools/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug-selftest FASTBINDER_SELFTEST=y $(KBUILD_ARGS)
+	@scripts/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug $(KBUILD_ARGS)
+	@scripts/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug-selftest FASTBINDER_SELFTEST=y $(KBUILD_ARGS)
 
 check-debug: module-debug
 	@$(MAKE) --no-print-directory $(VM_BINS) $(VM_TESTS) $(DEBUG_VM_TESTS) $(VM_RUN_DEPS)
 	@start=$$(date +%s); \
-	tools/check.sh --vm -- -k debug -K $(DEBUG_IMAGE) -M 2048 \
+	scripts/check.sh --vm -- -k debug -K $(DEBUG_IMAGE) -M 2048 \
 		-m $(DEBUG_MODULE) $(if $(NO_SELFTEST),,-S $(DEBUG_SELFTEST_MODULE)) \
 		$(addprefix -b ,$(VM_BINS)) \
 		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS) $(DEBUG_VM_TESTS) $(DEBUG_VM_SH_TESTS)) \

@@ -4,8 +4,8 @@
 # then make check) as root on a brand-new Debian 12 (debootstrap minbase
 # plus build-essential and git), in a chroot, from a clone of the current
 # commit (uncommitted changes are not part of it).  It proves that make
-# deps (tools/deps.sh) installs everything they need: the build machines
-# have more installed than a new user's.  tools/check-fresh.sh says how;
+# deps (scripts/deps.sh) installs everything they need: the build machines
+# have more installed than a new user's.  scripts/check-fresh.sh says how;
 # 12-20 minutes here (the machine's load decides), plus 4-9 when the
 # root's tarball is not cached yet (FBINDER_CACHE_DIR).  Needs root.
 #
@@ -26,4 +26,4 @@ check-fresh: deps-fresh
 	@FBINDER_CACHE_DIR='$(FBINDER_CACHE_DIR)' FRESH_DIR='$(FRESH_DIR)' \
 	FRESH_TIMEOUT='$(FRESH_TIMEOUT)' FRESH_MAX_AGE='$(FRESH_MAX_AGE)' \
 	FRESH_MIRROR='$(FRESH_MIRROR)' FRESH_KEEP='$(FRESH_KEEP)' \
-		tools/check-fresh.sh
+		scripts/check-fresh.sh

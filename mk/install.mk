@@ -54,8 +54,6 @@ systemdunitdir	?= /lib/systemd/system
 DEPMOD		?= /sbin/depmod
 INSTALL		?= install
 
-INSTALL_BIN	+= $(BUILD)/tools/fbversion
-
 FBINDER_UNIT		:= fastbinder-servicemanager.service
 FBINDER_UDEV_RULE	:= 60-fastbinder.rules
 FBINDER_MANPAGES	:= $(sort $(wildcard man/*.[1-8]))
@@ -97,7 +95,7 @@ fbinder_inst_kver	:= $(fbinder_host_kver)
 fbinder_inst_ko	:= $(BUILD)/host/driver/fastbinder.ko
 else
 fbinder_inst_target	:= module
-# KVER (top Makefile) runs tools/kver.sh: expanded once, when first used.
+# KVER (top Makefile) runs scripts/kver.sh: expanded once, when first used.
 fbinder_inst_kver	= $(eval fbinder_inst_kver := $(KVER))$(fbinder_inst_kver)
 fbinder_inst_ko	= $(MODULE)
 endif
@@ -113,7 +111,7 @@ module-kver: | deps-host
 	@kdir=/lib/modules/$(KVER)/build; \
 	[ -e "$$kdir/Makefile" ] || kdir=/usr/src/linux-headers-$(KVER); \
 	echo "  MODULE  $(KVER) -> $(fbinder_inst_ko)"; \
-	tools/build-module.sh "$$kdir" $(BUILD)/kver-$(KVER) $(KBUILD_ARGS)
+	scripts/build-module.sh "$$kdir" $(BUILD)/kver-$(KVER) $(KBUILD_ARGS)
 
 install: $(fbinder_inst_target) userspace
 	@set -e; for f in $(INSTALL_BIN) $(INSTALL_SBIN); do \

@@ -10,23 +10,22 @@
 # dynamically linked twins of the ones the test runs, into VG_DIR:
 #   calls, thread_pool       tests/library/*.c with the test helpers
 #   fb-servicemanager        the objects of servicemanager.mk
-#   fbservice, fbstat        tools/cli.mk's sources
+#   fbservice, fbstat        the sources of tools/tools.mk
 # each linked with libbinderlite.a (the same -fPIC objects as the .so,
 # without its export map, which hides nothing the test needs) and
 # dynamically with glibc.  "make check" passes "-V VG_DIR" to
-# tools/vm/run.sh when the run includes valgrind_user: run.sh puts memcheck,
+# scripts/vm/run.sh when the run includes valgrind_user: run.sh puts memcheck,
 # these programs (/fb/vg) and the shared libraries they load (ldd) into the
 # initramfs, about 2 MB gzipped, only then.
 #
-# Read before servicemanager.mk (fragments are sorted): its objects are
-# named by their paths here.  Read after tests/tests.mk: FBT_LIB_OBJS.
+# Read after servicemanager.mk (SM_OBJS) and tests/tests.mk (FBT_LIB_OBJS):
+# the top Makefile's FRAGMENTS order.
 
 VG_DIR		:= $(BUILD)/tests/vm-dyn
 VG_TEST		:= valgrind_user
 VG_CFLAGS	:= $(filter-out -static,$(VM_CFLAGS)) $(VM_BL_CFLAGS) -g
 VG_LIB_OBJS	:= $(patsubst $(BUILD)/tests/lib/%,$(VG_DIR)-lib/%,$(FBT_LIB_OBJS))
 VG_TESTS	:= $(VG_DIR)/calls $(VG_DIR)/thread_pool
-VG_SM_OBJS	:= $(patsubst servicemanager/%.c,$(BUILD)/servicemanager/%.o,$(wildcard servicemanager/*.c))
 VG_PROGS	:= $(VG_TESTS) $(VG_DIR)/fb-servicemanager \
 		   $(VG_DIR)/fbservice $(VG_DIR)/fbstat
 
@@ -47,18 +46,18 @@ $(VG_TESTS): $(VG_DIR)/%: tests/library/%.c $(VG_LIB_OBJS) $(BL_A) $(FBT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(VG_CFLAGS) -o $@ $< $(VG_LIB_OBJS) $(BL_A)
 
-$(VG_DIR)/fb-servicemanager: $(VG_SM_OBJS) $(BL_A)
+$(VG_DIR)/fb-servicemanager: $(SM_OBJS) $(BL_A)
 	@mkdir -p $(@D)
-	$(CC) -pthread -o $@ $(VG_SM_OBJS) $(BL_A)
+	$(CC) -pthread -o $@ $(SM_OBJS) $(BL_A)
 
 $(VG_DIR)/fbservice: tools/fbservice/fbservice.c $(BL_A) \
 		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -pthread -I libbinderlite/include -o $@ $< $(BL_A)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(BL_A)
 
 $(VG_DIR)/fbstat: tools/fbstat/fbstat.c $(BL_A) \
 		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -pthread -I libbinderlite/include -o $@ $< $(BL_A)
+	$(CC) $(USER_CFLAGS) -o $@ $< $(BL_A)
 
 .SECONDARY: $(VG_LIB_OBJS)

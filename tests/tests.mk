@@ -147,7 +147,7 @@ $(VM_BL_PROGS): $(BUILD)/tests/%: tests/%.c $(FBT_LIB) $(BL_A) $(FBT_HDRS)
 # ---- host unit tests ----------------------------------------------------------------
 # libcheck programs, linked against the static libbinderlite.  A test that
 # needs other objects has its own rule in its component's fragment
-# (servicemanager.mk: policy_parser; lib.mk: parcel).
+# (servicemanager.mk: policy_parser).
 # Recursive (=): expanded in the recipe, after deps-check installed check.
 CHECK_CFLAGS	= $(shell pkg-config --cflags check)
 CHECK_LIBS	= $(shell pkg-config --libs check)
@@ -156,7 +156,7 @@ $(HOST_TESTS): | deps-check
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BL_A) uapi/linux/fastbinder.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -O1 -I libbinderlite/include $(CHECK_CFLAGS) \
+	$(CC) $(USER_CFLAGS) -O1 $(CHECK_CFLAGS) \
 		-o $@ $< $(BL_A) $(CHECK_LIBS)
 
 # The ABI must be the same for 32-bit processes: compile the layout

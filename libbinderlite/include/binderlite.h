@@ -20,7 +20,9 @@
  *  5. Loopers and the thread pool: serving incoming calls.
  *  6. Death recipients.
  *  7. The service manager client.
- * docs/libbinderlite.md is the reference, with examples.
+ * This header is the reference: every function has its comment here
+ * (tests/unit/doc_coverage.sh checks it).  docs/libbinderlite.md is the
+ * tutorial and the rules, docs/parcel.md the wire format.
  */
 #ifndef BINDERLITE_H
 #define BINDERLITE_H
@@ -245,6 +247,7 @@ static inline const void *bl_parcel_data(const struct bl_parcel *p)
 	return p->data;
 }
 
+/* How many bytes bl_parcel_data() points at. */
 static inline size_t bl_parcel_size(const struct bl_parcel *p)
 {
 	return p->size;
@@ -256,6 +259,7 @@ static inline const uint64_t *bl_parcel_offsets(const struct bl_parcel *p)
 	return p->offsets;
 }
 
+/* How many entries bl_parcel_offsets() points at. */
 static inline size_t bl_parcel_offsets_count(const struct bl_parcel *p)
 {
 	return p->offsets_count;
@@ -277,7 +281,7 @@ static inline unsigned int bl_parcel_open_arrays(const struct bl_parcel *p)
  * entries strictly increasing and 16 bytes or more apart) and returns
  * -EBADMSG if it is not valid, -EINVAL if data or offsets is NULL with a
  * nonzero size or count.  Does not copy: see struct bl_reader for the
- * lifetime rule.
+ * lifetime rule.  data needs no alignment (every load is byte-wise safe).
  * Thread safety: object-confined (the reader), as every bl_reader_*; any
  * number of readers may read the same memory concurrently.
  */
@@ -511,6 +515,7 @@ int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio);
  */
 int bl_object_set_accept_fds(struct bl_object *obj, bool accept);
 
+/* The userdata and the context bl_object_new() was given. */
 void *bl_object_userdata(const struct bl_object *obj);
 struct bl_context *bl_object_context(const struct bl_object *obj);
 

@@ -8,12 +8,11 @@
 #   make check                      # replays the seed corpus (seconds): below
 #   make fuzz-regress               # replay the seeds with the libFuzzer build
 #   make fuzz-corpus                # regenerate the seeds
-# or alone from the repo top: make -f tests/fuzz/fuzz.mk fuzz [FUZZ_TIME=..]
 # `fuzz` fails on any crash, sanitizer report (ASan, UBSan) or timeout.
 # New inputs go to build/fuzz/corpus/parcel (the committed seeds in
 # tests/fuzz/corpus/parcel stay as they are); a crashing input is saved in
 # build/fuzz/artifacts/.  Needs clang and libclang-rt-14-dev: the fuzz-deps
-# step installs them (tools/deps.sh fuzz; SKIP_DEPS=1 skips it).
+# step installs them (scripts/deps.sh fuzz; SKIP_DEPS=1 skips it).
 #
 # make check: tests/fuzz/fuzz_parcel_seeds.sh, one host shell test (one
 # pass or one failure in the summary line; listed in list.mk), runs the same
@@ -21,21 +20,11 @@
 # main of replay.c instead of libFuzzer (build/fuzz/replay_parcel), so
 # make check needs no clang.
 
-ifeq ($(notdir $(firstword $(MAKEFILE_LIST))),fuzz.mk)
-.DEFAULT_GOAL := fuzz
-endif
-
-ifndef BL_A
-include libbinderlite/lib.mk
-endif
-
 FUZZ_CC		?= clang
 FUZZ_TIME	?= 60
 FUZZ_DIR	:= build/fuzz
-FUZZ_CFLAGS	:= -std=c11 -Wall -Wextra -Werror -O1 -g \
-		   -fsanitize=fuzzer,address,undefined \
-		   -fno-sanitize-recover=all -fno-omit-frame-pointer \
-		   -I uapi -I libbinderlite/include
+FUZZ_CFLAGS	:= $(USER_CFLAGS) -O1 -fsanitize=fuzzer,address,undefined \
+		   -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_PARCEL	:= $(FUZZ_DIR)/fuzz_parcel
 FUZZ_SEEDS	:= tests/fuzz/corpus/parcel
 FUZZ_ENV	:= ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
@@ -49,7 +38,7 @@ fuzz-build: $(FUZZ_PARCEL)
 
 # clang and libFuzzer's runtime (no kernel headers needed here)
 fuzz-deps:
-	@$(if $(SKIP_DEPS),true,tools/deps.sh -k none fuzz)
+	@$(if $(SKIP_DEPS),true,scripts/deps.sh -k none fuzz)
 
 $(FUZZ_PARCEL): tests/fuzz/fuzz_parcel.c tests/fuzz/parcel_input.h \
 		$(BL_SRCS) $(BL_HDRS) | fuzz-deps
@@ -69,8 +58,7 @@ fuzz-regress: $(FUZZ_PARCEL)
 $(FUZZ_DIR)/gen_parcel_corpus: tests/fuzz/gen_parcel_corpus.c \
 		tests/fuzz/parcel_input.h $(BL_A)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -Wall -Wextra -Werror -O1 -g -I uapi \
-	    -I libbinderlite/include -o $@ $< $(BL_A)
+	$(CC) $(USER_CFLAGS) -O1 -o $@ $< $(BL_A)
 
 fuzz-corpus: $(FUZZ_DIR)/gen_parcel_corpus
 	@mkdir -p $(FUZZ_SEEDS)
@@ -81,9 +69,9 @@ FUZZ_REPLAY	:= $(FUZZ_DIR)/replay_parcel
 # gcc 12 (not clang) takes the malloc'ed data fuzz_parcel.c hands to
 # bl_reader_init for maybe-uninitialized when it is 0 bytes long: a false
 # positive, not an error here.
-FUZZ_REPLAY_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wno-maybe-uninitialized -O1 -g \
+FUZZ_REPLAY_CFLAGS := $(USER_CFLAGS) -Wno-maybe-uninitialized -O1 \
 		   -fsanitize=address,undefined -fno-sanitize-recover=all \
-		   -fno-omit-frame-pointer -I uapi -I libbinderlite/include
+		   -fno-omit-frame-pointer
 
 HOST_SH_DEPS	+= $(FUZZ_REPLAY)
 

@@ -9,7 +9,7 @@
 # program built outside the tree with only "pkg-config binderlite" (shared
 # and static), and the DKMS source tree built the way dkms builds it.
 #
-# Run by "make check" / "make check-host" (tools/check.sh --host-sh): one
+# Run by "make check" / "make check-host" (scripts/check.sh --host-sh): one
 # pass or one failure.  FBINDER_INSTALL_LIST=file compares with another list.
 # shellcheck disable=SC2016 # the bash -c '...' snippets read their own $1
 set -euo pipefail

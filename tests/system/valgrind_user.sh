@@ -6,7 +6,7 @@
 # indirect leak), where the host tests cannot reach it: libbinderlite's
 # call, looper, pool and death paths, fb-servicemanager, fbservice, fbstat.
 #
-# Needs "tools/vm/run.sh -V DIR" (make check passes it when this test runs,
+# Needs "scripts/vm/run.sh -V DIR" (make check passes it when this test runs,
 # mk/valgrind.mk): memcheck in the guest and, in /fb/vg, dynamically
 # linked builds of the programs (memcheck cannot track the heap of a static
 # one).  Without them the test fails: a run that skipped it would pass
@@ -46,7 +46,7 @@
 
 VGBIN=/fb/vg
 if [ ! -x /usr/bin/valgrind ] || [ ! -x $VGBIN/calls ]; then
-	echo "not ok - no valgrind or no $VGBIN in this VM (tools/vm/run.sh -V)"
+	echo "not ok - no valgrind or no $VGBIN in this VM (scripts/vm/run.sh -V)"
 	exit 1
 fi
 

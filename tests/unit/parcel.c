@@ -8,7 +8,7 @@
  * Links: build/libbinderlite/libbinderlite.a (the static library: the test
  *        uses the internal allocation hook bl__realloc_hook, which the
  *        shared library does not export) and libcheck.
- * Run:   make -f libbinderlite/lib.mk bl-check   (under valgrind, CK_FORK=no)
+ * Run:   make check-host   (under valgrind, CK_FORK=no)
  *
  * Covers: round trips of every type; the exact wire layout; every class of
  * malformed input (truncation at every byte, wrong and unknown tags, bad

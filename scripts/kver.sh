@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/kver.sh KERNEL - print the Debian kernel ABI name (for example
+# scripts/kver.sh KERNEL - print the Debian kernel ABI name (for example
 # 6.1.0-57-amd64) that KERNEL (6.1, 6.12, 6.1-rt) stands for.
 #
 # The ABI number moves with every Debian point release, so it is never
@@ -27,7 +27,7 @@ fi
 ver=$(printf '%s\n' "$deps" | tr ',' '\n' |
       sed -n 's/^ *linux-headers-\([^ ]*\).*/\1/p' | head -n1)
 if [ -z "$ver" ]; then
-	echo "kver.sh: cannot resolve $meta (run tools/deps.sh $KERNEL)" >&2
+	echo "kver.sh: cannot resolve $meta (run scripts/deps.sh $KERNEL)" >&2
 	exit 1
 fi
 echo "$ver"

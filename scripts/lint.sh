@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/lint.sh [KERNEL] - the static checks behind "make lint" (issue 9).
+# scripts/lint.sh [KERNEL] - the static checks behind "make lint" (issue 9).
 #
 #   checkpatch  scripts/checkpatch.pl --strict over driver/ and uapi/, as a
 #               patch to the kernel would be checked.  The script and its
@@ -17,7 +17,7 @@
 #               the driver names no way around that (kallsyms_lookup_name,
 #               kprobes).
 #   locking     the driver's lock-naming rules (driver/internal.h):
-#               tools/lint-locking.sh.
+#               scripts/lint-locking.sh.
 #   cppcheck    over the user space that exists: libbinderlite/,
 #               servicemanager/, examples/, bench/, tools/, tests/.
 #
@@ -25,7 +25,7 @@
 # and the exit status is 1 when N > 0.  A finding that must stay is
 # justified where it is: checkpatch types accepted per file are listed in
 # CHECKPATCH_ACCEPT below (each with a comment in that file), cppcheck ones
-# in tools/cppcheck.supp or an inline "cppcheck-suppress" comment.
+# in scripts/cppcheck.supp or an inline "cppcheck-suppress" comment.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,17 +95,17 @@ run_sparse() {
 
 	for k in 6.1 6.12 6.1-rt; do
 		[ "$k" = "$KERNEL" ] && continue
-		kver=$(tools/kver.sh "$k" 2>/dev/null) || continue
+		kver=$(scripts/kver.sh "$k" 2>/dev/null) || continue
 		[ -e "/usr/src/linux-headers-$kver/Makefile" ] && kernels+=("$k")
 	done
 	for k in "${kernels[@]}"; do
-		if ! kver=$(tools/kver.sh "$k"); then
+		if ! kver=$(scripts/kver.sh "$k"); then
 			echo "lint: no ABI name for $k"
 			total=$((total + 1))
 			continue
 		fi
 		kdir=/usr/src/linux-headers-$kver
-		out=$(tools/build-module.sh "$kdir" "$lintdir/sparse-$k" \
+		out=$(scripts/build-module.sh "$kdir" "$lintdir/sparse-$k" \
 			W=1 KCFLAGS=-Werror C=2 CHECK=sparse 2>&1)
 		rc=$?
 		# our files, reported with their paths in the tree
@@ -136,7 +136,7 @@ run_exports() {
 		total=$(grep -c . <<<"$out")
 	fi
 	for k in "${kernels[@]}"; do
-		kver=$(tools/kver.sh "$k") || continue
+		kver=$(scripts/kver.sh "$k") || continue
 		ko=$lintdir/sparse-$k/driver/fastbinder.ko
 		[ -f "$ko" ] || { echo "lint: exports: no $ko"; total=$((total + 1)); continue; }
 		n=0
@@ -156,7 +156,7 @@ run_exports() {
 run_locking() {
 	local out n
 
-	out=$(tools/lint-locking.sh)
+	out=$(scripts/lint-locking.sh)
 	n=$(sed -n 's/^lint-locking: \([0-9]*\) findings$/\1/p' <<<"$out")
 	echo "$out" | sed 's/^lint-locking: /lint: locking: /'
 	[ -n "$n" ] || n=1	# the script itself failed
@@ -168,15 +168,11 @@ run_locking() {
 run_cppcheck() {
 	local d out n rc srcs=()
 
-	for d in libbinderlite servicemanager examples bench tests; do
+	for d in libbinderlite servicemanager examples bench tools tests; do
 		[ -d "$d" ] && srcs+=("$d")
 	done
-	# single-file tools, and the tools that have a directory of their own
-	for d in tools/*.c tools/*/*.c; do
-		[ -f "$d" ] && srcs+=("$d")
-	done
 	out=$(cppcheck --quiet --std=c11 --enable=warning,style,performance,portability \
-		--inline-suppr --suppressions-list=tools/cppcheck.supp \
+		--inline-suppr --suppressions-list=scripts/cppcheck.supp \
 		--error-exitcode=1 \
 		-I uapi -I libbinderlite/include -I libbinderlite -I tests/lib \
 		--template='{file}:{line}: {severity}: {message} [{id}]' \

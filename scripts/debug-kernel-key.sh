@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/debug-kernel-key.sh [-v] - the cache key of the debug kernel
+# scripts/debug-kernel-key.sh [-v] - the cache key of the debug kernel
 # (make check-debug): 12 hex digits of a hash over everything the tree is
 # built from, so a cached tree is reused only when it would come out the
 # same:
 #   - the version of Debian's linux-source-6.1 (the installed one, else the
 #     one apt would install),
-#   - tools/debug-kernel.sh (its configuration is spelled out there),
+#   - scripts/debug-kernel.sh (its configuration is spelled out there),
 #   - the compiler (gcc, which builds the kernel and the module against it).
 # -v prints those inputs instead of the key.
 set -euo pipefail
@@ -22,7 +22,8 @@ fi
 inputs() {
 	echo "linux-source-6.1 ${src:-unknown}"
 	echo "gcc $(gcc -dumpfullversion 2>/dev/null || echo none) $(gcc -dumpmachine 2>/dev/null || true)"
-	echo "tools/debug-kernel.sh $(sha256sum <"$top/tools/debug-kernel.sh" | cut -d' ' -f1)"
+	# The label keeps the script's old path (tools/): the key, and so the cached tree, stays the same.
+	echo "tools/debug-kernel.sh $(sha256sum <"$top/scripts/debug-kernel.sh" | cut -d' ' -f1)"
 }
 if [ "${1:-}" = -v ]; then
 	inputs

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/deps.sh [-k KERNEL]... [-n] [GROUP...] - install the Debian packages
+# scripts/deps.sh [-k KERNEL]... [-n] [GROUP...] - install the Debian packages
 # the build and the tests need, only when something is missing.
 #
 #   GROUP    what for (each includes the groups named after "+"):
@@ -82,7 +82,7 @@ add() {
 		pkgs+=(build-essential pkg-config rsync kmod valgrind)
 		add_headers "${kernels[@]}" ;;
 	vm)	add build
-		# tools/vm/run.sh: qemu, a static busybox, cpio | gzip, xz -d
+		# scripts/vm/run.sh: qemu, a static busybox, cpio | gzip, xz -d
 		# for 6.12's modules (apt-get download and dpkg-deb are in apt
 		# and dpkg, always there)
 		pkgs+=(qemu-system-x86 busybox-static cpio gzip xz-utils) ;;
@@ -92,17 +92,17 @@ add() {
 		pkgs+=(check libc6-dbg man-db) ;;
 	lint)	add build
 		add_headers all
-		# tools/lint.sh: checkpatch.pl is perl, from linux-source-6.1's
+		# scripts/lint.sh: checkpatch.pl is perl, from linux-source-6.1's
 		# tarball (.tar.xz)
 		pkgs+=(sparse cppcheck perl linux-source-6.1 xz-utils) ;;
 	debug)	add check
-		# tools/debug-kernel.sh: the brief's build dependencies
+		# scripts/debug-kernel.sh: the brief's build dependencies
 		pkgs+=(linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils cpio) ;;
 	fuzz)	add build
 		pkgs+=(clang libclang-rt-14-dev) ;;
 	bench)	add vm
 		pkgs+=(gnuplot-nox) ;;
-	fresh)	# tools/check-fresh.sh (unshare, mount, flock: util-linux)
+	fresh)	# scripts/check-fresh.sh (unshare, mount, flock: util-linux)
 		pkgs+=(debootstrap git tar gzip util-linux) ;;
 	all)	kernels=(all)
 		local g

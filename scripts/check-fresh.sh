@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/check-fresh.sh - "make check-fresh": the README's two commands,
+# scripts/check-fresh.sh - "make check-fresh": the README's two commands,
 # "make demo" then "make check", as root on a brand-new Debian 12.
 #
 #   check-fresh.sh                 the whole run (root; make check-fresh)
@@ -22,7 +22,7 @@
 #    checkout HEAD: uncommitted changes are not part of the run).  Nothing
 #    else of the host: no build/, no kernel cache, no apt cache, and the
 #    commands run with an empty environment (env -i), so the root installs
-#    and downloads everything itself (tools/deps.sh, the VM's kernel).
+#    and downloads everything itself (scripts/deps.sh, the VM's kernel).
 # 3. In a mount namespace of its own (unshare -m, private): /dev, /dev/pts,
 #    /proc, /sys bind-mounted into the root (and a tmpfs /dev/shm), then
 #    "chroot ROOT make demo" and "chroot ROOT make check" in
@@ -130,7 +130,7 @@ main() {
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-self=$top/tools/check-fresh.sh
+self=$top/scripts/check-fresh.sh
 cache=$(realpath -m "${FBINDER_CACHE_DIR:-build/cache}")
 fresh=$(realpath -m "${FRESH_DIR:-build/fresh}")
 mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}

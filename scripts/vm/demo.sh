@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tools/vm/demo.sh - the "make demo" transcript, guest side: fastbinder's
+# scripts/vm/demo.sh - the "make demo" transcript, guest side: fastbinder's
 # story for a newcomer, from loading the module to a service's death
 # reaching its clients.  Every command is shown before it runs.
 step() { printf '\n## %s\n' "$*"; }

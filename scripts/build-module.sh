@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/build-module.sh KDIR OUTDIR [kbuild args...]
+# scripts/build-module.sh KDIR OUTDIR [kbuild args...]
 #
 # Builds the module with kbuild against the kernel tree (headers) KDIR, in a
 # private copy OUTDIR/{driver,uapi} of the sources.  Why a copy: the three

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/lint-locking.sh - the driver's locking conventions (the top of
-# driver/internal.h), checked by "make lint" (tools/lint.sh):
+# scripts/lint-locking.sh - the driver's locking conventions (the top of
+# driver/internal.h), checked by "make lint" (scripts/lint.sh):
 #
 #   suffix     the function is called with      so its body must have
 #   _locked    fbinder_device.lock held throughout   lockdep_assert_held(&...dev->lock)

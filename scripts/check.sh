@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# tools/check.sh [--host "PROGRAMS"] [--host-sh "SCRIPTS"] [--vm] [-- run.sh ARGS...]
+# scripts/check.sh [--host "PROGRAMS"] [--host-sh "SCRIPTS"] [--vm] [-- run.sh ARGS...]
 #
 # Runs the host unit tests (each a libcheck program, under valgrind
 # memcheck), the host shell tests (each script run with bash, no valgrind)
-# and/or the VM suite (tools/vm/run.sh ARGS... running
-# tools/vm/suite.sh in the guest), then prints the plain summary line
+# and/or the VM suite (scripts/vm/run.sh ARGS... running
+# scripts/vm/suite.sh in the guest), then prints the plain summary line
 # "N passed, M failed, K skipped" as the last line.  Exit 0 only when M is
 # 0.  A test that exits with 77 skipped: counted in K, never as a pass.
 #
@@ -85,7 +85,7 @@ done
 if [ "$vm" = 1 ]; then
 	top=$(cd "$(dirname "$0")/.." && pwd)
 	vmlog=$(mktemp)
-	"$top/tools/vm/run.sh" -o "$vmlog" "$@"
+	"$top/scripts/vm/run.sh" -o "$vmlog" "$@"
 	rc=$?
 	summary=$(tr -d '\r' <"$vmlog" |
 		  sed -n 's/^FB-SUMMARY: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' |

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# tools/vm/suite.sh - the VM test suite, guest side (busybox sh).
+# scripts/vm/suite.sh - the VM test suite, guest side (busybox sh).
 #
 # 1. module-selftest: insmod + rmmod of the FASTBINDER_SELFTEST=y build, when
 #    the host put one in /fb/fastbinder-selftest.ko (its init runs the
