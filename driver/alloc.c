@@ -974,6 +974,7 @@ void fbinder_alloc_usage(struct fbinder_alloc *alloc, struct fbinder_alloc_usage
 	mutex_lock(&alloc->lock);
 	usage->size = alloc->size;
 	usage->pages_resident = alloc->pages_resident;
+	usage->slots = alloc->nr_slots;
 	usage->uid = alloc->user ? alloc->user->uid : INVALID_UID;
 	usage->user_pages = alloc->user ?
 			    atomic_long_read(&alloc->user->pages) : 0;

@@ -176,6 +176,7 @@ struct fbinder_alloc_usage {
 	size_t pages_resident;		/* pages with a struct page */
 	kuid_t uid;			/* the mapping's user, or invalid */
 	long user_pages;		/* that user's pages, all contexts */
+	size_t slots;			/* allocated slots */
 };
 
 void fbinder_alloc_usage(struct fbinder_alloc *alloc, struct fbinder_alloc_usage *usage);

@@ -29,6 +29,8 @@ static int fbinder_ctx_owner_wake(struct wait_queue_entry *wait, unsigned int mo
 				  int sync, void *key);
 static void fbinder_ctx_owner_work(struct work_struct *work);
 
+static atomic64_t fbinder_ctx_ids = ATOMIC64_INIT(0);
+
 struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 {
 	struct fbinder_ctx *ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
@@ -56,6 +58,8 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	init_waitqueue_func_entry(&ctx->owner_wait, fbinder_ctx_owner_wake);
 
 	spin_lock(&dev->lock);
+	/* under the lock: the list is in id order, info.c resumes by id */
+	ctx->debug_id = atomic64_inc_return(&fbinder_ctx_ids);
 	list_add_tail(&ctx->dev_entry, &dev->contexts);
 	spin_unlock(&dev->lock);
 	/* the opener is alive: its exit cannot have been notified yet */
@@ -278,6 +282,7 @@ search:
 	init_waitqueue_head(&new->wait);
 	rb_link_node(&new->rb_node, parent, p);
 	rb_insert_color(&new->rb_node, &ctx->threads);
+	ctx->nr_threads++;
 	fbinder_stat_inc(FBINDER_STAT_LIVE_THREADS);
 	fbinder_ctx_reap_threads_locked(ctx);
 	spin_unlock(&ctx->dev->lock);
@@ -343,6 +348,7 @@ static void fbinder_thread_detach_locked(struct fbinder_thread *thread)
 	}
 	list_del_init(&thread->waiting_entry);
 	rb_erase(&thread->rb_node, &thread->ctx->threads);
+	thread->ctx->nr_threads--;
 }
 
 /*

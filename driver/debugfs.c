@@ -30,14 +30,15 @@ static int fbinder_failed_show(struct seq_file *m, void *unused)
 				 GFP_KERNEL);
 	if (!failures)
 		return -ENOMEM;
-	n = fbinder_failures_read(failures);
+	n = fbinder_failures_read(failures, 0);
 	seq_puts(m, "time_ns what error from_pid to_pid node code\n");
 	for (i = 0; i < n; i++) {
 		f = &failures[i];
 		seq_printf(m, "%llu %s %d %d %d %llu %u\n", f->time_ns,
-			   f->what, f->error, f->from_pid, f->to_pid, f->node,
-			   f->code);
+			   fbinder_failure_names[f->what], f->error,
+			   pid_nr(f->from), pid_nr(f->to), f->node, f->code);
 	}
+	fbinder_failures_put(failures, n);
 	kfree(failures);
 	return 0;
 }

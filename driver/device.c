@@ -109,6 +109,8 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case FBINDER_IOC_WAKE_IDLE:
 		fbinder_ctx_wake_idle(ctx);
 		return 0;
+	case FBINDER_IOC_INFO:
+		return fbinder_info(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -21,8 +21,9 @@
  *
  * Leaf locks nest inside them, and no lock is taken inside a leaf lock:
  * fbinder_failure_lock inside fbinder_device.lock (stats.c); the wait queues' own
- * locks (fbinder_thread.wait, fbinder_ctx.poll_wait), taken by wake-ups under
- * fbinder_device.lock; fbinder_lru_lock inside fbinder_alloc.lock (the shrinker holds it
+ * locks (fbinder_thread.wait, fbinder_ctx.poll_wait, the failure readers'
+ * queue of stats.c), taken by wake-ups under fbinder_device.lock;
+ * fbinder_lru_lock inside fbinder_alloc.lock (the shrinker holds it
  * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_users_lock (alloc.c),
  * taken with neither held.  The hot paths wake the one thread they chose
  * just after dropping fbinder_device.lock instead (fbinder_unlock_wake), so the woken
@@ -132,6 +133,7 @@ struct fbinder_ctx {
 	struct kref refs;
 	struct pid *pid;		/* the owning thread group */
 	kuid_t euid;
+	u64 debug_id;			/* FBINDER_IOC_INFO's name for it */
 	bool dead;			/* ended, see Lifetimes */
 	struct fbinder_alloc alloc;
 
@@ -160,6 +162,12 @@ struct fbinder_ctx {
 	u32 max_threads;
 	u32 requested_threads;		/* asked for, not registered yet */
 	u32 started_threads;		/* registered because we asked */
+	/* for FBINDER_IOC_INFO, under fbinder_device.lock */
+	u32 nr_threads;			/* in threads */
+	u32 nr_nodes;			/* in nodes */
+	u64 received;			/* calls and oneways queued to it */
+	u64 sent;			/* calls and oneways its threads sent */
+	u64 failed;			/* its failed sends and replies */
 
 	struct list_head dev_entry;
 	struct wait_queue_entry owner_wait;	/* on fbinder_pid_exit_wq(pid) */
@@ -217,6 +225,7 @@ struct fbinder_node {
 	bool has_min_prio;
 	struct fbinder_prio min_prio;	/* for its handlers */
 	bool accepts_fds;		/* FBINDER_OBJF_ACCEPTS_FDS */
+	u64 calls;			/* calls and oneways queued to it */
 };
 
 struct fbinder_handle {
@@ -425,9 +434,14 @@ void fbinder_debugfs_init(void);
 void fbinder_debugfs_exit(void);
 
 /* stats.c (the counters themselves: stats.h) */
-void fbinder_record_failure(int error, const char *what, struct fbinder_ctx *from,
+void fbinder_record_failure(int error, enum fbinder_failure_what what,
+			    struct fbinder_ctx *from,
 			    struct fbinder_node *target, u32 code);
-void fbinder_record_failure_pid(int error, const char *what, struct pid *from,
+void fbinder_record_failure_pid(int error, enum fbinder_failure_what what,
+				struct pid *from, kuid_t from_uid,
 				struct fbinder_node *target, u32 code);
+
+/* info.c */
+long fbinder_info(void __user *arg);
 
 #endif /* _FB_INTERNAL_H */

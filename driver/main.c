@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "device.h"
 #include "internal.h"
+#include "stats.h"
 
 static int __init fbinder_init(void)
 {
@@ -42,6 +43,7 @@ static void __exit fbinder_exit(void)
 {
 	fbinder_devices_exit();
 	fbinder_debugfs_exit();
+	fbinder_stats_exit();
 	fbinder_alloc_global_exit();
 }
 

@@ -133,6 +133,7 @@ struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, 
 	node->state = FBINDER_NODE_LIVE;
 	node->debug_id = atomic64_inc_return(&fbinder_node_ids);
 	rb_add(&node->rb_node, &ctx->nodes, fbinder_node_less);
+	ctx->nr_nodes++;
 	fbinder_stat_inc(FBINDER_STAT_LIVE_NODES);
 	return node;
 }
@@ -155,6 +156,7 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 		    node->tmp_refs)
 			return;
 		rb_erase(&node->rb_node, &node->owner->nodes);
+		node->owner->nr_nodes--;
 		RB_CLEAR_NODE(&node->rb_node);
 		if (!node->exports) {
 			fbinder_node_free_locked(node);
@@ -200,6 +202,7 @@ void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dy
 		struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
 
 		rb_erase(rb, &ctx->nodes);
+		ctx->nr_nodes--;
 		RB_CLEAR_NODE(rb);
 		if (dev->ctx_mgr == node)
 			dev->ctx_mgr = NULL;

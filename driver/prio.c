@@ -21,6 +21,7 @@
 #include <uapi/linux/sched/types.h>
 
 #include "prio.h"
+#include "trace.h"
 #include <linux/fastbinder.h>
 
 static bool fbinder_policy_is_rt(u32 policy)
@@ -140,11 +141,13 @@ static void fbinder_prio_set(struct task_struct *task, const struct fbinder_prio
  */
 void fbinder_prio_raise_current(const struct fbinder_prio *prio)
 {
+	trace_fastbinder_prio_raise(current, prio);
 	fbinder_prio_set(current, prio, true);
 }
 
 /* Gives task back its own settings, its own reset-on-fork flag included. */
 void fbinder_prio_restore(struct task_struct *task, const struct fbinder_prio *own)
 {
+	trace_fastbinder_prio_restore(task, own);
 	fbinder_prio_set(task, own, own->reset_on_fork);
 }

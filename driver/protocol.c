@@ -17,6 +17,7 @@
 
 #include "internal.h"
 #include "stats.h"
+#include "trace.h"
 
 /* The largest return: a code and a struct fbinder_txn_msg. */
 #define FBINDER_READ_MIN	(sizeof(u32) + sizeof(struct fbinder_txn_msg))
@@ -586,6 +587,7 @@ static void fbinder_maybe_spawn(struct fbinder_thread *thread, struct fbinder_wr
 	}
 	wr->read_consumed += sizeof(cmd);
 	fbinder_stat_inc(FBINDER_STAT_SPAWN_REQUESTS);
+	trace_fastbinder_spawn_looper(ctx);
 }
 
 static void fbinder_untake_work(struct fbinder_thread *thread, struct fbinder_taken *tk,
@@ -653,8 +655,8 @@ static int fbinder_undeliverable(struct fbinder_thread *thread, struct fbinder_w
 		*ret = failed;
 	}
 	spin_lock(&dev->lock);
-	fbinder_record_failure_pid(error, "deliver", t->sender_pid, t->node,
-				   t->code);
+	fbinder_record_failure_pid(error, FBINDER_FAILED_DELIVER, t->sender_pid,
+				   t->sender_euid, t->node, t->code);
 	if (reply) {
 		/* fbinder_finish_work_locked() frees the reply and its call */
 		t->buffer = NULL;
@@ -701,6 +703,8 @@ static int fbinder_deliver(struct fbinder_thread *thread, struct fbinder_write_r
 	}
 	if (tk->buffer)
 		fbinder_fds_install(tk->buffer, fdnums);
+	trace_fastbinder_received(ret->cmd, &ret->u.msg);
+	trace_fastbinder_dead(ret->cmd, ret->u.cookie);
 	if (tk->raise) {
 		/* the context's release may have to lower it, from elsewhere */
 		if (thread->task != current) {

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fastbinder: what the driver counts and remembers for debugfs (debugfs.c
- * renders it).
+ * renders it) and FBINDER_IOC_INFO (info.c).
  *
  *   fbinder_stats    global counters (stats.h), atomic, no lock
  *   failures    the last FBINDER_FAILURE_RING failed sends, replies and
  *               deliveries, so "why did my call fail" has an answer; with
- *               module parameter debug also logged, rate-limited
+ *               module parameter debug also logged, rate-limited; each is
+ *               also a fastbinder_failed trace event, and wakes the readers
+ *               waiting for one (FBINDER_INFO_WAIT, info.c)
  *
  * fbinder_failure_lock guards the ring.  Failures are recorded with
  * fbinder_device.lock held, so it nests inside that lock, and nothing is taken
- * inside it.
+ * inside it.  The ring holds references on the pids it names, so that a
+ * reader in another pid namespace can translate them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,9 +21,11 @@
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include "internal.h"
 #include "stats.h"
+#include "trace.h"
 
 atomic64_t fbinder_stats[FBINDER_STAT_COUNT];
 
@@ -48,52 +53,120 @@ module_param_named(debug, fbinder_debug, bool, 0644);
 MODULE_PARM_DESC(debug,
 		 "Also log each failed send or reply to the kernel log, rate-limited (default 0)");
 
+const char *const fbinder_failure_names[] = {
+	[FBINDER_FAILED_SEND] = "send",
+	[FBINDER_FAILED_REPLY] = "reply",
+	[FBINDER_FAILED_DELIVER] = "deliver",
+};
+
 static DEFINE_SPINLOCK(fbinder_failure_lock);
 static struct fbinder_failure fbinder_failures[FBINDER_FAILURE_RING];
-static unsigned int fbinder_failure_next;	/* total recorded */
+static u64 fbinder_failure_next;	/* total recorded */
+/* FBINDER_INFO_WAIT readers (info.c) */
+static DECLARE_WAIT_QUEUE_HEAD(fbinder_failure_wait);
 
-void fbinder_record_failure(int error, const char *what, struct fbinder_ctx *from,
-			    struct fbinder_node *target, u32 code)
+static void fbinder_failure_clear(struct fbinder_failure *f)
 {
-	fbinder_record_failure_pid(error, what, from->pid, target, code);
+	put_pid(f->from);
+	put_pid(f->to);
+	f->from = NULL;
+	f->to = NULL;
 }
 
-/* The same for a sender known by its pid only (its context may be gone). */
-void fbinder_record_failure_pid(int error, const char *what, struct pid *from,
-				struct fbinder_node *target, u32 code)
+static void fbinder_record(int error, enum fbinder_failure_what what,
+			   struct pid *from, kuid_t from_uid,
+			   struct fbinder_node *target, u32 code,
+			   unsigned long ip)
 {
+	struct fbinder_ctx *owner = target ? target->owner : NULL;
 	struct fbinder_failure *f;
 
 	fbinder_stat_inc(FBINDER_STAT_FAILED);
+	trace_fastbinder_failed(error, what, from, target, code, ip);
 	spin_lock(&fbinder_failure_lock);
 	f = &fbinder_failures[fbinder_failure_next++ % FBINDER_FAILURE_RING];
+	fbinder_failure_clear(f);
+	f->seq = fbinder_failure_next;
 	f->time_ns = ktime_get_ns();
 	f->error = error;
 	f->what = what;
-	f->from_pid = pid_nr(from);
-	f->to_pid = target && target->owner ? pid_nr(target->owner->pid) : 0;
+	f->from = get_pid(from);
+	f->from_uid = from_uid;
+	f->to = owner ? get_pid(owner->pid) : NULL;
+	f->to_uid = owner ? owner->euid : INVALID_UID;
 	f->node = target ? target->debug_id : 0;
 	f->code = code;
 	if (fbinder_debug)
 		pr_info_ratelimited("%s from pid %d to pid %d (node %llu, code %u) failed: %d\n",
-				    what, f->from_pid, f->to_pid, f->node,
-				    code, error);
+				    fbinder_failure_names[what], pid_nr(from),
+				    pid_nr(f->to), f->node, code, error);
 	spin_unlock(&fbinder_failure_lock);
+	if (wq_has_sleeper(&fbinder_failure_wait))
+		wake_up_interruptible_all(&fbinder_failure_wait);
 }
 
-/*
- * Copies the failures the ring holds into out (FBINDER_FAILURE_RING entries),
- * oldest first; returns how many.
- */
-unsigned int fbinder_failures_read(struct fbinder_failure *out)
+void fbinder_record_failure(int error, enum fbinder_failure_what what,
+			    struct fbinder_ctx *from,
+			    struct fbinder_node *target, u32 code)
 {
-	unsigned int i, first, n = 0;
+	from->failed++;
+	fbinder_record(error, what, from->pid, from->euid, target, code,
+		       _RET_IP_);
+}
+
+/* The same for a sender known by its pid only (its context may be gone). */
+void fbinder_record_failure_pid(int error, enum fbinder_failure_what what,
+				struct pid *from, kuid_t from_uid,
+				struct fbinder_node *target, u32 code)
+{
+	fbinder_record(error, what, from, from_uid, target, code, _RET_IP_);
+}
+
+unsigned int fbinder_failures_read(struct fbinder_failure *out, u64 seq)
+{
+	u64 i, first;
+	unsigned int n = 0;
 
 	spin_lock(&fbinder_failure_lock);
 	first = fbinder_failure_next > FBINDER_FAILURE_RING ?
 		fbinder_failure_next - FBINDER_FAILURE_RING : 0;
-	for (i = first; i < fbinder_failure_next; i++)
-		out[n++] = fbinder_failures[i % FBINDER_FAILURE_RING];
+	first = max(first, seq);
+	for (i = first; i < fbinder_failure_next; i++) {
+		out[n] = fbinder_failures[i % FBINDER_FAILURE_RING];
+		get_pid(out[n].from);
+		get_pid(out[n].to);
+		n++;
+	}
 	spin_unlock(&fbinder_failure_lock);
 	return n;
+}
+
+void fbinder_failures_put(struct fbinder_failure *f, unsigned int n)
+{
+	while (n--)
+		fbinder_failure_clear(&f[n]);
+}
+
+/* The number of the newest failure, 0 before the first. */
+u64 fbinder_failures_seq(void)
+{
+	u64 seq;
+
+	spin_lock(&fbinder_failure_lock);
+	seq = fbinder_failure_next;
+	spin_unlock(&fbinder_failure_lock);
+	return seq;
+}
+
+/* Sleeps until a failure newer than seq is recorded: 0 or -ERESTARTSYS. */
+int fbinder_failures_wait(u64 seq)
+{
+	return wait_event_interruptible(fbinder_failure_wait,
+					fbinder_failures_seq() > seq);
+}
+
+/* Module unload: the ring's references on pids. */
+void fbinder_stats_exit(void)
+{
+	fbinder_failures_put(fbinder_failures, FBINDER_FAILURE_RING);
 }

@@ -38,6 +38,7 @@
 
 #include "internal.h"
 #include "stats.h"
+#include "trace.h"
 
 static atomic64_t fbinder_txn_ids = ATOMIC64_INIT(0);
 
@@ -734,6 +735,9 @@ static int fbinder_send_commit_locked(struct fbinder_thread *thread,
 	t->buffer->target_node = node;
 	node->buf_refs++;
 	node->tmp_refs--;
+	node->calls++;
+	target->received++;
+	thread->ctx->sent++;
 	if (t->flags & FBINDER_TXN_ONEWAY) {
 		fbinder_stat_inc(FBINDER_STAT_ONEWAYS);
 		if (node->async_out) {
@@ -930,6 +934,8 @@ static int fbinder_send_commit(struct fbinder_send *s)
 		spin_unlock(&dev->lock);
 		return ret;
 	}
+	trace_fastbinder_send(t, wake);
+	trace_fastbinder_reply(t);
 	s->buf->sender = s->sender;
 	s->buf->fds = s->x.fds;
 	s->buf->nr_fds = s->x.nr_fds;
@@ -1004,7 +1010,8 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 		ret = -ECONNRESET;
 	/* the target while it is still pinned */
 	if (ret != -ECONNRESET && (t || (call && call->from)))
-		fbinder_record_failure(ret, s->reply ? "reply" : "send",
+		fbinder_record_failure(ret, s->reply ? FBINDER_FAILED_REPLY :
+						       FBINDER_FAILED_SEND,
 				       thread->ctx, t ? t->node : NULL, s->tr.code);
 	if (t && t->node) {
 		t->node->tmp_refs--;
@@ -1124,6 +1131,7 @@ void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf)
 	fbinder_free_buffer_locked(ctx, buf, &wake);
 	fbinder_unlock_wake(ctx->dev, wake, false);
 	fbinder_buffer_drop_fds(buf);
+	trace_fastbinder_buffer_free(ctx, buf);
 	fbinder_alloc_free(&ctx->alloc, buf);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_BUFFERS);
 }
@@ -1164,6 +1172,7 @@ int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 
 	for (i = 0; i < nr; i++) {
 		fbinder_buffer_drop_fds(bufs[i]);
+		trace_fastbinder_buffer_free(ctx, bufs[i]);
 		fbinder_stat_dec(FBINDER_STAT_LIVE_BUFFERS);
 	}
 	fbinder_alloc_free_batch(&ctx->alloc, bufs, nr);

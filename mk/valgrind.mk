@@ -55,9 +55,9 @@ $(VG_DIR)/fbservice: tools/fbservice/fbservice.c $(BL_A) \
 	@mkdir -p $(@D)
 	$(CC) $(USER_CFLAGS) -o $@ $< $(BL_A)
 
-$(VG_DIR)/fbstat: tools/fbstat/fbstat.c $(BL_A) \
+$(VG_DIR)/fbstat: $(FBSTAT_SRCS) tools/fbstat/fbstat.h $(BL_A) \
 		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(BL_A)
+	$(CC) $(USER_CFLAGS) -o $@ $(FBSTAT_SRCS) $(BL_A)
 
 .SECONDARY: $(VG_LIB_OBJS)

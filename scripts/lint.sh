@@ -39,6 +39,7 @@ findings=0
 # file -> checkpatch types accepted there (justified in a comment in the file)
 declare -A CHECKPATCH_ACCEPT=(
 	[driver/compat.h]=LINUX_VERSION_CODE,CONSTANT_COMPARISON
+	[driver/trace.h]=OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT
 )
 
 cpdir=$lintdir/checkpatch

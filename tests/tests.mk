@@ -100,6 +100,13 @@ VM_ROOT_TESTS	+= attack_ctx_mgr attack_fd_flood
 # starts the service manager.
 VM_ROOT_TESTS	+= attack_death_links attack_handle_ids attack_long_stream \
 		   attack_thread_records
+# FBINDER_IOC_INFO against debugfs, and what uid 65534 and 65533 see of
+# root's and each other's contexts (info_ioctl); tracefs (trace_events);
+# a manager, then fbstat as 65534 in a mount namespace without debugfs
+# (fbstat_unprivileged); docs/tracing.md's recipes run as written there
+# (tracing_recipes: the page is put in the guest's /fb/files).
+VM_ROOT_TESTS	+= fbstat_unprivileged info_ioctl trace_events tracing_recipes
+VM_RUN_ARGS	+= -f docs/tracing.md
 # The debug kernel's: failslab drives fault injection through debugfs.
 DEBUG_ROOT_TESTS := failslab
 

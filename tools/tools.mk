@@ -16,5 +16,10 @@ VM_BINS		+= $(TOOL_BINS)
 INSTALL_BIN	+= $(TOOL_BINS)
 CLEAN_FILES	+= $(TOOL_BINS)
 
-$(foreach t,$(TOOL_NAMES),$(eval $(BUILD)/bin/$(t): tools/$(t)/$(t).c $(BL_A) \
-	libbinderlite/include/binderlite.h uapi/linux/fastbinder.h))
+TOOL_HDRS	:= libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
+# fbstat is several files, one concern each (tools/fbstat/fbstat.h)
+FBSTAT_SRCS	:= $(wildcard tools/fbstat/*.c)
+
+$(BUILD)/bin/fbversion: tools/fbversion/fbversion.c $(BL_A) $(TOOL_HDRS)
+$(BUILD)/bin/fbservice: tools/fbservice/fbservice.c $(BL_A) $(TOOL_HDRS)
+$(BUILD)/bin/fbstat: $(FBSTAT_SRCS) tools/fbstat/fbstat.h $(BL_A) $(TOOL_HDRS)

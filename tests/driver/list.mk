@@ -19,6 +19,7 @@ driver_VM_TESTS := \
 	fd_passing.c \
 	fd_passing_failures.c \
 	idle_memory.c \
+	info_ioctl.c \
 	looper_spawn.c \
 	multiple_devices.c \
 	nested_calls.c \
@@ -30,6 +31,7 @@ driver_VM_TESTS := \
 	quotas.c \
 	server_killed.c \
 	sync_call.c \
+	trace_events.c \
 	version.c \
 	write_stream_errors.c \
 	# (end of the list: keep it sorted)

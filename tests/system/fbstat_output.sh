@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# fbstat_output: fbstat reads debugfs and shows what is really there: the
-# service manager as context manager, the "calculator" service's node with
-# its owner's pid and name, the manager's handle to it, the service's pool
-# threads, a call in flight (who waits on whom), the counters moving with
-# calls made, --watch with changes, and its exit codes (1 no debugfs dir,
-# 2 usage).
+# fbstat_output: fbstat, as root (FBINDER_IOC_INFO and debugfs), shows what
+# is really there: the service manager as context manager, the "calculator"
+# service's node with its owner's pid and name, the manager's handle to it,
+# the service's pool threads, a call in flight (who waits on whom), the
+# counters and the node's calls moving with calls made, --watch with
+# changes, and its exit codes (1 an unreadable debugfs dir asked for, 2
+# usage).  fbstat_unprivileged: the same for an unprivileged user.
 # ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
 . fbt.sh
 
@@ -67,6 +68,9 @@ for i in 1 2 3 4 5; do fbservice call calculator 1 i64 $i i64 1 >/dev/null; done
 after=$(counter calls)
 [ -n "$before" ] && [ -n "$after" ] && [ $((after - before)) -ge 5 ] &&
 	ok "counters: calls $before -> $after after 5 calls" || bad "counters: calls '$before' -> '$after'"
+calls=$(fbstat -N nodes | awk -v p="$CALC" '$2 == p { print $10 }' | head -n1)
+[ "${calls:-0}" -ge 5 ] && ok "nodes: calculator's node counts its calls ($calls)" ||
+	bad "nodes: CALLS '$calls' on calculator's node, expected >= 5"
 lc=$(counter live_contexts)
 [ "$lc" -ge 3 ] && ok "counters: live_contexts $lc" || bad "live_contexts '$lc', expected >= 3"
 

@@ -13,6 +13,8 @@ system_VM_TESTS := \
 	example_threadpool.sh \
 	fbservice_cli.sh \
 	fbstat_output.sh \
+	fbstat_unprivileged.c \
+	tracing_recipes.c \
 	valgrind_user.sh \
 	# (end of the list: keep it sorted)
 

@@ -55,6 +55,40 @@ LAYOUT(fbinder_write_read, read_consumed, 40);
 SIZE(fbinder_version, 8);
 LAYOUT(fbinder_version, abi_version, 0);
 
+SIZE(fbinder_info, 56);
+LAYOUT(fbinder_info, what, 0);
+LAYOUT(fbinder_info, entry_size, 12);
+LAYOUT(fbinder_info, count, 16);
+LAYOUT(fbinder_info, total, 20);
+LAYOUT(fbinder_info, seq, 24);
+LAYOUT(fbinder_info, entries, 32);
+LAYOUT(fbinder_info, reserved, 40);
+
+SIZE(fbinder_info_context, 136);
+LAYOUT(fbinder_info_context, id, 0);
+LAYOUT(fbinder_info_context, pid, 8);
+LAYOUT(fbinder_info_context, device, 16);
+LAYOUT(fbinder_info_context, threads, 48);
+LAYOUT(fbinder_info_context, reserved, 84);
+LAYOUT(fbinder_info_context, map_size, 88);
+LAYOUT(fbinder_info_context, failed, 128);
+
+SIZE(fbinder_info_node, 48);
+LAYOUT(fbinder_info_node, ctx, 8);
+LAYOUT(fbinder_info_node, owner_pid, 24);
+LAYOUT(fbinder_info_node, calls, 40);
+
+SIZE(fbinder_info_handle, 40);
+LAYOUT(fbinder_info_handle, holder_pid, 8);
+LAYOUT(fbinder_info_handle, node, 16);
+LAYOUT(fbinder_info_handle, buffer_refs, 36);
+
+SIZE(fbinder_info_failure, 48);
+LAYOUT(fbinder_info_failure, seq, 0);
+LAYOUT(fbinder_info_failure, error, 16);
+LAYOUT(fbinder_info_failure, node, 32);
+LAYOUT(fbinder_info_failure, reserved, 44);
+
 #ifndef ABI_STATIC_ONLY
 #include <check.h>
 #include <stdlib.h>
@@ -67,6 +101,11 @@ START_TEST(test_sizes)
 	ck_assert_uint_eq(sizeof(struct fbinder_object), 16);
 	ck_assert_uint_eq(sizeof(struct fbinder_write_read), 48);
 	ck_assert_uint_eq(sizeof(struct fbinder_version), 8);
+	ck_assert_uint_eq(sizeof(struct fbinder_info), 56);
+	ck_assert_uint_eq(sizeof(struct fbinder_info_context), 136);
+	ck_assert_uint_eq(sizeof(struct fbinder_info_node), 48);
+	ck_assert_uint_eq(sizeof(struct fbinder_info_handle), 40);
+	ck_assert_uint_eq(sizeof(struct fbinder_info_failure), 48);
 }
 END_TEST
 
@@ -85,6 +124,7 @@ START_TEST(test_ioctl_numbers)
 	/* The size is part of each number, so a layout change changes it. */
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_WRITE_READ), 48);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_VERSION), 8);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_INFO), 56);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_SEND), 40);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_RET_TRANSACTION), 64);
 	ck_assert_uint_eq(_IOC_TYPE(FBINDER_IOC_VERSION), FBINDER_IOC_MAGIC);

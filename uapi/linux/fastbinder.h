@@ -16,7 +16,7 @@
 #include <linux/ioctl.h>
 
 /* Bumped on every incompatible change; FBINDER_IOC_VERSION reports it. */
-#define FBINDER_ABI_VERSION		2
+#define FBINDER_ABI_VERSION		3
 
 /* Handle 0 always names the context manager (the service manager). */
 #define FBINDER_CONTEXT_MGR_HANDLE	0
@@ -179,6 +179,130 @@ struct fbinder_context_mgr {
 	__u32 reserved;
 };
 
+/* ---- FBINDER_IOC_INFO: the driver's state for tools -------------------- */
+
+/*
+ * What FBINDER_IOC_INFO reads (docs/abi.md, Information).  The caller sees
+ * only what docs/security.md lets it see of other users' contexts.
+ */
+enum fbinder_info_what {
+	FBINDER_INFO_COUNTERS	= 0,	/* __u64 per counter, FBINDER_COUNTER_* order */
+	FBINDER_INFO_CONTEXTS	= 1,	/* struct fbinder_info_context */
+	FBINDER_INFO_NODES	= 2,	/* struct fbinder_info_node */
+	FBINDER_INFO_FAILURES	= 3,	/* struct fbinder_info_failure */
+	FBINDER_INFO_HANDLES	= 4,	/* struct fbinder_info_handle */
+};
+
+/* Version of the entries' layout; new fields only ever go at their end. */
+#define FBINDER_INFO_VERSION		1
+
+/* FBINDER_INFO_FAILURES: sleep until a failure newer than seq comes. */
+#define FBINDER_INFO_WAIT		0x1
+
+struct fbinder_info {
+	__u32 what;		/* enum fbinder_info_what */
+	__u32 flags;		/* FBINDER_INFO_WAIT, or 0 */
+	__u32 version;		/* out: FBINDER_INFO_VERSION */
+	__u32 entry_size;	/* in: the caller's entry size; out: the driver's */
+	__u32 count;		/* in: room, in entries; out: entries written */
+	__u32 total;		/* out: entries there were (more than count: retry) */
+	__u64 seq;		/* FAILURES: in: the last seen; out: the newest */
+	__u64 entries;		/* user pointer, count * entry_size bytes */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+/* The counters of FBINDER_INFO_COUNTERS; new ones are appended. */
+enum fbinder_counter {
+	FBINDER_COUNTER_LIVE_CONTEXTS,
+	FBINDER_COUNTER_LIVE_THREADS,
+	FBINDER_COUNTER_LIVE_NODES,
+	FBINDER_COUNTER_LIVE_HANDLES,
+	FBINDER_COUNTER_LIVE_BUFFERS,
+	FBINDER_COUNTER_LIVE_TRANSACTIONS,
+	FBINDER_COUNTER_LIVE_DEATHS,
+	FBINDER_COUNTER_LIVE_PAGES,
+	FBINDER_COUNTER_CALLS,
+	FBINDER_COUNTER_ONEWAYS,
+	FBINDER_COUNTER_REPLIES,
+	FBINDER_COUNTER_FAILED,
+	FBINDER_COUNTER_DEAD_REPLIES,
+	FBINDER_COUNTER_RELEASE_NOTICES,
+	FBINDER_COUNTER_SPAWN_REQUESTS,
+	FBINDER_COUNTER_ABANDONED,
+	FBINDER_COUNTER_COUNT
+};
+
+/* One context (open file) the caller may see. */
+struct fbinder_info_context {
+	__u64 id;		/* the context's, for nodes and handles to name */
+	__u32 pid;		/* its owner, in the caller's pid namespace */
+	__u32 euid;		/* it opened the device with, in the caller's user ns */
+	char device[32];	/* the device's name */
+	__u32 threads;		/* thread records */
+	__u32 queued;		/* calls and oneway messages not read yet */
+	__u32 max_threads;	/* FBINDER_IOC_SET_MAX_THREADS */
+	__u32 requested_threads;	/* FBINDER_RET_SPAWN_LOOPER not registered yet */
+	__u32 started_threads;	/* registered at the driver's request */
+	__u32 nodes;
+	__u32 handles;
+	__u32 death_links;
+	__u32 buffers;		/* slots of its buffer in use */
+	__u32 reserved;
+	__u64 map_size;		/* bytes mapped, 0 before mmap */
+	__u64 pages_resident;	/* pages of its buffer present */
+	__u64 bytes_queued;	/* slots held by calls and oneway messages to it */
+	__u64 received;		/* calls and oneway messages queued to it */
+	__u64 sent;		/* calls and oneway messages its threads sent */
+	__u64 failed;		/* its sends and replies that failed */
+};
+
+#define FBINDER_INFO_NODE_CTX_MGR	0x1	/* handle 0 of its device */
+
+/* One node of a context the caller may see. */
+struct fbinder_info_node {
+	__u64 id;		/* as in failures and tracepoints */
+	__u64 ctx;		/* its owner's context id */
+	__u64 cookie;		/* its owner's name for it */
+	__u32 owner_pid;	/* in the caller's pid namespace */
+	__u32 flags;		/* FBINDER_INFO_NODE_* */
+	__u32 handles;		/* handles of other contexts to it */
+	__u32 oneway_out;	/* oneway messages delivered, not freed */
+	__u64 calls;		/* calls and oneway messages queued to it */
+};
+
+#define FBINDER_INFO_HANDLE_DEAD	0x1	/* its node's owner is gone */
+
+/* One handle of a context the caller may see. */
+struct fbinder_info_handle {
+	__u64 ctx;		/* its holder's context id */
+	__u32 holder_pid;	/* in the caller's pid namespace */
+	__u32 id;		/* the holder's handle number */
+	__u64 node;		/* the node's id */
+	__u32 owner_pid;	/* the node's owner, 0 if gone or not visible */
+	__u32 flags;		/* FBINDER_INFO_HANDLE_* */
+	__u32 refs;		/* FBINDER_CMD_ACQUIRE minus RELEASE */
+	__u32 buffer_refs;	/* unfreed buffers carrying it */
+};
+
+enum fbinder_failure_what {
+	FBINDER_FAILED_SEND	= 1,	/* FBINDER_CMD_SEND */
+	FBINDER_FAILED_REPLY	= 2,	/* FBINDER_CMD_REPLY */
+	FBINDER_FAILED_DELIVER	= 3,	/* a message its receiver could not take */
+};
+
+/* One failure the caller sent or was the target of. */
+struct fbinder_info_failure {
+	__u64 seq;		/* 1 for the first since the module loaded */
+	__u64 time_ns;		/* CLOCK_MONOTONIC */
+	__s32 error;		/* negative errno */
+	__u32 what;		/* enum fbinder_failure_what */
+	__u32 from_pid;		/* the sender, 0 if not visible */
+	__u32 to_pid;		/* the target's owner, 0 if none or not visible */
+	__u64 node;		/* the target node's id, 0 if none */
+	__u32 code;
+	__u32 reserved;
+};
+
 #define FBINDER_IOC_MAGIC		0xFB
 #define FBINDER_IOC_VERSION		_IOR(FBINDER_IOC_MAGIC, 0, struct fbinder_version)
 #define FBINDER_IOC_WRITE_READ	_IOWR(FBINDER_IOC_MAGIC, 1, struct fbinder_write_read)
@@ -186,5 +310,6 @@ struct fbinder_context_mgr {
 #define FBINDER_IOC_SET_CONTEXT_MGR	_IOW(FBINDER_IOC_MAGIC, 3, struct fbinder_context_mgr)
 #define FBINDER_IOC_THREAD_EXIT	_IO(FBINDER_IOC_MAGIC, 4)
 #define FBINDER_IOC_WAKE_IDLE	_IO(FBINDER_IOC_MAGIC, 5)
+#define FBINDER_IOC_INFO		_IOWR(FBINDER_IOC_MAGIC, 16, struct fbinder_info)
 
 #endif /* _UAPI_LINUX_FASTBINDER_H */
