@@ -120,9 +120,20 @@ static void fbinder_serve(void *arg, int idx)
 				const void *rep = server_reply(s->cfg,
 					s->map + m.data, m.data_size, &ack, &rlen);
 
+				/*
+				 * An ack is not read from the request: free that
+				 * first, or the client's next 4 MiB call may come
+				 * while this one still holds half of the buffer,
+				 * a lone sender's share (ENOSPC, docs/security.md).
+				 */
+				if (rep == &ack)
+					wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER,
+							   &m.data, sizeof(m.data));
 				tr.data = (uintptr_t)rep;
 				tr.data_size = rlen;
 				wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_REPLY, &tr, sizeof(tr));
+				if (rep == &ack)
+					continue;
 			}
 			wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
 				       sizeof(m.data));

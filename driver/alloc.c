@@ -43,6 +43,11 @@
  * it stays mapped in user space, so the next message that lands there costs
  * neither an allocation nor a page fault.  A shrinker empties the lru under
  * memory pressure, unmapping each page from user space before freeing it.
+ * A cached page that a slot takes again stays on the lru, marked in_use,
+ * and is cached again by clearing the mark: a flow of messages through the
+ * same pages then costs no lru lock and no list operation per page (they
+ * were a tenth of a 64 KiB round trip).  The shrinker drops an in-use page
+ * from the lru when it meets one; fbinder_lru_count counts cached pages only.
  *
  * User space sees a page through the fault handler, which maps a page that
  * is present (in use or cached) with vm_insert_page() and sends SIGBUS for
@@ -62,7 +67,7 @@
  *   mm->mmap_lock (or the per-VMA lock)
  *     alloc->lock            mutex, one per context: the slots, trees and
  *                            pages[] of that context, vma, mapped
- *       fbinder_lru_lock          spinlock, global: the lru and fbinder_lru_count
+ *       fbinder_lru_lock          spinlock, global: the lru's list
  *
  * Charges
  * =======
@@ -120,6 +125,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 
 #include "alloc.h"
 #include "compat.h"
@@ -151,7 +157,7 @@ MODULE_PARM_DESC(max_user_pages,
 
 static DEFINE_SPINLOCK(fbinder_lru_lock);
 static LIST_HEAD(fbinder_lru);
-static unsigned long fbinder_lru_count;
+static atomic_long_t fbinder_lru_count = ATOMIC_LONG_INIT(0);	/* cached pages */
 static struct shrinker *fbinder_shrinker;
 
 static DEFINE_HASHTABLE(fbinder_users, 6);
@@ -351,9 +357,15 @@ static void fbinder_slot_put(struct fbinder_alloc *alloc, struct fbinder_buffer 
 
 /* ---- pages -------------------------------------------------------------- */
 
-static bool fbinder_page_cached(struct fbinder_page *p)
+/* On the lru: cached, or in use again and not taken off it yet. */
+static bool fbinder_page_listed(struct fbinder_page *p)
 {
 	return !list_empty(&p->lru);
+}
+
+static bool fbinder_page_cached(struct fbinder_page *p)
+{
+	return fbinder_page_listed(p) && !p->in_use;
 }
 
 /*
@@ -373,12 +385,12 @@ static void fbinder_reclaim_own(struct fbinder_alloc *alloc)
 			continue;
 		spin_lock(&fbinder_lru_lock);
 		list_del_init(&p->lru);
-		fbinder_lru_count--;
+		atomic_long_dec(&fbinder_lru_count);
 		spin_unlock(&fbinder_lru_lock);
 		if (!fbinder_reclaim_page(alloc, p)) {
 			spin_lock(&fbinder_lru_lock);
 			list_add_tail(&p->lru, &fbinder_lru);
-			fbinder_lru_count++;
+			atomic_long_inc(&fbinder_lru_count);
 			spin_unlock(&fbinder_lru_lock);
 		}
 		cond_resched();
@@ -393,19 +405,17 @@ static void fbinder_reclaim_own(struct fbinder_alloc *alloc)
 static int fbinder_pages_use(struct fbinder_alloc *alloc, size_t start, size_t end,
 			     bool reply)
 {
-	size_t i, last = (end - 1) >> PAGE_SHIFT;
+	size_t i, first = start >> PAGE_SHIFT, last = (end - 1) >> PAGE_SHIFT;
 	struct fbinder_page *p;
 
 	lockdep_assert_held(&alloc->lock);
-	for (i = start >> PAGE_SHIFT; i <= last; i++) {
+	for (i = first; i <= last; i++) {
 		p = &alloc->pages[i];
 		if (p->page) {
-			if (fbinder_page_cached(p)) {
-				spin_lock(&fbinder_lru_lock);
-				list_del_init(&p->lru);
-				fbinder_lru_count--;
-				spin_unlock(&fbinder_lru_lock);
-			}
+			/* a cached page stays on the lru, in use (top of file) */
+			if (fbinder_page_cached(p))
+				atomic_long_dec(&fbinder_lru_count);
+			p->in_use = true;
 			continue;
 		}
 		if (!fbinder_user_charge(alloc, 1, reply)) {
@@ -418,6 +428,7 @@ static int fbinder_pages_use(struct fbinder_alloc *alloc, size_t start, size_t e
 			fbinder_user_uncharge(alloc, 1);
 			return -ENOMEM;
 		}
+		p->in_use = true;
 		alloc->pages_resident++;
 		fbinder_stat_inc(FBINDER_STAT_LIVE_PAGES);
 	}
@@ -433,11 +444,19 @@ static void fbinder_pages_release(struct fbinder_alloc *alloc, size_t first,
 
 	for (i = first; i < last; i++) {
 		p = &alloc->pages[i];
-		if (!p->page || fbinder_page_cached(p) || fbinder_reclaim_page(alloc, p))
+		if (!p->page || !p->in_use)
+			continue;
+		if (fbinder_page_listed(p)) {
+			spin_lock(&fbinder_lru_lock);
+			list_del_init(&p->lru);
+			spin_unlock(&fbinder_lru_lock);
+		}
+		p->in_use = false;
+		if (fbinder_reclaim_page(alloc, p))
 			continue;
 		spin_lock(&fbinder_lru_lock);
 		list_add_tail(&p->lru, &fbinder_lru);
-		fbinder_lru_count++;
+		atomic_long_inc(&fbinder_lru_count);
 		spin_unlock(&fbinder_lru_lock);
 	}
 }
@@ -465,15 +484,18 @@ static void fbinder_pages_unuse(struct fbinder_alloc *alloc, size_t start, size_
 		fbinder_pages_release(alloc, first, last);
 		return;
 	}
-	spin_lock(&fbinder_lru_lock);
 	for (i = first; i < last; i++) {
 		p = &alloc->pages[i];
-		if (p->page && !fbinder_page_cached(p)) {
-			list_add_tail(&p->lru, &fbinder_lru);
-			fbinder_lru_count++;
-		}
+		if (!p->page || !p->in_use)
+			continue;
+		p->in_use = false;
+		atomic_long_inc(&fbinder_lru_count);
+		if (fbinder_page_listed(p))
+			continue;
+		spin_lock(&fbinder_lru_lock);
+		list_add_tail(&p->lru, &fbinder_lru);
+		spin_unlock(&fbinder_lru_lock);
 	}
-	spin_unlock(&fbinder_lru_lock);
 }
 
 /* ---- setup and teardown ------------------------------------------------- */
@@ -582,13 +604,14 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 	if (alloc->pages) {
 		spin_lock(&fbinder_lru_lock);
 		for (i = 0; i < alloc->size >> PAGE_SHIFT; i++) {
-			if (fbinder_page_cached(&alloc->pages[i])) {
+			if (fbinder_page_cached(&alloc->pages[i]))
+				atomic_long_dec(&fbinder_lru_count);
+			if (fbinder_page_listed(&alloc->pages[i]))
 				list_del_init(&alloc->pages[i].lru);
-				fbinder_lru_count--;
-			}
 		}
 		spin_unlock(&fbinder_lru_lock);
 		for (i = 0; i < alloc->size >> PAGE_SHIFT; i++) {
+			alloc->pages[i].in_use = false;
 			if (alloc->pages[i].page) {
 				__free_page(alloc->pages[i].page);
 				alloc->pages[i].page = NULL;
@@ -978,15 +1001,18 @@ enum fbinder_copy_op {
  * The one page walk behind every copy into or out of a slot: len bytes at
  * offset in buf, a page at a time, as op says: read from ufrom (user
  * memory) or from, written into to; the pointers op does not use are NULL.
+ *
+ * User memory is read through an iov_iter, not with copy_from_user() per
+ * page: that would run the hardened-usercopy check of its kernel
+ * destination on every page, pages that are the slot's own, and the check
+ * cost about a tenth of a 64 KiB round trip (docs/performance.md).
  */
 static int fbinder_alloc_copy(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 			      size_t offset, size_t len, enum fbinder_copy_op op,
-			 const void __user *ufrom, const void *from, void *to)
+			 struct iov_iter *ufrom, const void *from, void *to)
 {
 	size_t pos, in_page, n, done;
 	struct page *page;
-	unsigned long left;
-	void *kaddr;
 	int ret;
 
 	ret = fbinder_check_range(buf, offset, len);
@@ -999,10 +1025,7 @@ static int fbinder_alloc_copy(struct fbinder_alloc *alloc, struct fbinder_buffer
 		page = alloc->pages[pos >> PAGE_SHIFT].page;
 		switch (op) {
 		case FBINDER_COPY_FROM_USER:
-			kaddr = kmap_local_page(page);
-			left = copy_from_user(kaddr + in_page, ufrom + done, n);
-			kunmap_local(kaddr);
-			if (left)
+			if (copy_page_from_iter(page, in_page, n, ufrom) != n)
 				return -EFAULT;
 			break;
 		case FBINDER_COPY_IN:
@@ -1022,7 +1045,10 @@ static int fbinder_alloc_copy(struct fbinder_alloc *alloc, struct fbinder_buffer
 int fbinder_alloc_copy_from_user(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 				 size_t offset, const void __user *from, size_t len)
 {
-	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, from,
+	struct iov_iter iter;
+
+	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)from, len);
+	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, &iter,
 			     NULL, NULL);
 }
 
@@ -1052,7 +1078,7 @@ int fbinder_alloc_clear(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 static unsigned long fbinder_shrink_count(struct shrinker *s,
 					  struct shrink_control *sc)
 {
-	unsigned long count = READ_ONCE(fbinder_lru_count);
+	unsigned long count = max(atomic_long_read(&fbinder_lru_count), 0L);
 
 	return count ? count : SHRINK_EMPTY;
 }
@@ -1126,7 +1152,13 @@ static unsigned long fbinder_shrink_scan(struct shrinker *s,
 			continue;
 		}
 		list_del_init(&p->lru);
-		fbinder_lru_count--;
+		if (p->in_use) {
+			/* in use again since it was cached: off the lru now */
+			mutex_unlock(&alloc->lock);
+			spin_unlock(&fbinder_lru_lock);
+			continue;
+		}
+		atomic_long_dec(&fbinder_lru_count);
 		spin_unlock(&fbinder_lru_lock);
 
 		done = fbinder_reclaim_page(alloc, p);
@@ -1134,7 +1166,7 @@ static unsigned long fbinder_shrink_scan(struct shrinker *s,
 		spin_lock(&fbinder_lru_lock);
 		if (!done) {
 			list_add_tail(&p->lru, &fbinder_lru);
-			fbinder_lru_count++;
+			atomic_long_inc(&fbinder_lru_count);
 		}
 		/* see the top of the file: unlock before fbinder_lru_lock */
 		mutex_unlock(&alloc->lock);

@@ -58,8 +58,10 @@ struct fbinder_buffer {
 /* One page of the mapping. */
 struct fbinder_page {
 	struct page *page;		/* NULL until a slot needs it */
-	struct list_head lru;		/* on the global lru while unused */
+	/* on the global lru while unused, and in use until the shrinker meets it */
+	struct list_head lru;
 	struct fbinder_alloc *alloc;		/* back pointer for the shrinker */
+	bool in_use;			/* an allocated slot covers it */
 };
 
 /*

@@ -95,7 +95,7 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		if (max > FBINDER_MAX_THREADS)
 			return -EINVAL;
 		spin_lock(&ctx->dev->lock);
-		ctx->max_threads = max;
+		WRITE_ONCE(ctx->max_threads, max);
 		spin_unlock(&ctx->dev->lock);
 		return 0;
 	case FBINDER_IOC_SET_CONTEXT_MGR:

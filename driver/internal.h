@@ -163,7 +163,7 @@ struct fbinder_ctx {
 	wait_queue_head_t poll_wait;	/* pollers of the whole context */
 	u32 nr_queued;			/* transactions on any todo list */
 	struct rb_root senders;		/* fbinder_sender by uid */
-	struct fbinder_sender *spare_sender;	/* one kept for the next, or NULL */
+	struct fbinder_sender *idle_sender;	/* in senders, holding nothing, or NULL */
 	u32 senders_queued;		/* sums of their counts */
 	size_t senders_bytes;
 	size_t senders_oneway;

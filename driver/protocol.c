@@ -493,9 +493,21 @@ static void fbinder_finish_work_locked(struct fbinder_thread *thread,
 static int fbinder_put_ret(struct fbinder_write_read *wr, const struct fbinder_ret *ret)
 {
 	u8 __user *p = u64_to_user_ptr(wr->read_buffer + wr->read_consumed);
+	unsigned long left;
 
-	if (put_user(ret->cmd, (u32 __user *)p) ||
-	    copy_to_user(p + sizeof(ret->cmd), &ret->u, _IOC_SIZE(ret->cmd)))
+	if (put_user(ret->cmd, (u32 __user *)p))
+		return -EFAULT;
+	/*
+	 * A message with a constant size: a copy of a variable size runs the
+	 * hardened-usercopy check of its (stack) source on every return.
+	 */
+	if (ret->cmd == FBINDER_RET_TRANSACTION || ret->cmd == FBINDER_RET_REPLY)
+		left = copy_to_user(p + sizeof(ret->cmd), &ret->u.msg,
+				    sizeof(ret->u.msg));
+	else
+		left = copy_to_user(p + sizeof(ret->cmd), &ret->u,
+				    _IOC_SIZE(ret->cmd));
+	if (left)
 		return -EFAULT;
 	wr->read_consumed += sizeof(ret->cmd) + _IOC_SIZE(ret->cmd);
 	return 0;
@@ -552,6 +564,14 @@ static void fbinder_maybe_spawn(struct fbinder_thread *thread, struct fbinder_wr
 	bool spawn;
 
 	if (wr->read_size - wr->read_consumed < sizeof(cmd))
+		return;
+	/*
+	 * Only pool threads ask, and only when the pool may grow: looper is
+	 * the thread's own (written by its own commands), and a stale
+	 * max_threads only delays a request to the next read.
+	 */
+	if (!(thread->looper & (FBINDER_LOOPER_REGISTERED | FBINDER_LOOPER_ENTERED)) ||
+	    !READ_ONCE(ctx->max_threads))
 		return;
 	spin_lock(&ctx->dev->lock);
 	spawn = !ctx->requested_threads && list_empty(&ctx->waiting) &&

@@ -91,29 +91,45 @@ static int fbinder_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
 }
 
 /*
- * The record of the sending user uid in ctx; *spare becomes it (and is
- * cleared) when there is none.  NULL when there is none and no spare.
+ * The record of the sending user uid in ctx: the one in the tree, else
+ * *spare, or else the idle record of another user, which leaves the tree,
+ * put in as uid's.  NULL when there is none of the three.
  */
 static struct fbinder_sender *fbinder_sender_get_locked(struct fbinder_ctx *ctx, kuid_t uid,
 							struct fbinder_sender **spare)
 {
-	struct fbinder_sender *s = *spare;
+	struct fbinder_sender *s;
 	struct rb_node *n;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	if (!s) {
-		n = rb_find(&uid, &ctx->senders, fbinder_sender_find_cmp);
-		return n ? fbinder_sender_of(n) : NULL;
+	n = rb_find(&uid, &ctx->senders, fbinder_sender_find_cmp);
+	if (n) {
+		s = fbinder_sender_of(n);
+		if (s == ctx->idle_sender)
+			ctx->idle_sender = NULL;
+		return s;
+	}
+	s = *spare;
+	if (s) {
+		*spare = NULL;
+	} else {
+		s = ctx->idle_sender;
+		if (!s)
+			return NULL;
+		ctx->idle_sender = NULL;
+		rb_erase(&s->rb_node, &ctx->senders);
 	}
 	s->uid = uid;
-	n = rb_find_add(&s->rb_node, &ctx->senders, fbinder_sender_add_cmp);
-	if (n)
-		return fbinder_sender_of(n);
-	*spare = NULL;
+	rb_find_add(&s->rb_node, &ctx->senders, fbinder_sender_add_cmp);
 	return s;
 }
 
-/* Takes back what a message counted; the record goes when it holds nothing. */
+/*
+ * Takes back what a message counted.  A record that holds nothing stays in
+ * the tree as the context's one idle record, and the one idle before goes:
+ * a sender that calls again and again would otherwise put its record in
+ * and take it out of the tree on every call.
+ */
 static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
 					  u32 queued, size_t bytes, bool oneway)
 {
@@ -126,14 +142,13 @@ static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinde
 		s->oneway -= bytes;
 		ctx->senders_oneway -= bytes;
 	}
-	if (s->queued || s->bytes)
+	if (s->queued || s->bytes || s == ctx->idle_sender)
 		return;
-	rb_erase(&s->rb_node, &ctx->senders);
-	/* a call and its freeing would otherwise cost a slab round trip */
-	if (!ctx->spare_sender)
-		ctx->spare_sender = s;
-	else
-		kfree(s);
+	if (ctx->idle_sender) {
+		rb_erase(&ctx->idle_sender->rb_node, &ctx->senders);
+		kfree(ctx->idle_sender);
+	}
+	ctx->idle_sender = s;
 }
 
 /*
@@ -178,10 +193,6 @@ static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_
 			kfree(spare);
 			return -EOWNERDEAD;
 		}
-		if (!spare) {
-			spare = to->spare_sender;
-			to->spare_sender = NULL;
-		}
 		s = fbinder_sender_get_locked(to, uid, &spare);
 		if (s)
 			break;
@@ -191,10 +202,7 @@ static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_
 		if (!spare)
 			return -ENOMEM;
 	}
-	if (spare && !to->spare_sender)
-		to->spare_sender = spare;
-	else
-		kfree(spare);
+	kfree(spare);
 	ret = fbinder_share_check_locked(to, s, size, oneway);
 	if (ret) {
 		fbinder_share_uncharge_locked(to, s, 0, 0, false);
@@ -235,8 +243,7 @@ void fbinder_ctx_drop_senders_locked(struct fbinder_ctx *ctx)
 		rb_erase(rb, &ctx->senders);
 		kfree(rb_entry(rb, struct fbinder_sender, rb_node));
 	}
-	kfree(ctx->spare_sender);
-	ctx->spare_sender = NULL;
+	ctx->idle_sender = NULL;
 }
 
 /* Tell a waiting caller its call ended without a reply. */
@@ -627,6 +634,7 @@ static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_device *dev,
 	struct fbinder_txn *t;
 
 	lockdep_assert_held(&dev->lock);
+	/* a spare was zeroed when it was freed (fbinder_txn_free) */
 	t = list_first_entry_or_null(&dev->spare_txns, struct fbinder_txn,
 				     work.entry);
 	if (t) {
@@ -634,12 +642,11 @@ static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_device *dev,
 		dev->nr_spare_txns--;
 	} else {
 		spin_unlock(&dev->lock);
-		t = kmalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+		t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 		spin_lock(&dev->lock);
 		if (!t)
 			return NULL;
 	}
-	memset(t, 0, sizeof(*t));
 	t->work.type = FBINDER_WORK_TXN;
 	INIT_LIST_HEAD(&t->work.entry);
 	t->code = tr->code;

@@ -14,8 +14,9 @@
  *   - free_tree holds exactly the free slots, by size then offset, and
  *     allocated_tree exactly the allocated ones, by offset;
  *   - the slot fbinder_alloc_new() returned is the best fit, found by hand;
- *   - a page covered by an allocated slot is present and off the lru, any
- *     other page is absent or on the lru; pages_resident counts them;
+ *   - a page covered by an allocated slot is present and in use (it may
+ *     still be on the lru), any other page is absent or cached on the lru;
+ *     pages_resident counts them;
  *   - free_oneway_space is half the mapping less the oneway slots.
  *
  * Then it checks the error codes, the oneway share, page reuse from the
@@ -149,9 +150,9 @@ static bool st_check_locked(struct st_run *run, struct fbinder_alloc *a)
 		used = st_page_used(a, i);
 		if (p->page)
 			resident++;
-		if (used && (!p->page || !list_empty(&p->lru)))
+		if (used && (!p->page || !p->in_use))
 			return st_fail(run, "used page absent or cached", i);
-		if (!used && p->page && list_empty(&p->lru))
+		if (!used && p->page && (p->in_use || list_empty(&p->lru)))
 			return st_fail(run, "unused page neither freed nor cached",
 				       i);
 	}
@@ -353,7 +354,7 @@ static void st_edges(struct st_run *run)
 	if (IS_ERR(buf))
 		return (void)st_fail(run, "page slot", PAGE_SIZE);
 	if (buf->offset != index * PAGE_SIZE || a->pages[index].page != page ||
-	    !list_empty(&a->pages[index].lru))
+	    !a->pages[index].in_use)
 		st_fail(run, "cached page not reused", index);
 	fbinder_alloc_free(a, buf);
 
