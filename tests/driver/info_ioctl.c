@@ -111,25 +111,41 @@ static int m_main(struct fbt_ctx *p, void *arg)
 	return 0;
 }
 
-/* debugfs "stats" and the counters, value by value. */
+/*
+ * debugfs "stats" and the counters, value by value.  The two are read at
+ * different moments, and a live count may move in between (a record of
+ * an exited process freed by its deferred release): compare again, up to
+ * a deadline, until one pass sees them all agree; a count that never
+ * agrees is reported from the last pass.
+ */
 static void check_counters(int fd)
 {
 	__u64 v[FBINDER_COUNTER_COUNT + 4];
+	long long d[FBINDER_COUNTER_COUNT], t0 = fbt_now_ms();
+	int ok[FBINDER_COUNTER_COUNT];
 	struct fbinder_info in;
-	long long d;
 	int n;
 
-	n = info_ex(fd, FBINDER_INFO_COUNTERS, 0, v, sizeof(v[0]),
-		    FBINDER_COUNTER_COUNT + 4, NULL, &in);
+	do {
+		int agree = 1;
+
+		n = info_ex(fd, FBINDER_INFO_COUNTERS, 0, v, sizeof(v[0]),
+			    FBINDER_COUNTER_COUNT + 4, NULL, &in);
+		for (int i = 0; i < n && i < FBINDER_COUNTER_COUNT; i++) {
+			ok[i] = fbt_stat(counter_names[i], &d[i]) == 0 && (__u64)d[i] == v[i];
+			agree &= ok[i];
+		}
+		if (agree)
+			break;
+		usleep(50000);
+	} while (fbt_now_ms() - t0 < fbt_deadline_ms(2000));
 	CHECK(n == FBINDER_COUNTER_COUNT && in.total == FBINDER_COUNTER_COUNT &&
 	      in.version == FBINDER_INFO_VERSION && in.entry_size == 8,
 	      "counters: %d of %u, version %u, entry size %u", n, in.total,
 	      in.version, in.entry_size);
-	for (int i = 0; i < n && i < FBINDER_COUNTER_COUNT; i++) {
-		CHECK(fbt_stat(counter_names[i], &d) == 0 && (__u64)d == v[i],
-		      "counter %s: %llu, debugfs says %lld", counter_names[i],
-		      (unsigned long long)v[i], d);
-	}
+	for (int i = 0; i < n && i < FBINDER_COUNTER_COUNT; i++)
+		CHECK(ok[i], "counter %s: %llu, debugfs says %lld", counter_names[i],
+		      (unsigned long long)v[i], d[i]);
 }
 
 /* Each context of debugfs "state" against its entry. */
