@@ -137,6 +137,8 @@ static int count_lines(const char *out, const char *w1, const char *w2)
 	return n;
 }
 
+#define HIST_FILE	"/sys/kernel/tracing/events/fastbinder/fastbinder_send/hist"
+
 int main(void)
 {
 	struct fbinder_object obj = { .type = FBINDER_OBJ_LOCAL, .cookie = C_COOKIE };
@@ -146,12 +148,23 @@ int main(void)
 	char *out, *line, *save = NULL;
 	pid_t m, fl;
 	struct fbt_ctx c;
-	int i, rc;
+	int i, rc, hist;
 
 	alarm(90);
 	CHECK(run("start", "") == 0, "recipe start failed");
-	CHECK(run("latency", "") == 0, "recipe latency failed: %s", fbt_slurp(OUT));
-	CHECK(run("flood", "") == 0, "recipe flood failed: %s", fbt_slurp(OUT));
+	/*
+	 * Recipes 2 and 3 are histograms (CONFIG_HIST_TRIGGERS): Debian's
+	 * kernels have them, make check-debug's kernel does not.  There they
+	 * are reported skipped, and the test ends skipped if nothing failed.
+	 */
+	hist = access(HIST_FILE, F_OK) == 0;
+	if (hist) {
+		CHECK(run("latency", "") == 0, "recipe latency failed: %s", fbt_slurp(OUT));
+		CHECK(run("flood", "") == 0, "recipe flood failed: %s", fbt_slurp(OUT));
+	} else {
+		fbt_skip("no %s: this kernel has no hist triggers, recipes 2 and 3 cannot run",
+			 HIST_FILE);
+	}
 
 	m = fbt_spawn_manager(S_MAP, 0x4ec, m_main, NULL);
 	fbt_ctx_open(&c, MB);
@@ -193,6 +206,9 @@ int main(void)
 	call(&c, CODE_QUIT, NULL, 0, NULL, 0);
 	CHECK(fbt_wait(m) == 0, "manager failed");
 
+	if (!hist)
+		goto out;
+
 	/* 2: every call's latency, on the manager's node (7 calls) */
 	rc = run("latency-show", "");
 	out = fbt_slurp(OUT);
@@ -233,6 +249,7 @@ int main(void)
 	}
 	free(out);
 
+out:
 	fbt_ctx_close(&c);
 	fbt_run("echo 0 >/sys/kernel/tracing/events/fastbinder/enable", NULL, 0);
 	unlink(OUT);
