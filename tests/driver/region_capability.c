@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fbt_attack.h"
 #include "fbt_region.h"
 
 #define MB		(1024 * 1024)
@@ -34,22 +35,6 @@ static void pipe_or_die(int fds[2])
 {
 	if (pipe(fds) < 0)
 		die("pipe");
-}
-
-static void wait_byte(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		die("read sync pipe");
-}
-
-static void put_byte(int fd)
-{
-	char c = 'x';
-
-	if (write(fd, &c, 1) != 1)
-		die("write sync pipe");
 }
 
 static int link_death(struct fbt_ctx *p, __u32 handle, __u64 cookie)
@@ -267,8 +252,8 @@ static int holder_b(int go, int back)
 	CHECK(fbt_region_narrow(p.fd, h, 10, 20, RD, &sub) == 0, "B: narrow");
 	CHECK(fbt_region_revoke(p.fd, h) == -EPERM, "B: revoke of A's region: EPERM");
 	CHECK(link_death(&p, h, DEATH_COOKIE) == 0, "B: link death to the region");
-	put_byte(back);		/* A: revoke now */
-	wait_byte(go);
+	fbt_tell(back, 1);		/* A: revoke now */
+	fbt_await(go);
 	expect_death(&p, DEATH_COOKIE, "B: A revoked");
 	done = 0;
 	CHECK(fbt_region_copy(&p, false, h, 0, &b, 1, &done) == -EKEYREVOKED,
@@ -325,9 +310,9 @@ static void test_holder(struct fbt_ctx *p)
 	fds[0] = go[0];
 	fds[1] = back[1];
 	b = fbt_fork(child_b, fds);
-	wait_byte(back[0]);
+	fbt_await(back[0]);
 	CHECK(fbt_region_revoke(p->fd, h) == 0, "A: revoke");
-	put_byte(go[1]);
+	fbt_tell(go[1], 1);
 	CHECK(fbt_wait(b) == 0, "B passed");
 	CHECK(fbt_wait(fbt_fork(child_c, NULL)) == 0, "C passed");
 	CHECK(fbt_region_tell(p, FBT_REGION_DROP) == 0, "relay drops it");
@@ -350,8 +335,8 @@ static int child_d(void *arg)
 	fbt_ctx_open(&p, 1 * MB);
 	CHECK(fbt_region_create(p.fd, mine, sizeof(mine), RD | WR, &h) == 0, "D: create");
 	CHECK(fbt_region_put(&p, h) == 0, "D: send it");
-	put_byte(fds[1]);
-	wait_byte(fds[0]);
+	fbt_tell(fds[1], 1);
+	fbt_await(fds[0]);
 	return fbt_child_status();	/* exits holding it */
 }
 
@@ -368,11 +353,11 @@ static void test_owner_exit(struct fbt_ctx *p)
 	fds[0] = go[0];
 	fds[1] = back[1];
 	d = fbt_fork(child_d, fds);
-	wait_byte(back[0]);
+	fbt_await(back[0]);
 	CHECK(fbt_region_get(p, &h) == 0, "A: get D's region");
 	CHECK(fbt_region_copy(p, false, h, 0, &b, 1, &done) == 0, "A: reads D's region");
 	CHECK(link_death(p, h, DEATH_COOKIE + 1) == 0, "A: link death");
-	put_byte(go[1]);
+	fbt_tell(go[1], 1);
 	CHECK(fbt_wait(d) == 0, "D passed");
 	expect_death(p, DEATH_COOKIE + 1, "A: D exited");
 	done = 0;

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fbt_attack.h"
 #include "fbt_region.h"
 
 #define MB		(1024 * 1024)
@@ -36,27 +37,11 @@ static unsigned char exec_area[4 * PG] __attribute__((aligned(PG)));
 
 static int sync_go[2], sync_back[2];
 
-static void wait_byte(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		die("read sync pipe");
-}
-
-static void put_byte(int fd)
-{
-	char c = 'x';
-
-	if (write(fd, &c, 1) != 1)
-		die("write sync pipe");
-}
-
 /* B's side of one step: A changed its memory, B checks, both go on. */
 static void step_done(void)
 {
-	put_byte(sync_back[1]);
-	wait_byte(sync_go[0]);
+	fbt_tell(sync_back[1], 1);
+	fbt_await(sync_go[0]);
 }
 
 static int holder(void *arg)
@@ -69,7 +54,7 @@ static int holder(void *arg)
 	(void)arg;
 	fbt_ctx_open(&p, MB);
 	CHECK(fbt_region_get(&p, &h) == 0, "B: get");
-	wait_byte(sync_go[0]);
+	fbt_await(sync_go[0]);
 
 	done = 0;
 	CHECK(fbt_region_copy(&p, false, h, 0, out, PAGES * PG, &done) == 0 &&
@@ -130,29 +115,29 @@ static void test_page_tables(struct fbt_ctx *p)
 	CHECK(fbt_region_create(p->fd, m, PAGES * PG, RD | WR, &h) == 0, "A: create");
 	CHECK(fbt_region_put(p, h) == 0, "A: send");
 	b = fbt_fork(holder, NULL);
-	put_byte(sync_go[1]);
+	fbt_tell(sync_go[1], 1);
 
-	wait_byte(sync_back[0]);
+	fbt_await(sync_back[0]);
 	if (munmap(m + 4 * PG, 2 * PG))
 		die("munmap");
-	put_byte(sync_go[1]);
+	fbt_tell(sync_go[1], 1);
 
-	wait_byte(sync_back[0]);
+	fbt_await(sync_back[0]);
 	if (mmap(m + 4 * PG, 2 * PG, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 		die("mmap fixed");
 	if (mremap(m + 8 * PG, 2 * PG, 2 * PG, MREMAP_MAYMOVE | MREMAP_FIXED, away) == MAP_FAILED)
 		die("mremap");
-	put_byte(sync_go[1]);
+	fbt_tell(sync_go[1], 1);
 
-	wait_byte(sync_back[0]);
+	fbt_await(sync_back[0]);
 	if (mprotect(m + 10 * PG, PG, PROT_NONE) || mprotect(m + 11 * PG, PG, PROT_READ))
 		die("mprotect");
-	put_byte(sync_go[1]);
+	fbt_tell(sync_go[1], 1);
 
-	wait_byte(sync_back[0]);
+	fbt_await(sync_back[0]);
 	CHECK(fbt_verify(m + 12 * PG + 100, PG, 9) < 0, "A: B's write is in A's memory");
-	put_byte(sync_go[1]);
+	fbt_tell(sync_go[1], 1);
 	CHECK(fbt_wait(b) == 0, "B passed");
 	CHECK(fbt_region_tell(p, FBT_REGION_DROP) == 0, "relay drops it");
 	CHECK(fbt_release(p, h) == 0, "A: release");
@@ -166,8 +151,8 @@ static void test_page_tables(struct fbt_ctx *p)
 static int exec_image(int fd, int go, int back)
 {
 	memset(exec_area, 0xee, sizeof(exec_area));
-	put_byte(back);
-	wait_byte(go);
+	fbt_tell(back, 1);
+	fbt_await(go);
 	close(fd);
 	return 0;
 }
@@ -205,12 +190,12 @@ static void test_exec(struct fbt_ctx *p)
 	pid_t e;
 
 	e = fbt_fork(exec_owner, NULL);
-	wait_byte(sync_back[0]);	/* the new image runs */
+	fbt_await(sync_back[0]);	/* the new image runs */
 	CHECK(fbt_region_get(p, &h) == 0, "A: get E's region");
 	CHECK(fbt_region_copy(p, false, h, 0, out, sizeof(out), &done) == -EOWNERDEAD && done == 0,
 	      "A: read after the owner's exec: EOWNERDEAD (done %llu, first byte %#x)",
 	      (unsigned long long)done, out[0]);
-	put_byte(sync_go[1]);
+	fbt_tell(sync_go[1], 1);
 	CHECK(fbt_wait(e) == 0, "E passed");
 	CHECK(fbt_region_tell(p, FBT_REGION_DROP) == 0, "relay drops it");
 	CHECK(fbt_release(p, h) == 0, "A: release");

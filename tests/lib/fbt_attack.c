@@ -101,6 +101,12 @@ int fbt_hear(int fd, int timeout_ms)
 	return value;
 }
 
+void fbt_await(int fd)
+{
+	if (fbt_hear(fd, -1) < 0)
+		die("read from pipe");
+}
+
 long long fbt_now_us(void)
 {
 	struct timespec ts;

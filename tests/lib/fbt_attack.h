@@ -45,6 +45,7 @@ pid_t fbt_fork_nobody(int (*fn)(void *arg), void *arg);
 void fbt_pipe(int p[2]);			/* pipe() or die */
 void fbt_tell(int fd, int value);		/* write one int or die */
 int fbt_hear(int fd, int timeout_ms);		/* the int, or -1: timeout, EOF */
+void fbt_await(int fd);				/* the next fbt_tell(), or die */
 
 /* Microseconds of CLOCK_MONOTONIC. */
 long long fbt_now_us(void);

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fbt_attack.h"
 #include "fbt_region.h"
 
 #define MB		(1024 * 1024)
@@ -31,22 +32,6 @@
 #define ROUNDS		6
 
 static int go[2], back[2];
-
-static void wait_byte(int fd)
-{
-	char c;
-
-	if (read(fd, &c, 1) != 1)
-		die("read sync pipe");
-}
-
-static void put_byte(int fd)
-{
-	char c = 'x';
-
-	if (write(fd, &c, 1) != 1)
-		die("write sync pipe");
-}
 
 /* Reads until the region dies; checks no byte was the owner's after-revoke. */
 static int reader(void *arg)
@@ -63,7 +48,7 @@ static int reader(void *arg)
 		die("malloc");
 	fbt_ctx_open(&p, MB);
 	CHECK(fbt_region_get(&p, &h) == 0, "reader: get");
-	put_byte(back[1]);
+	fbt_tell(back[1], 1);
 	for (;;) {
 		memset(out, 0, SIZE);
 		done = 0;
@@ -101,7 +86,7 @@ static void test_revoke_barrier(struct fbt_ctx *p)
 		CHECK(fbt_region_create(p->fd, m, SIZE, FBINDER_REGION_READ, &h) == 0, "create");
 		CHECK(fbt_region_put(p, h) == 0, "send");
 		r = fbt_fork(reader, NULL);
-		wait_byte(back[0]);
+		fbt_await(back[0]);
 		usleep(round * 7000);
 		CHECK(fbt_region_revoke(p->fd, h) == 0, "round %d: revoke", round);
 		memset(m, 0xee, SIZE);
@@ -129,7 +114,7 @@ static int copier(void *arg)
 		die("malloc");
 	fbt_ctx_open(&p, MB);
 	CHECK(fbt_region_get(&p, &h) == 0, "copier: get");
-	put_byte(back[1]);
+	fbt_tell(back[1], 1);
 	do {
 		done = 0;
 		ret = fbt_region_copy(&p, false, h, 0, out, BIG, &done);
@@ -156,7 +141,7 @@ static void test_kill_copier(struct fbt_ctx *p)
 	CHECK(fbt_region_create(p->fd, m, BIG, FBINDER_REGION_READ, &h) == 0, "create");
 	CHECK(fbt_region_put(p, h) == 0, "send");
 	c = fbt_fork(copier, NULL);
-	wait_byte(back[0]);
+	fbt_await(back[0]);
 	usleep(100 * 1000);
 	t0 = fbt_now_ms();
 	kill(c, SIGKILL);
@@ -184,8 +169,8 @@ static int owner(void *arg)
 	fbt_ctx_open(&p, MB);
 	CHECK(fbt_region_create(p.fd, m, BIG, FBINDER_REGION_READ, &h) == 0, "owner: create");
 	CHECK(fbt_region_put(&p, h) == 0, "owner: send");
-	put_byte(back[1]);
-	wait_byte(go[0]);
+	fbt_tell(back[1], 1);
+	fbt_await(go[0]);
 	_exit(fbt_child_status());	/* with the region, mid-copy */
 }
 
@@ -194,12 +179,12 @@ static void test_owner_exit(void)
 	pid_t o, c;
 
 	o = fbt_fork(owner, NULL);
-	wait_byte(back[0]);
+	fbt_await(back[0]);
 	owner_exits = true;
 	c = fbt_fork(copier, NULL);
-	wait_byte(back[0]);
+	fbt_await(back[0]);
 	usleep(100 * 1000);
-	put_byte(go[1]);
+	fbt_tell(go[1], 1);
 	CHECK(fbt_wait(o) == 0, "owner passed");
 	CHECK(fbt_wait(c) == 0, "copier passed");
 }
