@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "binderlite.h"
 
@@ -93,6 +94,19 @@ struct bl_object {
 static inline uint64_t bl__cookie(const struct bl_object *obj)
 {
 	return (uint64_t)(uintptr_t)obj;
+}
+
+/*
+ * Whole milliseconds from one clock reading to a later one.  The
+ * difference is taken in nanoseconds first: tv_nsec may differ either way,
+ * and C division rounds a negative part toward zero, which would end a
+ * wait up to a millisecond early.
+ */
+static inline int64_t bl__ms_between(const struct timespec *from,
+				     const struct timespec *to)
+{
+	return ((int64_t)(to->tv_sec - from->tv_sec) * 1000000000 +
+		(to->tv_nsec - from->tv_nsec)) / 1000000;
 }
 
 /* ---- the command stream of one WRITE_READ loop frame ---------------------- */

@@ -173,7 +173,7 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 	for (;;) {
 		struct sm_result res;
 		struct timespec ts;
-		long elapsed;
+		int64_t elapsed;
 		int ret = sm_check(ctx, name, handle, &res);
 
 		/* again only while no manager runs, or it knows no such name */
@@ -181,8 +181,7 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 			      (!res.err && res.status == -ENOENT)))
 			return ret;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		elapsed = (now.tv_sec - start.tv_sec) * 1000 +
-			  (now.tv_nsec - start.tv_nsec) / 1000000;
+		elapsed = bl__ms_between(&start, &now);
 		if (timeout_ms != BL_NO_TIMEOUT) {
 			if (elapsed >= timeout_ms)
 				return -ETIMEDOUT;

@@ -9,6 +9,7 @@
 unit_HOST_TESTS := \
 	abi_layout.c \
 	doc_coverage.sh \
+	elapsed_ms.c \
 	parcel.c \
 	policy_parser.c \
 	# (end of the list: keep it sorted)
