@@ -30,6 +30,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -37,8 +38,13 @@
 #include "internal.h"
 #include "stats.h"
 
-/* Pages pinned at once (as process_vm_readv's PVM_MAX_PP_ARRAY_COUNT). */
-#define FBINDER_REGION_CHUNK	16
+/*
+ * Pages pinned and copied in one step: the fixed cost of a step (the
+ * owner's mmap lock, two device-lock holds) spread over 1 MiB, and a
+ * revoke waits for at most that much copying.  process_vm_readv pins up
+ * to 1024 pages at a time.
+ */
+#define FBINDER_REGION_CHUNK	256
 /* Bytes one copy command moves before it returns EINTR to be called again. */
 #define FBINDER_REGION_CMD_BYTES	(16UL << 20)
 
@@ -457,10 +463,10 @@ struct fbinder_region_op {
 	struct mm_struct *mm;
 	unsigned long start;		/* in mm, of the first byte to copy */
 	bool to_region;
-	struct fbinder_iovec *iov;	/* the caller's, read once */
-	u32 nr_iov;
-	u32 seg;			/* iov[seg] at seg_off: the next byte */
-	u64 seg_off;
+	struct iovec *iov;		/* the caller's, read once */
+	struct iov_iter iter;		/* over iov, at the next byte */
+	struct page **pages;		/* one step's pinned pages */
+	unsigned long max_pages;	/* entries of pages */
 	u64 total;			/* bytes of all iov */
 	u64 done;
 };
@@ -510,71 +516,40 @@ static long fbinder_region_pin(struct fbinder_region_op *op, unsigned long addr,
 }
 
 /*
- * Moves n bytes between kaddr and the caller's iovecs, page faults
- * disabled: stops at the first byte that would fault.  Returns the bytes
- * moved, and advances the iovec cursor.
- */
-static size_t fbinder_region_move(struct fbinder_region_op *op, u8 *kaddr, size_t n)
-{
-	size_t moved = 0;
-
-	while (moved < n) {
-		struct fbinder_iovec *v = &op->iov[op->seg];
-		u8 __user *u = u64_to_user_ptr(v->base + op->seg_off);
-		size_t len = min_t(u64, n - moved, v->len - op->seg_off);
-		size_t left;
-
-		if (!len) {		/* an empty iovec */
-			op->seg++;
-			op->seg_off = 0;
-			continue;
-		}
-		if (op->to_region)
-			left = __copy_from_user_inatomic(kaddr + moved, u, len);
-		else
-			left = __copy_to_user_inatomic(u, kaddr + moved, len);
-		moved += len - left;
-		op->seg_off += len - left;
-		if (op->seg_off == v->len) {
-			op->seg++;
-			op->seg_off = 0;
-		}
-		if (left)
-			break;
-	}
-	return moved;
-}
-
-/*
- * Brings in the caller's page at the iovec cursor, outside any window:
- * its fault may sleep (even on userfaultfd).  -EFAULT when it cannot.
+ * Brings in the caller's pages at the iovec cursor, outside any window:
+ * their faults may sleep (even on userfaultfd).  -EFAULT when the first
+ * cannot come in.
  */
 static int fbinder_region_fault_in(struct fbinder_region_op *op)
 {
-	struct fbinder_iovec *v = &op->iov[op->seg];
-	u64 u = v->base + op->seg_off;
-	size_t len = min_t(u64, v->len - op->seg_off,
+	size_t len = min_t(size_t, iov_iter_count(&op->iter),
 			   FBINDER_REGION_CHUNK * PAGE_SIZE);
+	size_t left;
 
 	if (op->to_region)
-		return fault_in_readable(u64_to_user_ptr(u), len) == len ? -EFAULT : 0;
-	return fault_in_safe_writeable(u64_to_user_ptr(u), len) == len ? -EFAULT : 0;
+		left = fault_in_iov_iter_readable(&op->iter, len);
+	else
+		left = fault_in_iov_iter_writeable(&op->iter, len);
+	return left == len ? -EFAULT : 0;
 }
 
 /*
- * One chunk: pin the owner's pages, check the chain is still usable and
- * open the window, move the bytes, close it, unpin.  0 (op->done moved
- * on, maybe by nothing when the caller's page must be faulted in first:
- * done here) or -errno.
+ * One step: pin the owner's pages, check the chain is still usable and
+ * open the window, move the bytes with page faults disabled (the
+ * caller's fault must not hold a revoke up), close it, unpin.  0
+ * (op->done moved on, maybe by nothing when the caller's page must be
+ * faulted in first: done here) or -errno.  copy_page_to_iter() and
+ * copy_page_from_iter() move a pinned page without the hardened-usercopy
+ * object check a copy from a kernel address pays.
  */
 static int fbinder_region_chunk(struct fbinder_region_op *op, u64 limit)
 {
-	struct page *pages[FBINDER_REGION_CHUNK];
+	struct page **pages = op->pages;
 	struct fbinder_device *dev = op->node->dev;
 	unsigned long addr = op->start + op->done;
 	unsigned long first = addr & PAGE_MASK;
 	u64 want = min(op->total - op->done, limit);
-	unsigned long nr = min_t(u64, FBINDER_REGION_CHUNK,
+	unsigned long nr = min_t(u64, op->max_pages,
 				 DIV_ROUND_UP(addr - first + want, PAGE_SIZE));
 	size_t poff = addr - first, moved = 0, n, m;
 	bool wake, faulted = false;
@@ -592,11 +567,11 @@ static int fbinder_region_chunk(struct fbinder_region_op *op, u64 limit)
 	if (!ret) {
 		pagefault_disable();
 		for (i = 0; i < got && moved < want && !faulted; i++) {
-			u8 *kaddr = kmap_local_page(pages[i]);
-
 			n = min_t(u64, PAGE_SIZE - poff, want - moved);
-			m = fbinder_region_move(op, kaddr + poff, n);
-			kunmap_local(kaddr);
+			if (op->to_region)
+				m = copy_page_from_iter(pages[i], poff, n, &op->iter);
+			else
+				m = copy_page_to_iter(pages[i], poff, n, &op->iter);
 			moved += m;
 			faulted = m < n;
 			poff = 0;
@@ -618,41 +593,46 @@ static int fbinder_region_chunk(struct fbinder_region_op *op, u64 limit)
 	return ret;
 }
 
-/* Reads the caller's iovecs, checks them and finds the cursor at done. */
+/*
+ * Reads the caller's iovecs, checks them and sets the iterator over them
+ * at done.
+ */
 static int fbinder_region_read_iov(struct fbinder_region_op *op,
 				   const struct fbinder_region_copy *c)
 {
-	u64 skip = c->done;
-	u32 i;
+	struct fbinder_iovec v;
+	u32 i, nr = c->iov_count;
 
-	if (c->iov_count > FBINDER_REGION_MAX_IOV)
+	if (nr > FBINDER_REGION_MAX_IOV)
 		return -EINVAL;
-	op->nr_iov = c->iov_count;
-	if (!op->nr_iov)
-		return c->done ? -EINVAL : 0;
-	op->iov = kmalloc_array(op->nr_iov, sizeof(*op->iov), GFP_KERNEL_ACCOUNT);
-	if (!op->iov)
-		return -ENOMEM;
-	if (copy_from_user(op->iov, u64_to_user_ptr(c->iov),
-			   op->nr_iov * sizeof(*op->iov)))
-		return -EFAULT;
-	for (i = 0; i < op->nr_iov; i++) {
-		struct fbinder_iovec *v = &op->iov[i];
-
-		if (v->base + v->len < v->base ||
-		    !access_ok(u64_to_user_ptr(v->base), v->len) ||
-		    op->total + v->len < op->total)
-			return -EFAULT;
-		op->total += v->len;
-		if (skip >= v->len && skip) {
-			skip -= v->len;
-			op->seg = i + 1;
-		} else if (skip) {
-			op->seg_off = skip;
-			skip = 0;
-		}
+	if (nr) {
+		op->iov = kmalloc_array(nr, sizeof(*op->iov), GFP_KERNEL_ACCOUNT);
+		if (!op->iov)
+			return -ENOMEM;
 	}
-	return c->done > op->total ? -EINVAL : 0;
+	for (i = 0; i < nr; i++) {
+		if (copy_from_user(&v, u64_to_user_ptr(c->iov + i * sizeof(v)),
+				   sizeof(v)))
+			return -EFAULT;
+		if (v.base + v.len < v.base ||
+		    !access_ok(u64_to_user_ptr(v.base), v.len) ||
+		    op->total + v.len < op->total)
+			return -EFAULT;
+		op->iov[i].iov_base = u64_to_user_ptr(v.base);
+		op->iov[i].iov_len = v.len;
+		op->total += v.len;
+	}
+	if (c->done > op->total)
+		return -EINVAL;
+	/* one buffer, the common case: the iterator's cheaper kind */
+	if (nr == 1)
+		iov_iter_ubuf(&op->iter, op->to_region ? ITER_SOURCE : ITER_DEST,
+			      op->iov[0].iov_base, op->total);
+	else
+		iov_iter_init(&op->iter, op->to_region ? ITER_SOURCE : ITER_DEST,
+			      op->iov, nr, op->total);
+	iov_iter_advance(&op->iter, c->done);
+	return 0;
 }
 
 /*
@@ -688,6 +668,20 @@ out:
 	return ret;
 }
 
+/* The page array for one step: the copy's span, at most a chunk. */
+static int fbinder_region_alloc_pages(struct fbinder_region_op *op)
+{
+	u64 left = op->total - op->done;
+
+	if (!left)
+		return 0;
+	op->max_pages = min_t(u64, FBINDER_REGION_CHUNK,
+			      DIV_ROUND_UP(offset_in_page(op->start + op->done) + left,
+					   PAGE_SIZE));
+	op->pages = kmalloc_array(op->max_pages, sizeof(*op->pages), GFP_KERNEL);
+	return op->pages ? 0 : -ENOMEM;
+}
+
 /*
  * FBINDER_CMD_REGION_READ (to_region false) and FBINDER_CMD_REGION_WRITE.
  * Copies from done on, at most FBINDER_REGION_CMD_BYTES, and writes done
@@ -712,7 +706,8 @@ int fbinder_region_copy(struct fbinder_ctx *ctx, struct fbinder_region_copy __us
 	if (ret)
 		goto out_free;
 	op.done = c.done;
-	while (op.done < op.total) {
+	ret = fbinder_region_alloc_pages(&op);
+	while (!ret && op.done < op.total) {
 		if (!budget || signal_pending(current)) {
 			ret = -EINTR;
 			break;
@@ -737,6 +732,7 @@ int fbinder_region_copy(struct fbinder_ctx *ctx, struct fbinder_region_copy __us
 	fbinder_node_check_locked(op.node);
 	spin_unlock(&ctx->dev->lock);
 out_free:
+	kfree(op.pages);
 	kfree(op.iov);
 	return ret;
 }
