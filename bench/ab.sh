@@ -17,7 +17,10 @@
 # workload the old and the new figure (median of the rounds), new / old,
 # and the spread between rounds; then the targets judged for both.
 #
-# Environment: KERNEL (6.1), KBUILD_ARGS, AB_ROUNDS, BENCH_TIMEOUT.
+# Environment: KERNEL (6.1), KBUILD_ARGS, AB_ROUNDS, BENCH_TIMEOUT, and
+# AB_WORKLOADS: fbbench's -w list for fastbinder (rt,bw,oneway,mem; add
+# region for the memory-region reads, whose peers, process_vm_readv and the
+# stream socketpair, run beside each module in the same workload).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +28,9 @@ rev=$1 module=$2 bin=$3
 shift 3
 KERNEL=${KERNEL:-6.1}
 rounds=${AB_ROUNDS:-3}
+wl=${AB_WORKLOADS:-rt,bw,oneway,mem}
+# the peers' workloads: those of wl they take part in (region brings its own)
+peerwl=$(tr , '\n' <<<"$wl" | grep -xE 'rt|rt1|bw|oneway|scale' | paste -sd, || true)
 cd "$top"
 
 sha=$(git rev-parse --verify --short "$rev^{commit}") ||
@@ -44,7 +50,7 @@ DRIVER_DIR=$work/src/driver UAPI_DIR=$work/src/uapi \
 	scripts/build-module.sh "$kdir" "$work/$KERNEL" ${KBUILD_ARGS-W=1 KCFLAGS=-Werror}
 cp "$work/$KERNEL/driver/fastbinder.ko" "$work/fastbinder-old.ko"
 
-oldbin=fbbench oldflags=-I oldwl=rt,bw,oneway,mem
+oldbin=fbbench oldflags=-I oldwl=$wl
 if ! git diff --quiet "$sha" -- uapi/; then
 	echo "  BENCH   $rev's uapi differs: its own fbbench"
 	make -s -C "$work/src" SKIP_DEPS=1 build/bench/fbbench >/dev/null
@@ -55,17 +61,16 @@ if ! git diff --quiet "$sha" -- uapi/; then
 	# include idle time and do not compare.
 	if ! grep -q -a -- 'icount' "$work/fbbench-old"; then
 		# and its memory workload (100 x 4 KiB) overruns a lone sender's share
-		oldflags='' oldwl=rt,bw,oneway
+		oldflags='' oldwl=$(tr , '\n' <<<"$wl" | grep -vx mem | paste -sd,)
 		echo "bench-ab: warning: $rev's fbbench has no -I (longer runs; its oneway figures include idle time)" >&2
 	fi
 fi
 
 # ---- one boot ---------------------------------------------------------------
-wl=rt,bw,oneway,mem
 cat >"$work/ab-guest.sh" <<EOF
 insmod /fb/binder_linux.ko devices=binder || echo 'bench-ab: binder_linux.ko did not load'
 tag() { sed -n "s/^BENCH-JSON /AB-JSON \$1 /p; /^bench: /p; /FAILED/p"; }
-fbbench -I -n -t binder,unix-stream,unix-seqpacket,pipe,futex-ring -w rt,bw,oneway $* | tag peer
+${peerwl:+fbbench -I -n -t binder,unix-stream,unix-seqpacket,pipe,futex-ring -w $peerwl $* | tag peer}
 run() {	# old|new
 	rmmod fastbinder || exit 1
 	if [ "\$1" = old ]; then
@@ -113,6 +118,7 @@ function value(s, wl, size) {
 	if (wl == "bandwidth") return field(s, "mb_per_s") > 0 ? size / field(s, "mb_per_s") : 0
 	if (wl ~ /^oneway/) return field(s, "msgs_per_s") > 0 ? 1e9 / field(s, "msgs_per_s") : 0
 	if (wl == "memory") return field(s, "idle_pages") + 0
+	if (wl == "region") return field(s, "per_byte") + 0
 	return 0
 }
 function fmtsize(s) {
@@ -120,7 +126,7 @@ function fmtsize(s) {
 }
 function unit(wl) {
 	return wl == "roundtrip" ? "k instr/call" : wl == "bandwidth" ? "k instr/transfer" : \
-	       wl ~ /^oneway/ ? "instr/message" : "pages idle"
+	       wl ~ /^oneway/ ? "instr/message" : wl == "region" ? "instr/byte" : "pages idle"
 }
 function median(list,    a, n, i, j, t) {
 	n = split(list, a, " ")
@@ -139,8 +145,15 @@ function spread(list,    a, n, i, lo, hi) {
 	s = $0
 	sub(/^AB-JSON [a-z]+ /, "", s)
 	wl = field(s, "workload"); size = field(s, "size") + 0; t = field(s, "transport")
+	if (wl == "region" && t == "fastbinder") next	# the message path: does not fit past 1 MiB
 	if (field(s, "ok") != "true") { bad++; print "bench-ab: FAILED " who " " t " " wl " " size ": " field(s, "error"); next }
 	k = wl SUBSEP size
+	# region: the figure of a module is its region read; the CMA and socket
+	# columns are peers
+	if (wl == "region" && t != "fastbinder-region") {
+		peer[t, k] = value(s, wl, size)
+		next
+	}
 	if (who == "peer") { peer[t, k] = value(s, wl, size); next }
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
 	runs[who, k] = runs[who, k] " " value(s, wl, size)
@@ -157,7 +170,8 @@ END {
 		k = order[i]; split(k, p, SUBSEP)
 		o = median(runs["old", k]); n = median(runs["new", k])
 		old[k] = o; new[k] = n
-		printf "| %s | %s | %s | %.1f | %.1f | %s | %.2f%%, %.2f%% |\n", p[1], \
+		f = p[1] == "region" ? "%.3f" : "%.1f"
+		printf "| %s | %s | %s | " f " | " f " | %s | %.2f%%, %.2f%% |\n", p[1], \
 			(p[1] == "memory" ? "1 MiB map" : fmtsize(p[2])), unit(p[1]), o, n, \
 			(o > 0 ? sprintf("%.3f", n / o) : "-"), spread(runs["old", k]), spread(runs["new", k])
 	}
@@ -169,17 +183,22 @@ END {
 	split("4 128 4096", ps, " ")
 	for (i = 1; i <= 3; i++) {
 		k = "roundtrip" SUBSEP ps[i]; pp = peer["pipe", k]
-		row("round trip " fmtsize(ps[i]), "at most the pipe pair (" sprintf("%.1f", pp) "k)", \
+		if (pp > 0) row("round trip " fmtsize(ps[i]), "at most the pipe pair (" sprintf("%.1f", pp) "k)", \
 		    old[k] / pp, new[k] / pp, "x pipe", 1.0)
 	}
 	k = "roundtrip" SUBSEP 65536; q = peer["futex-ring", k]
-	row("round trip 64 KiB", "at most 1.1x the futex ring (" sprintf("%.1f", q) "k)", old[k] / q, new[k] / q, "x ring", 1.1)
+	if (q > 0) row("round trip 64 KiB", "at most 1.1x the futex ring (" sprintf("%.1f", q) "k)", old[k] / q, new[k] / q, "x ring", 1.1)
 	k = "roundtrip" SUBSEP 1048576; q = peer["futex-ring", k]
-	row("round trip 1 MiB", "at most 1.03x the futex ring (" sprintf("%.1f", q) "k)", old[k] / q, new[k] / q, "x ring", 1.03)
+	if (q > 0) row("round trip 1 MiB", "at most 1.03x the futex ring (" sprintf("%.1f", q) "k)", old[k] / q, new[k] / q, "x ring", 1.03)
 	k = "oneway-64" SUBSEP 128
-	row("oneway 128 B, 64 per call", "at most 2500 instructions per message", old[k], new[k], "", 2500)
+	if (k in old) row("oneway 128 B, 64 per call", "at most 2500 instructions per message", old[k], new[k], "", 2500)
 	k = "oneway-1" SUBSEP 128
-	row("oneway 128 B, 1 per call", "at most 5000 instructions per message", old[k], new[k], "", 5000)
+	if (k in old) row("oneway 128 B, 1 per call", "at most 5000 instructions per message", old[k], new[k], "", 5000)
+	k = "region" SUBSEP 16777216; q = peer["process_vm_readv", k]; u = peer["unix-stream", k]
+	if (q > 0) row("region read 16 MiB", "at most 1.05x process_vm_readv (" sprintf("%.3f", q) " instr/byte)", \
+		       old[k] / q, new[k] / q, "x CMA", 1.05)
+	if (u > 0) row("region read 16 MiB", "at most 0.5x the stream socketpair (" sprintf("%.3f", u) " instr/byte)", \
+		       old[k] / u, new[k] / u, "x stream", 0.5)
 	if (bad) { printf "\n%d measurement(s) FAILED\n", bad; exit 1 }
 }
 function row(what, need, o, n, u, lim) {

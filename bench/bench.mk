@@ -24,6 +24,7 @@ BENCH_TIMEOUT	?= 540
 MODE		?= wallclock
 REV		?= main
 AB_ROUNDS	?= 3
+AB_WORKLOADS	?= rt,bw,oneway,mem
 
 USERSPACE	+= $(BENCH_BIN)
 STATIC_PROGS	+= $(BENCH_BIN)
@@ -41,4 +42,5 @@ bench: deps-bench module $(BENCH_BIN)
 .PHONY: bench-ab
 bench-ab: module $(BENCH_BIN)
 	@KERNEL=$(KERNEL) KBUILD_ARGS='$(KBUILD_ARGS)' AB_ROUNDS=$(AB_ROUNDS) \
+		AB_WORKLOADS='$(AB_WORKLOADS)' \
 		bench/ab.sh '$(REV)' $(MODULE) $(BENCH_BIN) $(BENCH_ARGS)
