@@ -25,7 +25,7 @@ VG_DIR		:= $(BUILD)/tests/vm-dyn
 VG_TEST		:= valgrind_user
 VG_CFLAGS	:= $(filter-out -static,$(VM_CFLAGS)) $(VM_BL_CFLAGS) -g
 VG_LIB_OBJS	:= $(patsubst $(BUILD)/tests/lib/%,$(VG_DIR)-lib/%,$(FBT_LIB_OBJS))
-VG_TESTS	:= $(VG_DIR)/calls $(VG_DIR)/thread_pool
+VG_TESTS	:= $(VG_DIR)/calls $(VG_DIR)/regions $(VG_DIR)/thread_pool
 VG_PROGS	:= $(VG_TESTS) $(VG_DIR)/fb-servicemanager \
 		   $(VG_DIR)/fbservice $(VG_DIR)/fbstat
 

@@ -4,7 +4,7 @@
 # valgrind_user: the user code that talks to /dev/fastbinder is memcheck
 # clean (no invalid access, no use of uninitialised memory, no definite or
 # indirect leak), where the host tests cannot reach it: libbinderlite's
-# call, looper, pool and death paths, fb-servicemanager, fbservice, fbstat.
+# call, looper, pool, region and death paths, fb-servicemanager, fbservice, fbstat.
 #
 # Needs "scripts/vm/run.sh -V DIR" (make check passes it when this test runs,
 # mk/valgrind.mk): memcheck in the guest and, in /fb/vg, dynamically
@@ -12,7 +12,7 @@
 # one).  Without them the test fails: a run that skipped it would pass
 # while checking nothing.
 #
-#   1. calls and thread_pool, every process of them under memcheck;
+#   1. calls, regions and thread_pool, every process of them under memcheck;
 #   2. fb-servicemanager under memcheck: registrations, a lookup that
 #      waits, fbservice call/check/list and fbstat (under memcheck too), a
 #      second manager refused (exit 1), two services killed, then the
@@ -100,6 +100,14 @@ rc=$?
 [ $rc -eq 0 ] && ok "calls under memcheck: exit 0" || { bad "calls: exit $rc"; cat calls.out; }
 reports calls
 took calls
+
+# region reads land in malloc()ed memory memcheck cannot see the kernel
+# write: the library marks the bytes copied as defined
+vg regions $VGBIN/regions >regions.out 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "regions under memcheck: exit 0" || { bad "regions: exit $rc"; cat regions.out; }
+reports regions
+took regions
 
 vg thread_pool $VGBIN/thread_pool >thread_pool.out 2>&1
 rc=$?
