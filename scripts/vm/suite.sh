@@ -47,6 +47,11 @@ fi
 # Boot-time messages are not ours: keep them aside, judge only what follows.
 dmesg -c >/tmp/dmesg-boot
 
+# A task stuck in an uninterruptible sleep cannot be killed by a test's
+# timeout and would stall the whole run: have the kernel name it (with its
+# stack) after 60 s instead of 120, and dmesg-clean fail on it.
+echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+
 if [ -f /fb/fastbinder-selftest.ko ]; then
 	echo "=== RUN module-selftest"
 	if insmod /fb/fastbinder-selftest.ko; then
@@ -158,7 +163,11 @@ for t in /fb/tests/*; do
 		bad "$name" "live counts not zero after it exited"
 	elif [ $rc -eq 0 ]; then ok "$name"
 	elif [ $rc -eq 77 ]; then skipped "$name"
-	elif [ $rc -eq 143 ] || [ $rc -eq 124 ]; then bad "$name" "timeout after ${tt}s"
+	elif [ $rc -eq 143 ] || [ $rc -eq 124 ]; then
+		bad "$name" "timeout after ${tt}s"
+		# where everything blocked was waiting, for the log
+		echo w >/proc/sysrq-trigger
+		dmesg | grep -A 30 ' state:D' | head -n 120
 	elif [ $rc -gt 128 ]; then bad "$name" "killed by signal $((rc - 128))"
 	else bad "$name" "exit $rc"; fi
 done
@@ -188,7 +197,7 @@ fi
 echo "=== RUN dmesg-clean"
 # kmemleak: its leak reports and its giving up, not its notes (fault
 # injection makes it print "Cannot allocate a scan area").
-pattern='WARNING:|BUG:|Oops|KASAN|UBSAN|circular locking|possible recursive locking|sleeping function called from invalid context|kmemleak: .*(suspected memory leak|disabled|kmemleak_object)'
+pattern='WARNING:|BUG:|Oops|blocked for more than|KASAN|UBSAN|circular locking|possible recursive locking|sleeping function called from invalid context|kmemleak: .*(suspected memory leak|disabled|kmemleak_object)'
 if dmesg | grep -E -q "$pattern"; then
 	bad dmesg-clean "kernel log lines below"
 	dmesg | grep -E -A 12 "$pattern" | head -n 80
