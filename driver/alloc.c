@@ -22,6 +22,13 @@
  * free neighbour on either side, so two free slots are never adjacent and
  * the free slots are exactly the gaps between allocated ones.
  *
+ * One exception, for the flow of small messages: the last slot freed, when
+ * small, is not merged but kept whole as alloc->cached (still in
+ * allocated_tree, marked free, counted in no slot total), and the next
+ * request of exactly its size takes it back as it is.  Any other request
+ * or free first merges it like any free slot, so outside that reuse the
+ * slots are exactly as described above (see FBINDER_SLOT_CACHE_MAX).
+ *
  * Oneway messages may hold at most half of the mapping (free_oneway_space),
  * so a flood of them cannot starve synchronous calls.  (How much of that
  * one sender may take is the transaction layer's business: txn.c.)
@@ -462,18 +469,17 @@ static void fbinder_pages_release(struct fbinder_alloc *alloc, size_t first,
 }
 
 /*
- * A slot that covered [start, end) is now part of the free slot @free:
- * the pages it touched that lie wholly inside @free are used by no slot
- * any more and go on the lru.  Pages partly outside @free are shared with an allocated
- * neighbour (free slots are never adjacent) and stay in use.
+ * A slot that covered [start, end) is now part of the free gap [lo, hi)
+ * (a free slot, or the cached slot with its free neighbours): the pages it
+ * touched that lie wholly inside the gap are used by no slot any more and
+ * go on the lru.  Pages partly outside it are shared with an allocated
+ * neighbour (gaps are never adjacent) and stay in use.
  */
 static void fbinder_pages_unuse(struct fbinder_alloc *alloc, size_t start, size_t end,
-				struct fbinder_buffer *free)
+				size_t lo, size_t hi)
 {
-	size_t first = max(start >> PAGE_SHIFT,
-			   PAGE_ALIGN(free->offset) >> PAGE_SHIFT);
-	size_t last = min(DIV_ROUND_UP(end, PAGE_SIZE),
-			  (free->offset + free->size) >> PAGE_SHIFT);
+	size_t first = max(start >> PAGE_SHIFT, PAGE_ALIGN(lo) >> PAGE_SHIFT);
+	size_t last = min(DIV_ROUND_UP(end, PAGE_SIZE), hi >> PAGE_SHIFT);
 	struct fbinder_page *p;
 	size_t i;
 
@@ -634,6 +640,7 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 		kfree(buf);
 	}
 	alloc->nr_spare = 0;
+	alloc->cached = NULL;
 	alloc->free_tree = RB_ROOT;
 	alloc->allocated_tree = RB_ROOT;
 	alloc->size = 0;
@@ -765,13 +772,73 @@ out:
 
 /* ---- slots: allocate and free ------------------------------------------- */
 
+/*
+ * The free gap the cached slot stands for: it and its free neighbours, as
+ * one free slot it would have been merged into.
+ */
+static void fbinder_cache_gap(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			      size_t *lo, size_t *hi)
+{
+	struct fbinder_buffer *prev = fbinder_prev_slot(alloc, buf);
+	struct fbinder_buffer *next = fbinder_next_slot(alloc, buf);
+
+	*lo = prev && prev->free ? prev->offset : buf->offset;
+	*hi = next && next->free ? next->offset + next->size :
+				   buf->offset + buf->size;
+}
+
+/*
+ * Merges a slot that left allocated_tree's users (freed or cached) with
+ * its free neighbours into one free slot; returns that slot.
+ */
+static struct fbinder_buffer *fbinder_slot_merge_alocked(struct fbinder_alloc *alloc,
+							 struct fbinder_buffer *buf)
+{
+	struct fbinder_buffer *prev, *next;
+
+	lockdep_assert_held(&alloc->lock);
+	rb_erase(&buf->rb_node, &alloc->allocated_tree);
+	next = fbinder_next_slot(alloc, buf);
+	if (next && next->free) {
+		rb_erase(&next->rb_node, &alloc->free_tree);
+		list_del(&next->entry);
+		buf->size += next->size;
+		fbinder_slot_put(alloc, next);
+	}
+	prev = fbinder_prev_slot(alloc, buf);
+	if (prev && prev->free) {
+		rb_erase(&prev->rb_node, &alloc->free_tree);
+		list_del(&buf->entry);
+		prev->size += buf->size;
+		fbinder_slot_put(alloc, buf);
+		buf = prev;
+	}
+	fbinder_free_tree_insert(alloc, buf);
+	return buf;
+}
+
+/*
+ * The cached slot becomes a free slot like any other.  Its pages were
+ * handed back when it was cached, so only the slots move.
+ */
+static void fbinder_cache_flush_alocked(struct fbinder_alloc *alloc)
+{
+	struct fbinder_buffer *buf = alloc->cached;
+
+	lockdep_assert_held(&alloc->lock);
+	if (!buf)
+		return;
+	alloc->cached = NULL;
+	fbinder_slot_merge_alocked(alloc, buf);
+}
+
 struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t data_size,
 					 size_t offsets_size, bool oneway, bool reply)
 {
 	struct fbinder_buffer *buf, *rest = NULL;
 	struct mem_cgroup *old_memcg;
-	bool slot_page = false;
-	size_t size;
+	bool slot_page = false, hit;
+	size_t size, lo, hi;
 	int ret;
 
 	if (data_size > FBINDER_ALLOC_MAX_REQUEST ||
@@ -794,10 +861,16 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 		ret = -ENOSPC;
 		goto err;
 	}
-	buf = fbinder_best_fit(alloc, size);
-	if (!buf) {
-		ret = -ENOSPC;
-		goto err;
+	/* the slot the last free kept, when it is the size asked for */
+	buf = alloc->cached;
+	hit = buf && buf->size == size;
+	if (!hit) {
+		fbinder_cache_flush_alocked(alloc);
+		buf = fbinder_best_fit(alloc, size);
+		if (!buf) {
+			ret = -ENOSPC;
+			goto err;
+		}
 	}
 	if (alloc->nr_slots % FBINDER_SLOTS_PER_PAGE == 0) {
 		if (!fbinder_user_charge(alloc, 1, reply)) {
@@ -805,6 +878,16 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 			goto err;
 		}
 		slot_page = true;
+	}
+	if (hit) {
+		ret = fbinder_pages_use(alloc, buf->offset, buf->offset + size, reply);
+		if (ret) {
+			fbinder_cache_gap(alloc, buf, &lo, &hi);
+			fbinder_pages_unuse(alloc, buf->offset, buf->offset + size, lo, hi);
+			goto err;
+		}
+		alloc->cached = NULL;
+		goto take;
 	}
 	/* the tail of the slot we cut from, if any is left */
 	if (buf->size > size) {
@@ -816,7 +899,8 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 	}
 	ret = fbinder_pages_use(alloc, buf->offset, buf->offset + size, reply);
 	if (ret) {
-		fbinder_pages_unuse(alloc, buf->offset, buf->offset + size, buf);
+		fbinder_pages_unuse(alloc, buf->offset, buf->offset + size,
+				    buf->offset, buf->offset + buf->size);
 		goto err;
 	}
 
@@ -829,12 +913,13 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 		fbinder_free_tree_insert(alloc, rest);
 	}
 	buf->size = size;
+	rb_add(&buf->rb_node, &alloc->allocated_tree, fbinder_allocated_less);
+take:
 	buf->free = 0;
 	buf->oneway = oneway;
 	buf->user_owned = 0;
 	if (oneway)
 		alloc->free_oneway_space -= size;
-	rb_add(&buf->rb_node, &alloc->allocated_tree, fbinder_allocated_less);
 	alloc->nr_slots++;
 	set_active_memcg(old_memcg);
 	mutex_unlock(&alloc->lock);
@@ -850,16 +935,27 @@ err:
 	return ERR_PTR(ret);
 }
 
+/*
+ * A freed slot of at most this size is kept whole as the context's cached
+ * slot: the next message of its size takes it back as it is, and a flow of
+ * small messages then neither cuts a slot from a free one nor merges it
+ * back (six rbtree operations a message).  Only one slot is cached, and
+ * any other allocation or free first merges it like any free slot, so
+ * best fit and the gaps are exactly as without the cache otherwise; its
+ * pages are handed back as if it were merged (fbinder_cache_gap()), so the
+ * shrinker sees the same pages.
+ */
+#define FBINDER_SLOT_CACHE_MAX		SZ_4K
+
 static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
 				       struct fbinder_buffer *buf)
 {
-	size_t start = buf->offset, end = buf->offset + buf->size;
-	struct fbinder_buffer *prev, *next;
+	size_t start = buf->offset, end = buf->offset + buf->size, lo, hi;
 
 	lockdep_assert_held(&alloc->lock);
 	if (WARN_ON(buf->free))
 		return;
-	rb_erase(&buf->rb_node, &alloc->allocated_tree);
+	fbinder_cache_flush_alocked(alloc);
 	if (--alloc->nr_slots % FBINDER_SLOTS_PER_PAGE == 0)
 		fbinder_user_uncharge(alloc, 1);
 	if (buf->oneway)
@@ -875,23 +971,16 @@ static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
 	buf->nr_fds = 0;
 	buf->sender = NULL;
 
-	next = fbinder_next_slot(alloc, buf);
-	if (next && next->free) {
-		rb_erase(&next->rb_node, &alloc->free_tree);
-		list_del(&next->entry);
-		buf->size += next->size;
-		fbinder_slot_put(alloc, next);
+	if (buf->size <= FBINDER_SLOT_CACHE_MAX) {
+		/* stays in allocated_tree, free: no one may use or take it */
+		alloc->cached = buf;
+		fbinder_cache_gap(alloc, buf, &lo, &hi);
+	} else {
+		buf = fbinder_slot_merge_alocked(alloc, buf);
+		lo = buf->offset;
+		hi = buf->offset + buf->size;
 	}
-	prev = fbinder_prev_slot(alloc, buf);
-	if (prev && prev->free) {
-		rb_erase(&prev->rb_node, &alloc->free_tree);
-		list_del(&buf->entry);
-		prev->size += buf->size;
-		fbinder_slot_put(alloc, buf);
-		buf = prev;
-	}
-	fbinder_free_tree_insert(alloc, buf);
-	fbinder_pages_unuse(alloc, start, end, buf);
+	fbinder_pages_unuse(alloc, start, end, lo, hi);
 }
 
 void fbinder_alloc_free(struct fbinder_alloc *alloc, struct fbinder_buffer *buf)
@@ -965,7 +1054,8 @@ void fbinder_alloc_for_each(struct fbinder_alloc *alloc,
 
 	mutex_lock(&alloc->lock);
 	for (rb = rb_first(&alloc->allocated_tree); rb; rb = rb_next(rb))
-		fn(fbinder_slot_of(rb), arg);
+		if (!fbinder_slot_of(rb)->free)	/* not the cached slot */
+			fn(fbinder_slot_of(rb), arg);
 	mutex_unlock(&alloc->lock);
 }
 

@@ -29,7 +29,8 @@ struct mem_cgroup;
 /*
  * A slot in the mapping.  Slots tile the mapping in address order (the
  * buffers list); a free slot sits in free_tree (ordered by size, then
- * address), an allocated one in allocated_tree (ordered by address).
+ * address), an allocated one in allocated_tree (ordered by address), and
+ * so does the one cached slot, marked free (alloc.c).
  */
 struct fbinder_buffer {
 	struct list_head entry;		/* alloc->buffers, address order */
@@ -90,6 +91,7 @@ struct fbinder_alloc {
 	size_t nr_slots;		/* allocated slots */
 	struct fbinder_user *user;		/* whose pages these are, from mmap */
 	struct mem_cgroup *memcg;	/* charged for them, from mmap */
+	struct fbinder_buffer *cached;	/* freed, kept whole for reuse, or NULL */
 	struct list_head spare;		/* unused fbinder_buffer structs, by entry */
 	u32 nr_spare;
 	bool mapped;			/* slots may be handed out */

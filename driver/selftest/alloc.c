@@ -10,17 +10,21 @@
  * checks the whole state:
  *
  *   - the slots tile the mapping in address order, sizes multiples of 8,
- *     no two free slots adjacent (so freeing coalesced);
+ *     no two free slots adjacent (so freeing coalesced), at most one slot
+ *     cached (alloc->cached, whole, in allocated_tree, marked free);
  *   - free_tree holds exactly the free slots, by size then offset, and
- *     allocated_tree exactly the allocated ones, by offset;
- *   - the slot fbinder_alloc_new() returned is the best fit, found by hand;
+ *     allocated_tree exactly the allocated ones and the cached one, by
+ *     offset;
+ *   - the slot fbinder_alloc_new() returned is the cached one when that has
+ *     the size asked for, else the best fit among the gaps (the cached slot
+ *     merged with its free neighbours), found by hand;
  *   - a page covered by an allocated slot is present and in use (it may
  *     still be on the lru), any other page is absent or cached on the lru;
  *     pages_resident counts them;
  *   - free_oneway_space is half the mapping less the oneway slots.
  *
  * Then it checks the error codes, the oneway share, page reuse from the
- * lru, fbinder_alloc_take_user() and the in-kernel copies.
+ * lru, the cached slot, fbinder_alloc_take_user() and the in-kernel copies.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -87,7 +91,8 @@ static bool st_page_used(struct fbinder_alloc *a, size_t i)
 
 static bool st_check_locked(struct st_run *run, struct fbinder_alloc *a)
 {
-	size_t off = 0, nfree = 0, nalloc = 0, oneway = 0, resident = 0, n, i;
+	size_t off = 0, nfree = 0, nalloc = 0, ncached = 0, oneway = 0;
+	size_t resident = 0, n, i;
 	struct fbinder_buffer *b, *prev = NULL;
 	struct rb_node *rb;
 	struct fbinder_page *p;
@@ -96,9 +101,12 @@ static bool st_check_locked(struct st_run *run, struct fbinder_alloc *a)
 	list_for_each_entry(b, &a->buffers, entry) {
 		if (b->offset != off || !b->size || b->size % 8)
 			return st_fail(run, "slots do not tile", b->offset);
-		if (prev && prev->free && b->free)
+		if (prev && prev->free && b->free && prev != a->cached &&
+		    b != a->cached)
 			return st_fail(run, "adjacent free slots", b->offset);
-		if (b->free)
+		if (b == a->cached)
+			ncached++;
+		else if (b->free)
 			nfree++;
 		else
 			nalloc++;
@@ -109,13 +117,15 @@ static bool st_check_locked(struct st_run *run, struct fbinder_alloc *a)
 	}
 	if (off != a->size)
 		return st_fail(run, "slots do not cover the mapping", off);
+	if (a->cached && (ncached != 1 || !a->cached->free))
+		return st_fail(run, "cached slot not on the list or not free", ncached);
 
 	n = 0;
 	prev = NULL;
 	for (rb = rb_first(&a->free_tree); rb; rb = rb_next(rb), n++) {
 		b = rb_entry(rb, struct fbinder_buffer, rb_node);
-		if (!b->free)
-			return st_fail(run, "allocated slot in free_tree",
+		if (!b->free || b == a->cached)
+			return st_fail(run, "allocated or cached slot in free_tree",
 				       b->offset);
 		if (prev && (prev->size > b->size ||
 			     (prev->size == b->size &&
@@ -131,7 +141,7 @@ static bool st_check_locked(struct st_run *run, struct fbinder_alloc *a)
 	prev = NULL;
 	for (rb = rb_first(&a->allocated_tree); rb; rb = rb_next(rb), n++) {
 		b = rb_entry(rb, struct fbinder_buffer, rb_node);
-		if (b->free)
+		if (b->free && b != a->cached)
 			return st_fail(run, "free slot in allocated_tree",
 				       b->offset);
 		if (prev && prev->offset >= b->offset)
@@ -139,8 +149,10 @@ static bool st_check_locked(struct st_run *run, struct fbinder_alloc *a)
 				       b->offset);
 		prev = b;
 	}
-	if (n != nalloc)
+	if (n != nalloc + ncached)
 		return st_fail(run, "allocated_tree count", n);
+	if (a->nr_slots != nalloc)
+		return st_fail(run, "nr_slots", a->nr_slots);
 
 	if (a->free_oneway_space != a->size / 2 - oneway)
 		return st_fail(run, "free_oneway_space", a->free_oneway_space);
@@ -171,18 +183,43 @@ static bool st_check(struct st_run *run)
 	return ok;
 }
 
-/* The offset best fit must pick for size bytes, or -1 if nothing fits. */
+/*
+ * The offset fbinder_alloc_new() must pick for size bytes, or -1 if nothing
+ * fits: the cached slot if it has that size, else the best fit among the
+ * gaps, each a run of free slots and the cached one (which a request of
+ * another size merges first).
+ */
 static long st_expected_fit(struct fbinder_alloc *a, size_t size)
 {
-	struct fbinder_buffer *b, *best = NULL;
+	size_t gap = 0, gap_off = 0, best_size = 0;
+	struct fbinder_buffer *b;
+	long best = -1;
 
 	mutex_lock(&a->lock);
-	list_for_each_entry(b, &a->buffers, entry)
-		if (b->free && b->size >= size &&
-		    (!best || b->size < best->size))
-			best = b;
+	if (a->cached && a->cached->size == size) {
+		best = a->cached->offset;
+		goto out;
+	}
+	list_for_each_entry(b, &a->buffers, entry) {
+		if (!b->free) {
+			gap = 0;
+			continue;
+		}
+		if (!gap)
+			gap_off = b->offset;
+		gap += b->size;
+		/* a run ends at an allocated slot or at the end */
+		if (!list_is_last(&b->entry, &a->buffers) &&
+		    list_next_entry(b, entry)->free)
+			continue;
+		if (gap >= size && (best < 0 || gap < best_size)) {
+			best = gap_off;
+			best_size = gap;
+		}
+	}
+out:
 	mutex_unlock(&a->lock);
-	return best ? (long)best->offset : -1;
+	return best;
 }
 
 static struct fbinder_buffer *st_alloc(struct st_run *run, const struct st_req *r,
@@ -230,9 +267,11 @@ static void st_scenario(struct st_run *run, const u8 *seq,
 	for (id = 0; id < ST_SLOTS; id++)
 		if (live[id])
 			fbinder_alloc_free(run->alloc, live[id]);
-	/* everything coalesced back into one free slot */
-	if (!run->failed && !list_is_singular(&run->alloc->buffers))
+	/* everything coalesced back into one free slot, but the cached one */
+	if (!run->failed && !list_is_singular(&run->alloc->buffers) &&
+	    !run->alloc->cached)
 		st_fail(run, "free slots not coalesced", 0);
+	st_check(run);
 }
 
 /* Every size combination for one interleaving. */
@@ -398,6 +437,92 @@ static void st_edges(struct st_run *run)
 	st_check(run);
 }
 
+static void st_count_slot(struct fbinder_buffer *buf, void *arg)
+{
+	(*(size_t *)arg)++;
+}
+
+/*
+ * The cached slot: kept whole by a small free, taken back by a request of
+ * its size only, merged first by any other request (so a gap it splits is
+ * whole again for a large one), invisible to take_user and for_each, its
+ * page handed back like a free slot's, its oneway share returned.
+ */
+static void st_cache(struct st_run *run)
+{
+	struct fbinder_alloc *a = run->alloc;
+	struct fbinder_buffer *x, *y, *z, *buf;
+	size_t visits = 0;
+	u64 off;
+
+	x = fbinder_alloc_new(a, 100, 0, false, false);
+	y = fbinder_alloc_new(a, 100, 0, false, false);
+	if (IS_ERR(x) || IS_ERR(y))
+		return (void)st_fail(run, "cache slots", 0);
+	off = y->offset;
+	fbinder_alloc_deliver(a, &y, 1);
+	if (fbinder_alloc_take_user(a, &off, 1, &buf) != 1 || buf != y)
+		return (void)st_fail(run, "cache slot not taken", off);
+	fbinder_alloc_free(a, y);
+	if (a->cached != y || !y->free || a->nr_slots != 1)
+		st_fail(run, "small free not cached", y->offset);
+	if (fbinder_alloc_take_user(a, &off, 1, &buf))
+		st_fail(run, "cached slot taken by user space", off);
+	fbinder_alloc_for_each(a, st_count_slot, &visits);
+	if (visits != 1)
+		st_fail(run, "for_each met the cached slot", visits);
+	st_check(run);
+	/* its size takes it back as it is */
+	buf = fbinder_alloc_new(a, 97, 0, false, false);
+	if (buf != y || buf->offset != off || buf->free || a->cached)
+		st_fail(run, "cached slot not reused", off);
+	st_check(run);
+	/* another size merges it and takes the best fit */
+	fbinder_alloc_free(a, y);
+	buf = fbinder_alloc_new(a, 50, 0, false, false);
+	if (IS_ERR(buf) || buf->offset != off || buf->size != 56 || a->cached)
+		st_fail(run, "cached slot not merged for another size", off);
+	st_check(run);
+	fbinder_alloc_free(a, buf);
+	fbinder_alloc_free(a, x);
+	st_check(run);
+	if (run->failed)
+		return;
+
+	/* a cached slot splitting the free space does not make it too small */
+	x = fbinder_alloc_new(a, 8, 0, false, false);
+	y = fbinder_alloc_new(a, 8, 0, false, false);
+	z = fbinder_alloc_new(a, ST_SIZE - 16, 0, false, false);
+	if (IS_ERR(x) || IS_ERR(y) || IS_ERR(z))
+		return (void)st_fail(run, "filling slots", 0);
+	fbinder_alloc_free(a, y);
+	fbinder_alloc_free(a, z);	/* merges y, caches nothing */
+	fbinder_alloc_free(a, x);	/* cached, in front of the rest */
+	st_check(run);
+	buf = fbinder_alloc_new(a, ST_SIZE, 0, false, false);
+	if (IS_ERR(buf) || buf->offset)
+		return (void)st_fail(run, "whole buffer behind a cached slot", 0);
+	fbinder_alloc_free(a, buf);
+	st_check(run);
+
+	/* a oneway message in the cached slot counts in the oneway half */
+	x = fbinder_alloc_new(a, 200, 0, true, false);
+	if (IS_ERR(x))
+		return (void)st_fail(run, "oneway slot", 200);
+	fbinder_alloc_free(a, x);
+	if (a->cached != x || a->free_oneway_space != ST_SIZE / 2)
+		st_fail(run, "cached oneway slot still counted", a->free_oneway_space);
+	y = fbinder_alloc_new(a, 200, 0, true, false);
+	if (y != x || a->free_oneway_space != ST_SIZE / 2 - y->size)
+		st_fail(run, "reused oneway slot not counted", a->free_oneway_space);
+	st_check(run);
+	fbinder_alloc_free(a, y);
+	/* its page is cached on the lru, not held in use */
+	if (a->pages[0].in_use || list_empty(&a->pages[0].lru))
+		st_fail(run, "cached slot holds its page", 0);
+	st_check(run);
+}
+
 int fbinder_alloc_selftest(void)
 {
 	struct st_run run = { };
@@ -423,6 +548,8 @@ int fbinder_alloc_selftest(void)
 		st_fail(&run, "idle buffer has pages", a->pages_resident);
 	st_check(&run);
 	st_edges(&run);
+	if (!run.failed)
+		st_cache(&run);
 	if (!run.failed)
 		st_interleavings(&run, seq, 0, uses, 0);
 	if (!run.failed)
