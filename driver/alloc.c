@@ -1029,10 +1029,10 @@ static struct fbinder_buffer *fbinder_take_user_alocked(struct fbinder_alloc *al
 }
 
 u32 fbinder_alloc_take_user(struct fbinder_alloc *alloc, const u64 *offsets, u32 n,
-			    struct fbinder_buffer **bufs)
+			    struct fbinder_buffer **bufs, bool free_bare, bool *freed)
 {
 	struct fbinder_buffer *buf;
-	u32 nr;
+	u32 nr, i;
 
 	mutex_lock(&alloc->lock);
 	for (nr = 0; nr < n; nr++) {
@@ -1040,7 +1040,12 @@ u32 fbinder_alloc_take_user(struct fbinder_alloc *alloc, const u64 *offsets, u32
 		if (!buf)
 			break;
 		bufs[nr] = buf;
+		free_bare &= fbinder_buffer_bare(buf);
 	}
+	*freed = free_bare && nr;
+	if (*freed)
+		for (i = 0; i < nr; i++)
+			fbinder_alloc_free_alocked(alloc, bufs[i]);
 	mutex_unlock(&alloc->lock);
 	return nr;
 }

@@ -154,10 +154,28 @@ void fbinder_alloc_deliver(struct fbinder_alloc *alloc, struct fbinder_buffer **
  * For user space's frees: the delivered slots whose data start at
  * offsets[0..n), in order, stopping at the first offset that names none,
  * into bufs[0..returned).  Each is taken from user space (a second free
- * of it finds nothing).  Returns how many were taken.
+ * of it finds nothing).  Returns how many were taken.  With free_bare,
+ * when every slot taken is bare (fbinder_buffer_bare()), they are freed
+ * too, in the same hold of alloc->lock, and *freed is set: bufs[] then
+ * points at nothing.
  */
 u32 fbinder_alloc_take_user(struct fbinder_alloc *alloc, const u64 *offsets, u32 n,
-			    struct fbinder_buffer **bufs);
+			    struct fbinder_buffer **bufs, bool free_bare, bool *freed);
+
+/*
+ * A delivered slot that holds nothing of the transaction layer: no
+ * objects, no files, no sender's share and no node.  Every call and oneway
+ * message has a node, so no call waits on it either and no oneway message
+ * waits for it (a reply is such a slot).  Read under alloc->lock alone:
+ * once delivered, only the free that took the slot from user space changes
+ * the node and the sender, and a call's txn link, the one field cleared by
+ * others, is not read when the node says it is not a reply.
+ */
+static inline bool fbinder_buffer_bare(const struct fbinder_buffer *buf)
+{
+	return !buf->offsets_size && !buf->fds && !buf->sender &&
+	       !buf->target_node && !buf->txn;
+}
 
 /*
  * Calls fn for every allocated slot, in address order, under alloc->lock:

@@ -1163,7 +1163,9 @@ void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf)
  * names no delivered buffer (-EINVAL).  The run takes the allocator's lock
  * twice (to take the buffers, then to free them) and the device lock once
  * to unlink them, plus once per object they carry, to drop its reference
- * (fbinder_buffer_drop_refs()).
+ * (fbinder_buffer_drop_refs()); a run of bare buffers (replies without
+ * objects or files, fbinder_buffer_bare()) is taken and freed in one hold
+ * of the allocator's lock and nothing else, unless the free is traced.
  * Returns 0 or that error; *freed says how many were freed.
  */
 int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
@@ -1172,15 +1174,19 @@ int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 	struct fbinder_buffer *bufs[FBINDER_FREE_BATCH];
 	struct fbinder_device *dev = ctx->dev;
 	struct fbinder_thread *wake = NULL;
+	bool done;
 	int ret = 0;
 	u32 i, nr;
 
 	n = min_t(u32, n, FBINDER_FREE_BATCH);
-	nr = fbinder_alloc_take_user(&ctx->alloc, offsets, n, bufs);
+	nr = fbinder_alloc_take_user(&ctx->alloc, offsets, n, bufs,
+				     !trace_fastbinder_buffer_free_enabled(), &done);
 	if (nr < n)
 		ret = -EINVAL;
 	*freed = nr;
-	if (!nr)
+	if (done)
+		atomic64_sub(nr, &fbinder_stats[FBINDER_STAT_LIVE_BUFFERS]);
+	if (!nr || done)
 		return ret;
 
 	for (i = 0; i < nr; i++)

@@ -335,6 +335,7 @@ static void st_edges(struct st_run *run)
 	u64 off[2];
 	struct page *page;
 	size_t index;
+	bool freed;
 	int i;
 
 	st_expect_err(run, fbinder_alloc_new(a, ST_SIZE + 1, 0, false, false), -EMSGSIZE);
@@ -403,17 +404,41 @@ static void st_edges(struct st_run *run)
 		return (void)st_fail(run, "small slot", 100);
 	off[0] = buf->offset;
 	off[1] = buf->offset + 8;
-	if (fbinder_alloc_take_user(a, &off[0], 1, taken))
+	if (fbinder_alloc_take_user(a, &off[0], 1, taken, false, &freed))
 		st_fail(run, "took a slot not delivered", buf->offset);
 	fbinder_alloc_deliver(a, &buf, 1);
-	if (fbinder_alloc_take_user(a, &off[1], 1, taken))
+	if (fbinder_alloc_take_user(a, &off[1], 1, taken, false, &freed))
 		st_fail(run, "took a slot at a wrong offset", buf->offset);
 	/* the run stops at the offset that names no slot */
-	if (fbinder_alloc_take_user(a, off, 2, taken) != 1 || taken[0] != buf)
+	if (fbinder_alloc_take_user(a, off, 2, taken, false, &freed) != 1 ||
+	    taken[0] != buf || freed)
 		st_fail(run, "delivered slot not taken", buf->offset);
-	if (fbinder_alloc_take_user(a, &off[0], 1, taken))
+	if (fbinder_alloc_take_user(a, &off[0], 1, taken, false, &freed))
 		st_fail(run, "slot taken twice", buf->offset);
 	fbinder_alloc_free(a, buf);
+
+	/* a bare slot is freed with its take; one with objects is not */
+	sync = fbinder_alloc_new(a, 16, 8, false, false);
+	buf = fbinder_alloc_new(a, 16, 0, false, false);
+	if (IS_ERR(sync) || IS_ERR(buf))
+		return (void)st_fail(run, "bare slots", 0);
+	sync->offsets_size = 8;		/* one object */
+	off[0] = sync->offset;
+	off[1] = buf->offset;
+	taken[0] = sync;
+	taken[1] = buf;
+	fbinder_alloc_deliver(a, taken, 2);
+	if (fbinder_alloc_take_user(a, off, 2, taken, true, &freed) != 2 || freed ||
+	    taken[0] != sync || taken[1] != buf)
+		st_fail(run, "slot with objects freed with its take", sync->offset);
+	fbinder_alloc_free(a, sync);
+	fbinder_alloc_deliver(a, &buf, 1);
+	if (fbinder_alloc_take_user(a, &off[1], 1, taken, true, &freed) != 1 ||
+	    !freed || !buf->free || a->nr_slots)
+		st_fail(run, "bare slot not freed with its take", buf->offset);
+	if (fbinder_alloc_take_user(a, &off[1], 1, taken, true, &freed) || freed)
+		st_fail(run, "freed slot taken again", buf->offset);
+	st_check(run);
 
 	/* in-kernel copies across a page boundary, and their bounds */
 	sync = fbinder_alloc_new(a, PAGE_SIZE - 40, 0, false, false);
@@ -453,6 +478,7 @@ static void st_cache(struct st_run *run)
 	struct fbinder_alloc *a = run->alloc;
 	struct fbinder_buffer *x, *y, *z, *buf;
 	size_t visits = 0;
+	bool freed;
 	u64 off;
 
 	x = fbinder_alloc_new(a, 100, 0, false, false);
@@ -461,12 +487,13 @@ static void st_cache(struct st_run *run)
 		return (void)st_fail(run, "cache slots", 0);
 	off = y->offset;
 	fbinder_alloc_deliver(a, &y, 1);
-	if (fbinder_alloc_take_user(a, &off, 1, &buf) != 1 || buf != y)
+	if (fbinder_alloc_take_user(a, &off, 1, &buf, false, &freed) != 1 ||
+	    buf != y || freed)
 		return (void)st_fail(run, "cache slot not taken", off);
 	fbinder_alloc_free(a, y);
 	if (a->cached != y || !y->free || a->nr_slots != 1)
 		st_fail(run, "small free not cached", y->offset);
-	if (fbinder_alloc_take_user(a, &off, 1, &buf))
+	if (fbinder_alloc_take_user(a, &off, 1, &buf, true, &freed) || freed)
 		st_fail(run, "cached slot taken by user space", off);
 	fbinder_alloc_for_each(a, st_count_slot, &visits);
 	if (visits != 1)
