@@ -748,7 +748,8 @@ static void fbinder_own_buffers(struct fbinder_ctx *ctx, struct fbinder_buffer *
  * Fills the read stream.  Each pass of the loop holds the device lock once:
  * it finishes the work delivered by the previous pass, picks and takes the
  * next (or sleeps right there when there is none), and drops the lock to
- * copy the return out.
+ * copy the return out.  A read that ends with a call skips the pass that
+ * would only find it needs no finishing.
  */
 static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read *wr,
 			bool nonblock)
@@ -826,12 +827,19 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 		if (tk.buffer)
 			owned[nr_owned++] = tk.buffer;
 		more = ret.cmd == FBINDER_RET_TRANSACTION && batch && !stop;
+		/*
+		 * The read ends with a call, whose work stays on the stack
+		 * with nothing to finish: no last pass under the lock.
+		 */
+		if (stop && tk.handled && !batch)
+			goto unlocked;
 	}
 	if (batch) {
 		batch->tmp_refs--;
 		fbinder_node_check_locked(batch);
 	}
 	spin_unlock(&dev->lock);
+unlocked:
 	fbinder_own_buffers(ctx, owned, &nr_owned);
 	if (wr->read_consumed != start)
 		fbinder_maybe_spawn(thread, wr);
