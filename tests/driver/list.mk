@@ -32,6 +32,7 @@ driver_VM_TESTS := \
 	region_capability.c \
 	region_owner_memory.c \
 	server_killed.c \
+	slot_reuse.c \
 	sync_call.c \
 	trace_events.c \
 	version.c \
