@@ -917,7 +917,7 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 take:
 	buf->free = 0;
 	buf->oneway = oneway;
-	buf->user_owned = 0;
+	buf->user_owned = false;
 	if (oneway)
 		alloc->free_oneway_space -= size;
 	alloc->nr_slots++;
@@ -962,7 +962,7 @@ static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
 		alloc->free_oneway_space += buf->size;
 	buf->free = 1;
 	buf->oneway = 0;
-	buf->user_owned = 0;
+	buf->user_owned = false;
 	buf->data_size = 0;
 	buf->offsets_size = 0;
 	buf->txn = NULL;
@@ -1005,10 +1005,8 @@ void fbinder_alloc_deliver(struct fbinder_alloc *alloc, struct fbinder_buffer **
 {
 	u32 i;
 
-	mutex_lock(&alloc->lock);
 	for (i = 0; i < n; i++)
-		bufs[i]->user_owned = 1;
-	mutex_unlock(&alloc->lock);
+		smp_store_release(&bufs[i]->user_owned, true);
 }
 
 static struct fbinder_buffer *fbinder_take_user_alocked(struct fbinder_alloc *alloc,
@@ -1022,9 +1020,10 @@ static struct fbinder_buffer *fbinder_take_user_alocked(struct fbinder_alloc *al
 	if (!n)
 		return NULL;
 	buf = fbinder_slot_of(n);
-	if (!buf->user_owned)
+	/* pairs with fbinder_alloc_deliver() */
+	if (!smp_load_acquire(&buf->user_owned))
 		return NULL;
-	buf->user_owned = 0;
+	buf->user_owned = false;
 	return buf;
 }
 

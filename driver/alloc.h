@@ -39,7 +39,11 @@ struct fbinder_buffer {
 	size_t size;			/* of the slot, a multiple of 8 */
 	unsigned free:1;
 	unsigned oneway:1;		/* charged to the oneway share */
-	unsigned user_owned:1;		/* delivered: user space may free it */
+	/*
+	 * Delivered: user space may free it.  Set without alloc->lock
+	 * (fbinder_alloc_deliver(), a release), read and cleared under it.
+	 */
+	bool user_owned;
 
 	/*
 	 * Set and used by the transaction layer only: txn, target_node and
@@ -146,7 +150,10 @@ void fbinder_alloc_free_batch(struct fbinder_alloc *alloc, struct fbinder_buffer
 
 /*
  * Delivered slots: user space may free them from now on (each once, by
- * the offset of its data: fbinder_alloc_take_user()).
+ * the offset of its data: fbinder_alloc_take_user()).  Takes no lock: no
+ * one else writes the mark before user space may free the slot, and the
+ * release orders what the transaction layer wrote before it for the free
+ * that takes the slot.
  */
 void fbinder_alloc_deliver(struct fbinder_alloc *alloc, struct fbinder_buffer **bufs, u32 n);
 
@@ -187,7 +194,7 @@ void fbinder_alloc_for_each(struct fbinder_alloc *alloc,
 /* For fbinder_alloc_for_each()'s fn: was the slot delivered, not freed yet? */
 static inline bool fbinder_alloc_delivered(const struct fbinder_buffer *buf)
 {
-	return buf->user_owned;
+	return READ_ONCE(buf->user_owned);
 }
 
 /* What debugfs shows of a buffer. */
