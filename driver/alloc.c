@@ -1006,6 +1006,7 @@ void fbinder_alloc_deliver(struct fbinder_alloc *alloc, struct fbinder_buffer **
 	u32 i;
 
 	for (i = 0; i < n; i++)
+		/* pairs with the take's acquire: it sees the finished buffer */
 		smp_store_release(&bufs[i]->user_owned, true);
 }
 
