@@ -22,8 +22,7 @@ fi
 inputs() {
 	echo "linux-source-6.1 ${src:-unknown}"
 	echo "gcc $(gcc -dumpfullversion 2>/dev/null || echo none) $(gcc -dumpmachine 2>/dev/null || true)"
-	# The label keeps the script's old path (tools/): the key, and so the cached tree, stays the same.
-	echo "tools/debug-kernel.sh $(sha256sum <"$top/scripts/debug-kernel.sh" | cut -d' ' -f1)"
+	echo "scripts/debug-kernel.sh $(sha256sum <"$top/scripts/debug-kernel.sh" | cut -d' ' -f1)"
 }
 if [ "${1:-}" = -v ]; then
 	inputs
