@@ -625,7 +625,7 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 				freed++;
 			}
 		}
-		atomic64_sub(freed, &fbinder_stats[FBINDER_STAT_LIVE_PAGES]);
+		fbinder_stat_sub(FBINDER_STAT_LIVE_PAGES, freed);
 		freed += DIV_ROUND_UP(alloc->nr_slots, FBINDER_SLOTS_PER_PAGE);
 		alloc->nr_slots = 0;
 		kvfree(alloc->pages);

@@ -51,6 +51,11 @@ static inline void fbinder_stat_dec(enum fbinder_stat stat)
 	atomic64_dec(&fbinder_stats[stat]);
 }
 
+static inline void fbinder_stat_sub(enum fbinder_stat stat, s64 n)
+{
+	atomic64_sub(n, &fbinder_stats[stat]);
+}
+
 /* A failed send, reply or delivery (fbinder_record_failure(), internal.h). */
 struct fbinder_failure {
 	u64 seq;			/* 1 for the first */

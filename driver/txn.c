@@ -1185,7 +1185,7 @@ int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 		ret = -EINVAL;
 	*freed = nr;
 	if (done)
-		atomic64_sub(nr, &fbinder_stats[FBINDER_STAT_LIVE_BUFFERS]);
+		fbinder_stat_sub(FBINDER_STAT_LIVE_BUFFERS, nr);
 	if (!nr || done)
 		return ret;
 
