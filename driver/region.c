@@ -600,20 +600,23 @@ static int fbinder_region_chunk(struct fbinder_region_op *op, u64 limit)
 static int fbinder_region_read_iov(struct fbinder_region_op *op,
 				   const struct fbinder_region_copy *c)
 {
-	struct fbinder_iovec v;
+	struct fbinder_iovec *uv, v;
 	u32 i, nr = c->iov_count;
 
+	/* the uapi's array is read at once and turned into iovecs in place */
+	static_assert(sizeof(struct iovec) <= sizeof(struct fbinder_iovec));
 	if (nr > FBINDER_REGION_MAX_IOV)
 		return -EINVAL;
 	if (nr) {
-		op->iov = kmalloc_array(nr, sizeof(*op->iov), GFP_KERNEL_ACCOUNT);
-		if (!op->iov)
+		uv = kmalloc_array(nr, sizeof(*uv), GFP_KERNEL_ACCOUNT);
+		if (!uv)
 			return -ENOMEM;
+		op->iov = (struct iovec *)uv;
+		if (copy_from_user(uv, u64_to_user_ptr(c->iov), nr * sizeof(*uv)))
+			return -EFAULT;
 	}
 	for (i = 0; i < nr; i++) {
-		if (copy_from_user(&v, u64_to_user_ptr(c->iov + i * sizeof(v)),
-				   sizeof(v)))
-			return -EFAULT;
+		v = uv[i];
 		if (v.base + v.len < v.base ||
 		    !access_ok(u64_to_user_ptr(v.base), v.len) ||
 		    op->total + v.len < op->total)
