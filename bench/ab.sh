@@ -61,7 +61,7 @@ if ! git diff --quiet "$sha" -- uapi/; then
 	# include idle time and do not compare.
 	if ! grep -q -a -- 'icount' "$work/fbbench-old"; then
 		# and its memory workload (100 x 4 KiB) overruns a lone sender's share
-		oldflags='' oldwl=$(tr , '\n' <<<"$wl" | grep -vx mem | paste -sd,)
+		oldflags='' oldwl=$(tr , '\n' <<<"$wl" | grep -vx mem | paste -sd, || true)
 		echo "bench-ab: warning: $rev's fbbench has no -I (longer runs; its oneway figures include idle time)" >&2
 	fi
 fi
