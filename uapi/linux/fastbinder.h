@@ -16,7 +16,7 @@
 #include <linux/ioctl.h>
 
 /* Bumped on every incompatible change; FBINDER_IOC_VERSION reports it. */
-#define FBINDER_ABI_VERSION		3
+#define FBINDER_ABI_VERSION		4
 
 /* Handle 0 always names the context manager (the service manager). */
 #define FBINDER_CONTEXT_MGR_HANDLE	0
@@ -139,6 +139,7 @@ struct fbinder_region_copy {
 /* struct fbinder_txn_data.flags */
 #define FBINDER_TXN_ONEWAY		0x01	/* no reply; the sender does not wait */
 #define FBINDER_TXN_ACCEPT_FDS	0x02	/* a call whose reply may carry fds */
+#define FBINDER_TXN_BATCH		0x04	/* read only: a batch, see below */
 
 /* Payload of FBINDER_CMD_SEND and FBINDER_CMD_REPLY. */
 struct fbinder_txn_data {
@@ -149,6 +150,45 @@ struct fbinder_txn_data {
 	__u64 data;		/* user pointer to the payload */
 	__u64 data_size;	/* bytes at data */
 	__u64 offsets;		/* user pointer to __u64 offsets[] */
+};
+
+/*
+ * One message of a batch.  The sender's (FBINDER_CMD_SEND_BATCH) names its
+ * payload by a user pointer; the receiver's, in the batch it reads, by its
+ * offset in the receiver's mapping.
+ */
+struct fbinder_batch_msg {
+	__u32 code;		/* method code */
+	__u32 reserved;		/* 0 */
+	__u64 data;		/* user pointer, or offset in the mapping */
+	__u64 data_size;	/* bytes at data */
+};
+
+/* The most messages in one batch. */
+#define FBINDER_MAX_BATCH		256
+
+/*
+ * Payload of FBINDER_CMD_SEND_BATCH: count oneway messages without objects
+ * to one handle, delivered as one.  They take one slot in the receiver's
+ * buffer and one place in its queue, and arrive as one
+ * FBINDER_RET_TRANSACTION with FBINDER_TXN_BATCH set.
+ */
+struct fbinder_batch_send {
+	__u32 handle;		/* target */
+	__u32 count;		/* entries at msgs, 1..FBINDER_MAX_BATCH */
+	__u64 msgs;		/* user pointer to struct fbinder_batch_msg[] */
+};
+
+/*
+ * A delivered batch (FBINDER_TXN_BATCH; the message's code is 0): its data
+ * starts with this header, the messages in the order sent, then their
+ * payloads, each at an 8-byte aligned offset.  One FBINDER_CMD_FREE_BUFFER
+ * of the message's data frees them all.
+ */
+struct fbinder_batch {
+	__u32 count;
+	__u32 reserved;		/* 0 */
+	struct fbinder_batch_msg msgs[];
 };
 
 /* ---- what a receiver reads --------------------------------------------- */
@@ -207,6 +247,7 @@ struct fbinder_death {
 #define FBINDER_CMD_ABANDON		_IO('c', 11)	/* stop awaiting a reply */
 #define FBINDER_CMD_REGION_READ	_IOWR('c', 12, struct fbinder_region_copy)
 #define FBINDER_CMD_REGION_WRITE	_IOWR('c', 13, struct fbinder_region_copy)
+#define FBINDER_CMD_SEND_BATCH	_IOW('c', 14, struct fbinder_batch_send)
 
 /* ---- read-stream returns (each a __u32 followed by its payload) -------- */
 
