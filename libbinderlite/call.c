@@ -190,13 +190,108 @@ int bl_call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 			timeout_ms, NULL);
 }
 
+/* A message that may go in a FBINDER_CMD_SEND_BATCH: one without objects. */
+static bool batchable(const struct bl_oneway *m)
+{
+	return !m->request || !m->request->offsets_count;
+}
+
+/* How many of msgs, from the first, go in one FBINDER_CMD_SEND_BATCH. */
+static size_t batch_run(const struct bl_oneway *msgs, size_t count)
+{
+	size_t n = 0;
+
+	while (n < count && n < FBINDER_MAX_BATCH &&
+	       msgs[n].handle == msgs[0].handle && batchable(&msgs[n]))
+		n++;
+	return n;
+}
+
+/* The messages the commands in the first consumed bytes of cmds carried. */
+static size_t msgs_in(const uint8_t *cmds, size_t consumed)
+{
+	struct fbinder_batch_send bs;
+	size_t pos = 0, n = 0;
+	uint32_t cmd;
+
+	while (consumed - pos >= sizeof(cmd)) {
+		memcpy(&cmd, cmds + pos, sizeof(cmd));
+		pos += sizeof(cmd);
+		if (cmd == FBINDER_CMD_SEND_BATCH) {
+			memcpy(&bs, cmds + pos, sizeof(bs));
+			n += bs.count;
+		} else {
+			n++;
+		}
+		pos += _IOC_SIZE(cmd);
+	}
+	return n;
+}
+
+/*
+ * The commands for msgs[0..count): each run of two or more consecutive
+ * messages without objects to one handle as FBINDER_CMD_SEND_BATCH (one
+ * slot and one queue entry in the receiver), the rest, and the first plain
+ * ones, as FBINDER_CMD_SEND.  The batches' entries go to bm.  Returns the
+ * stream's length.
+ */
+static size_t put_oneways(const struct bl_oneway *msgs, size_t count,
+			  size_t plain, struct fbinder_batch_msg *bm,
+			  uint8_t *cmds)
+{
+	size_t i, j, n, wlen = 0;
+
+	for (i = 0; i < count; i += n) {
+		uint32_t cmd = FBINDER_CMD_SEND;
+		struct fbinder_batch_send bs;
+		struct fbinder_txn_data tr;
+
+		n = i < plain ? 1 : batch_run(msgs + i, count - i);
+		if (n < 2) {
+			n = 1;
+			fill_txn(&tr, msgs[i].handle, msgs[i].code,
+				 FBINDER_TXN_ONEWAY, msgs[i].request);
+			memcpy(cmds + wlen, &cmd, sizeof(cmd));
+			memcpy(cmds + wlen + sizeof(cmd), &tr, sizeof(tr));
+			wlen += sizeof(cmd) + sizeof(tr);
+			continue;
+		}
+		for (j = i; j < i + n; j++) {
+			const struct bl_parcel *p = msgs[j].request;
+
+			memset(&bm[j], 0, sizeof(bm[j]));
+			bm[j].code = msgs[j].code;
+			if (p) {
+				bm[j].data = (uintptr_t)p->data;
+				bm[j].data_size = p->size;
+			}
+		}
+		cmd = FBINDER_CMD_SEND_BATCH;
+		bs.handle = msgs[i].handle;
+		bs.count = (uint32_t)n;
+		bs.msgs = (uintptr_t)&bm[i];
+		memcpy(cmds + wlen, &cmd, sizeof(cmd));
+		memcpy(cmds + wlen + sizeof(cmd), &bs, sizeof(bs));
+		wlen += sizeof(cmd) + sizeof(bs);
+	}
+	return wlen;
+}
+
+/*
+ * All in one WRITE_READ; the driver stops at the first failing command.  A
+ * batch is all or nothing, and may not fit where its messages one by one
+ * would (ENOSPC, EMSGSIZE: the receiver's share, or a mapping smaller than
+ * the batch): its messages then go again one by one, so that as many go as
+ * without batches and a caller's retry always makes progress.
+ */
 int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 			 size_t count, size_t *sent)
 {
 	const size_t one = sizeof(uint32_t) + sizeof(struct fbinder_txn_data);
-	struct fbinder_write_read wr = { 0 };
-	uint8_t *buf;
-	size_t i, went;
+	struct fbinder_write_read wr;
+	struct fbinder_batch_msg *bm;
+	size_t i, went = 0, plain = 0;
+	uint8_t *buf, *cmds;
 	int ret = 0;
 
 	if (sent)
@@ -208,27 +303,39 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 		if (ret)
 			return ret;
 	}
-	buf = bl__realloc(NULL, count * one);
+	/* the batches' entries first (aligned), then the command stream */
+	buf = bl__realloc(NULL, count * (sizeof(*bm) + one));
 	if (!buf)
 		return -ENOMEM;
-	for (i = 0; i < count; i++) {
-		uint32_t cmd = FBINDER_CMD_SEND;
-		struct fbinder_txn_data tr;
-
-		fill_txn(&tr, msgs[i].handle, msgs[i].code, FBINDER_TXN_ONEWAY,
-			 msgs[i].request);
-		memcpy(buf + i * one, &cmd, sizeof(cmd));
-		memcpy(buf + i * one + sizeof(cmd), &tr, sizeof(tr));
+	bm = (struct fbinder_batch_msg *)(void *)buf;
+	cmds = buf + count * sizeof(*bm);
+	for (i = 0; i < count; i++)
 		bl__objects_exported(ctx, msgs[i].request, 1);
+	for (;;) {
+		uint32_t cmd;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.write_buffer = (uintptr_t)cmds;
+		wr.write_size = put_oneways(msgs + went, count - went, plain,
+					    bm + went, cmds);
+		/* cut short by a signal (EINTR): go on from write_consumed */
+		do {
+			ret = bl__write_read(ctx->fd, &wr) < 0 ? -errno : 0;
+		} while (ret == -EINTR);
+		if (!ret) {
+			went = count;
+			break;
+		}
+		went += msgs_in(cmds, wr.write_consumed);
+		if (wr.write_consumed >= wr.write_size ||
+		    (ret != -ENOSPC && ret != -EMSGSIZE))
+			break;
+		memcpy(&cmd, cmds + wr.write_consumed, sizeof(cmd));
+		if (cmd != FBINDER_CMD_SEND_BATCH)
+			break;
+		plain = msgs_in(cmds + wr.write_consumed,
+				sizeof(cmd) + _IOC_SIZE(cmd));
 	}
-	wr.write_buffer = (uintptr_t)buf;
-	wr.write_size = count * one;
-	/* cut short by a signal (EINTR): go on from write_consumed */
-	do {
-		ret = bl__write_read(ctx->fd, &wr) < 0 ? -errno : 0;
-	} while (ret == -EINTR);
-	/* the driver stops at the first failing send: the rest never went */
-	went = ret ? wr.write_consumed / one : count;
 	for (i = went; i < count; i++)
 		bl__objects_exported(ctx, msgs[i].request, -1);
 	bl__free(buf);

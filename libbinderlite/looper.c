@@ -24,6 +24,79 @@ struct bl_pool_thread {
 /* The context whose loop this thread is running, if any. */
 static _Thread_local struct bl_context *bl_looping;
 
+/*
+ * A delivered batch (FBINDER_TXN_BATCH) whose header and entries all lie
+ * inside its data: count from 1 to FBINDER_MAX_BATCH, each payload 8-byte
+ * aligned after the entries.  The mapping is the driver's, but a library
+ * that walks it trusts nothing it did not check.
+ */
+static bool batch_valid(struct bl_context *ctx, const struct fbinder_txn_msg *msg)
+{
+	const size_t head = sizeof(struct fbinder_batch);
+	const size_t ent = sizeof(struct fbinder_batch_msg);
+	size_t map = ctx->map_size;
+	struct fbinder_batch_msg m;
+	struct fbinder_batch b;
+	uint64_t end;
+	uint32_t i;
+
+	if (msg->offsets_count || msg->data > map ||
+	    msg->data_size > map - msg->data || msg->data_size < head)
+		return false;
+	memcpy(&b, ctx->map + msg->data, head);
+	if (!b.count || b.count > FBINDER_MAX_BATCH ||
+	    b.count > (msg->data_size - head) / ent)
+		return false;
+	end = msg->data + msg->data_size;
+	for (i = 0; i < b.count; i++) {
+		memcpy(&m, ctx->map + msg->data + head + (size_t)i * ent, ent);
+		if (m.data % 8 || m.data < msg->data + head + b.count * ent ||
+		    m.data > end || m.data_size > end - m.data)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Each message of a batch goes to the handler as the oneway message it was
+ * sent as (its code, FBINDER_TXN_ONEWAY), in order; then the one buffer is
+ * freed.  A malformed batch is dropped whole.
+ */
+static void dispatch_batch(struct bl_io *io, const struct fbinder_txn_msg *msg)
+{
+	struct bl_context *ctx = io->ctx;
+	struct bl_call_info info = {
+		.ctx = ctx,
+		.txn_id = msg->txn_id,
+		.flags = FBINDER_TXN_ONEWAY,
+		.sender_pid = msg->sender_pid,
+		.sender_euid = msg->sender_euid,
+	};
+	const size_t head = sizeof(struct fbinder_batch);
+	struct fbinder_batch_msg m;
+	struct bl_object *obj;
+	struct fbinder_batch b;
+	struct bl_reader r;
+	uint32_t i;
+
+	obj = bl__object_lookup_ref(ctx, msg->cookie);
+	if (obj && batch_valid(ctx, msg)) {
+		memcpy(&b, ctx->map + msg->data, head);
+		for (i = 0; i < b.count; i++) {
+			memcpy(&m, ctx->map + msg->data + head + (size_t)i * sizeof(m),
+			       sizeof(m));
+			info.code = m.code;
+			if (!bl_reader_init(&r, ctx->map + m.data, m.data_size,
+					    NULL, 0))
+				obj->handler(obj, m.code, &r, NULL, &info);
+		}
+	}
+	bl_object_unref(obj);
+	/* a batch carries no descriptors; any there are still ours */
+	bl__msg_close_fds(ctx, msg, NULL);
+	bl__io_put(io, FBINDER_CMD_FREE_BUFFER, &msg->data);
+}
+
 void bl__dispatch_txn(struct bl_io *io, const struct fbinder_txn_msg *msg)
 {
 	struct bl_context *ctx = io->ctx;
@@ -41,6 +114,10 @@ void bl__dispatch_txn(struct bl_io *io, const struct fbinder_txn_msg *msg)
 	struct fbinder_txn_data tr;
 	int32_t status;
 
+	if (msg->flags & FBINDER_TXN_BATCH) {
+		dispatch_batch(io, msg);
+		return;
+	}
 	/* the reply parcel may still be queued for the previous request's */
 	if (io->reply_queued)
 		bl__io_flush(io);

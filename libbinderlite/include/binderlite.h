@@ -473,7 +473,11 @@ struct bl_call_info {
 	struct bl_context *ctx;
 	uint64_t txn_id;	/* the driver's transaction ID */
 	uint32_t code;		/* method code */
-	uint32_t flags;		/* FBINDER_TXN_ONEWAY for a oneway message */
+	/*
+	 * FBINDER_TXN_ONEWAY for a oneway message, also one that came in a
+	 * batch (whose messages share txn_id)
+	 */
+	uint32_t flags;
 	int32_t sender_pid;	/* in this process's pid namespace; 0 if none */
 	uint32_t sender_euid;	/* in this process's user namespace */
 };
@@ -643,7 +647,12 @@ struct bl_oneway {
  * Sends count oneway messages in one system call, in order.  Returns 0
  * when all went, else the error of the first that failed; *sent (may be
  * NULL) is the number that went either way.  -EINVAL for count 0 or more
- * than BL_ONEWAY_BATCH_MAX.
+ * than BL_ONEWAY_BATCH_MAX.  Consecutive messages without objects to one
+ * handle travel together (FBINDER_CMD_SEND_BATCH, up to FBINDER_MAX_BATCH
+ * in one slot of the receiver's buffer, far cheaper per message); the
+ * receiving library hands them to the handler one by one as ever.  A
+ * batch that does not fit the receiver (-ENOSPC, -EMSGSIZE) is sent again
+ * message by message, so *sent is what it would be without batches.
  */
 #define BL_ONEWAY_BATCH_MAX	1024
 int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,

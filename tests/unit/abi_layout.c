@@ -37,6 +37,23 @@ LAYOUT(fbinder_txn_msg, data_size, 40);
 LAYOUT(fbinder_txn_msg, offsets, 48);
 LAYOUT(fbinder_txn_msg, offsets_count, 56);
 
+SIZE(fbinder_batch_msg, 24);
+LAYOUT(fbinder_batch_msg, code, 0);
+LAYOUT(fbinder_batch_msg, reserved, 4);
+LAYOUT(fbinder_batch_msg, data, 8);
+LAYOUT(fbinder_batch_msg, data_size, 16);
+
+SIZE(fbinder_batch_send, 16);
+LAYOUT(fbinder_batch_send, handle, 0);
+LAYOUT(fbinder_batch_send, count, 4);
+LAYOUT(fbinder_batch_send, msgs, 8);
+
+/* the entries start at 8 on i386 too, where a __u64 aligns to 4 */
+SIZE(fbinder_batch, 8);
+LAYOUT(fbinder_batch, count, 0);
+LAYOUT(fbinder_batch, reserved, 4);
+LAYOUT(fbinder_batch, msgs, 8);
+
 SIZE(fbinder_object, 16);
 LAYOUT(fbinder_object, type, 0);
 LAYOUT(fbinder_object, flags, 4);
@@ -127,6 +144,10 @@ START_TEST(test_sizes)
 {
 	ck_assert_uint_eq(sizeof(struct fbinder_txn_data), 40);
 	ck_assert_uint_eq(sizeof(struct fbinder_txn_msg), 64);
+	ck_assert_uint_eq(sizeof(struct fbinder_batch_msg), 24);
+	ck_assert_uint_eq(sizeof(struct fbinder_batch_send), 16);
+	ck_assert_uint_eq(sizeof(struct fbinder_batch), 8);
+	ck_assert_uint_eq(FBINDER_MAX_BATCH, 256);
 	ck_assert_uint_eq(sizeof(struct fbinder_object), 16);
 	ck_assert_uint_eq(sizeof(struct fbinder_write_read), 48);
 	ck_assert_uint_eq(sizeof(struct fbinder_version), 8);
@@ -144,6 +165,8 @@ START_TEST(test_alignment)
 	ck_assert_uint_eq(_Alignof(struct fbinder_txn_data), 8);
 	ck_assert_uint_eq(_Alignof(struct fbinder_txn_msg), 8);
 	ck_assert_uint_eq(_Alignof(struct fbinder_object), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_batch_msg), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_batch_send), 8);
 	ck_assert_uint_eq(_Alignof(struct fbinder_write_read), 8);
 }
 END_TEST
@@ -155,6 +178,7 @@ START_TEST(test_ioctl_numbers)
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_VERSION), 8);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_INFO), 56);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_SEND), 40);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_SEND_BATCH), 16);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_RET_TRANSACTION), 64);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_REGION_READ), 32);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_REGION_WRITE), 32);
