@@ -7,6 +7,7 @@
 
 library_VM_TESTS := \
 	calls.c \
+	oneway_batches.c \
 	regions.c \
 	thread_pool.c \
 	# (end of the list: keep it sorted)

@@ -12,7 +12,7 @@
 # one).  Without them the test fails: a run that skipped it would pass
 # while checking nothing.
 #
-#   1. calls, regions and thread_pool, every process of them under memcheck;
+#   1. calls, oneway_batches, regions and thread_pool, every process of them under memcheck;
 #   2. fb-servicemanager under memcheck: registrations, a lookup that
 #      waits, fbservice call/check/list and fbstat (under memcheck too), a
 #      second manager refused (exit 1), two services killed, then the
@@ -100,6 +100,14 @@ rc=$?
 [ $rc -eq 0 ] && ok "calls under memcheck: exit 0" || { bad "calls: exit $rc"; cat calls.out; }
 reports calls
 took calls
+
+# oneway batches: the sender's mixed command stream, the receiver's batch walk
+vg oneway_batches $VGBIN/oneway_batches >oneway_batches.out 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "oneway_batches under memcheck: exit 0" ||
+	{ bad "oneway_batches: exit $rc"; cat oneway_batches.out; }
+reports oneway_batches
+took oneway_batches
 
 # region reads land in malloc()ed memory memcheck cannot see the kernel
 # write: the library marks the bytes copied as defined
