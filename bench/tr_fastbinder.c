@@ -6,7 +6,9 @@
  * (free of the previous reply + FBINDER_CMD_SEND, then the wait for the reply);
  * a server turn is one WRITE_READ (FBINDER_CMD_REPLY straight from the received
  * buffer, FBINDER_CMD_FREE_BUFFER, then the wait for the next call).  The
- * server is the context manager, clients call handle 0.
+ * server is the context manager, clients call handle 0.  Oneway messages
+ * sent n per call go as one FBINDER_CMD_SEND_BATCH, one slot and one read
+ * for the lot.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,7 +46,7 @@ struct fbinder_conn {
 	const unsigned char *map;
 	int64_t pending_free;		/* reply buffer to free, or -1 */
 	unsigned char rbuf[512];
-	unsigned char *wbuf;		/* oneway batches */
+	struct fbinder_batch_msg batch[BENCH_BATCH];	/* oneway batches */
 };
 
 static int fbinder_open_map(size_t map_size, const unsigned char **map)
@@ -66,6 +68,32 @@ static int fbinder_open_map(size_t map_size, const unsigned char **map)
 }
 
 /* ---- server ---- */
+
+/* Each message of a delivered batch, checked against the batch's data. */
+static void fbinder_rx_batch(struct oneway_rx *rx, const unsigned char *map,
+			     const struct fbinder_txn_msg *m)
+{
+	const size_t head = sizeof(struct fbinder_batch);
+	const size_t ent = sizeof(struct fbinder_batch_msg);
+	uint64_t end = m->data + m->data_size;
+	struct fbinder_batch_msg e;
+	struct fbinder_batch b;
+	uint32_t i;
+
+	if (m->data_size < head)
+		die("fastbinder server: a batch of %llu bytes",
+		    (unsigned long long)m->data_size);
+	memcpy(&b, map + m->data, head);
+	if (!b.count || b.count > (m->data_size - head) / ent)
+		die("fastbinder server: a batch of %u messages", b.count);
+	for (i = 0; i < b.count; i++) {
+		memcpy(&e, map + m->data + head + (size_t)i * ent, ent);
+		if (e.data < m->data + head + (uint64_t)b.count * ent ||
+		    e.data > end || e.data_size > end - e.data)
+			die("fastbinder server: batch entry %u out of its data", i);
+		oneway_rx_msg(rx, map + e.data, e.data_size);
+	}
+}
 
 struct fbinder_srv {
 	int fd;
@@ -111,7 +139,9 @@ static void fbinder_serve(void *arg, int idx)
 				die("fastbinder server: unexpected return 0x%x", cmd);
 			memcpy(&m, r + pos, sizeof(m));
 			pos += sizeof(m);
-			if (m.flags & FBINDER_TXN_ONEWAY) {
+			if (m.flags & FBINDER_TXN_BATCH) {
+				fbinder_rx_batch(&s->rx, s->map, &m);
+			} else if (m.flags & FBINDER_TXN_ONEWAY) {
 				oneway_rx_msg(&s->rx, s->map + m.data,
 					      m.data_size);
 			} else {
@@ -169,9 +199,6 @@ static void *fbinder_client_open(int idx, size_t map_size)
 		die("malloc");
 	c->fd = fbinder_open_map(map_size ? map_size : FBINDER_MAP, &c->map);
 	c->pending_free = -1;
-	c->wbuf = malloc(BENCH_BATCH * (4 + sizeof(struct fbinder_txn_data)));
-	if (!c->wbuf)
-		die("malloc");
 	return c;
 }
 
@@ -230,33 +257,52 @@ static int fbinder_call(void *cp, const void *req, size_t len, size_t want,
 	}
 }
 
+/*
+ * n messages to handle 0: one FBINDER_CMD_SEND_BATCH when batched (at most
+ * BENCH_BATCH of them), else an FBINDER_CMD_SEND each.
+ */
 static int fbinder_oneway(void *cp, const void *const *msgs, size_t len, int n,
 		     bool batch)
 {
 	struct fbinder_conn *c = cp;
+	unsigned char w[64];
 	int i = 0;
 
+	if (n > BENCH_BATCH)
+		return -EINVAL;
 	while (i < n) {
 		int k = batch ? n - i : 1, j;
-		size_t wlen = 0;
 		struct fbinder_write_read wr = { 0 };
+		size_t wlen;
 
-		for (j = 0; j < k; j++) {
+		if (k > 1) {
+			struct fbinder_batch_send bs = {
+				.handle = 0, .count = (uint32_t)k,
+				.msgs = (uintptr_t)c->batch,
+			};
+
+			for (j = 0; j < k; j++) {
+				c->batch[j] = (struct fbinder_batch_msg){ .code = 2 };
+				c->batch[j].data = (uintptr_t)msgs[i + j];
+				c->batch[j].data_size = len;
+			}
+			wlen = fbt_put_cmd(w, 0, FBINDER_CMD_SEND_BATCH, &bs,
+					   sizeof(bs));
+		} else {
 			struct fbinder_txn_data tr = { .handle = 0, .code = 2,
 					     .flags = FBINDER_TXN_ONEWAY };
 
-			tr.data = (uintptr_t)msgs[i + j];
+			tr.data = (uintptr_t)msgs[i];
 			tr.data_size = len;
-			wlen = fbt_put_cmd(c->wbuf, wlen, FBINDER_CMD_SEND, &tr,
-				       sizeof(tr));
+			wlen = fbt_put_cmd(w, 0, FBINDER_CMD_SEND, &tr, sizeof(tr));
 		}
-		wr.write_buffer = (uintptr_t)c->wbuf;
+		wr.write_buffer = (uintptr_t)w;
 		wr.write_size = wlen;
 		for (;;) {
 			if (ioctl(c->fd, FBINDER_IOC_WRITE_READ, &wr) == 0)
 				break;
 			/* the receiver's oneway share or queue is full: let
-			 * it drain, then go on from the failed command */
+			 * it drain, then send the (whole) batch again */
 			if (errno == ENOSPC || errno == EDQUOT || errno == EINTR)
 				backoff();
 			else
