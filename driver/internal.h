@@ -461,6 +461,8 @@ void fbinder_fds_install(struct fbinder_buffer *buf, int *fdnums);
 
 /* txn.c */
 int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *tr, bool reply);
+int fbinder_send_batch(struct fbinder_thread *thread,
+		       const struct fbinder_batch_send *bs);
 #define FBINDER_FREE_BATCH	32	/* FREE_BUFFER commands handled together */
 int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 			 u32 *freed);

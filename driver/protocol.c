@@ -69,6 +69,7 @@ static int fbinder_looper_cmd(struct fbinder_thread *thread, u32 cmd)
 static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
 			     const void __user *payload)
 {
+	struct fbinder_batch_send batch;
 	struct fbinder_death death;
 	struct fbinder_txn_data tr;
 	u64 offset;
@@ -80,6 +81,10 @@ static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
 		if (copy_from_user(&tr, payload, sizeof(tr)))
 			return -EFAULT;
 		return fbinder_send(thread, &tr, cmd == FBINDER_CMD_REPLY);
+	case FBINDER_CMD_SEND_BATCH:
+		if (copy_from_user(&batch, payload, sizeof(batch)))
+			return -EFAULT;
+		return fbinder_send_batch(thread, &batch);
 	case FBINDER_CMD_ACQUIRE:
 	case FBINDER_CMD_RELEASE:
 		if (copy_from_user(&handle, payload, sizeof(handle)))

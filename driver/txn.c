@@ -834,6 +834,7 @@ struct fbinder_send {
 	struct fbinder_sender *sender;	/* the fair share it was counted in */
 	struct fbinder_buffer *buf;		/* the slot, until queued */
 	struct fbinder_restore_prio restore;	/* a replier's own priority */
+	struct fbinder_batch *batch;	/* FBINDER_CMD_SEND_BATCH's, read once */
 };
 
 /*
@@ -849,7 +850,8 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 	struct fbinder_txn *t;
 	int ret;
 
-	if (tr->flags & ~(FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS) ||
+	if ((!s->batch &&
+	     tr->flags & ~(FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS)) ||
 	    (s->reply && tr->flags) ||
 	    (tr->flags & FBINDER_TXN_ONEWAY && tr->flags & FBINDER_TXN_ACCEPT_FDS))
 		return -EINVAL;
@@ -894,6 +896,41 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 	return ret;
 }
 
+/* Bytes of a batch's header: struct fbinder_batch and its entries. */
+static size_t fbinder_batch_table_size(u32 count)
+{
+	return sizeof(struct fbinder_batch) +
+	       (size_t)count * sizeof(struct fbinder_batch_msg);
+}
+
+/*
+ * A batch's payloads, each from the sender's pointer to the next 8-byte
+ * boundary after the header, then the header with each entry's pointer
+ * turned into the payload's offset in the receiver's mapping.
+ */
+static int fbinder_copy_batch(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			      struct fbinder_batch *b)
+{
+	size_t pos = fbinder_batch_table_size(b->count), len;
+	struct fbinder_batch_msg *m;
+	int ret;
+
+	for (m = b->msgs; m < b->msgs + b->count; m++) {
+		len = m->data_size;
+		ret = fbinder_alloc_copy_from_user(alloc, buf, pos,
+						   u64_to_user_ptr(m->data), len);
+		if (!ret && !IS_ALIGNED(len, sizeof(u64)))
+			ret = fbinder_alloc_clear(alloc, buf, pos + len,
+						  ALIGN(len, sizeof(u64)) - len);
+		if (ret)
+			return ret;
+		m->data = buf->offset + pos;
+		pos += ALIGN(len, sizeof(u64));
+	}
+	return fbinder_alloc_write(alloc, buf, 0, b,
+				   fbinder_batch_table_size(b->count));
+}
+
 /*
  * Reserves the slot in the target's buffer and copies the message into it:
  * the offsets (read once: what is checked is what the receiver gets), then
@@ -918,16 +955,18 @@ static int fbinder_send_copy(struct fbinder_send *s)
 	buf->offsets_size = s->offsets_size;
 	s->x.buf = buf;
 	s->x.data_size = tr->data_size;
+	/* the rest of a minimum-size slot */
+	ret = fbinder_alloc_clear(alloc, buf, data_end + s->offsets_size,
+				  buf->size - data_end - s->offsets_size);
+	if (ret)
+		return ret;
+	if (s->batch)
+		return fbinder_copy_batch(alloc, buf, s->batch);
 	if (copy_from_user(s->x.offsets, u64_to_user_ptr(tr->offsets),
 			   s->offsets_size))
 		return -EFAULT;
 	ret = fbinder_alloc_write(alloc, buf, data_end, s->x.offsets,
 				  s->offsets_size);
-	if (ret)
-		return ret;
-	/* the rest of a minimum-size slot */
-	ret = fbinder_alloc_clear(alloc, buf, data_end + s->offsets_size,
-				  buf->size - data_end - s->offsets_size);
 	if (ret)
 		return ret;
 	return fbinder_copy_payload(&s->x, u64_to_user_ptr(tr->data), s->x.offsets,
@@ -1058,16 +1097,32 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 static void fbinder_send_release(struct fbinder_send *s)
 {
 	kvfree(s->x.exported);
+	kfree(s->batch);
 	kfree(s->x.spare_node);
 	kfree(s->x.spare_handle);
 	fbinder_restore_prio(&s->restore);
 }
 
+/* Prepare, copy, commit, or abort at the first step that fails. */
+static int fbinder_send_run(struct fbinder_send *s)
+{
+	int ret;
+
+	ret = fbinder_send_prepare(s);
+	if (!ret)
+		ret = fbinder_send_copy(s);
+	if (!ret)
+		ret = fbinder_send_commit(s);
+	if (ret)
+		ret = fbinder_send_abort(s, ret);
+	fbinder_send_release(s);
+	return ret;
+}
+
 /*
- * FBINDER_CMD_SEND and FBINDER_CMD_REPLY: prepare, copy, commit, or abort at the
- * first step that fails.  A reply whose caller is gone is dropped and
- * succeeds; a reply that cannot be delivered still ends the call, which
- * fails to the caller with the same error.
+ * FBINDER_CMD_SEND and FBINDER_CMD_REPLY.  A reply whose caller is gone is
+ * dropped and succeeds; a reply that cannot be delivered still ends the
+ * call, which fails to the caller with the same error.
  */
 int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *tr, bool reply)
 {
@@ -1079,17 +1134,73 @@ int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *t
 		.offsets_size = (size_t)tr->offsets_count * sizeof(u64),
 		.x = { .from = thread->ctx },
 	};
+
+	return fbinder_send_run(&s);
+}
+
+/*
+ * Reads a batch's entries (once: what is checked is what the receiver
+ * gets) and works out the size of the message they make.
+ */
+static int fbinder_batch_read(struct fbinder_send *s,
+			      const struct fbinder_batch_send *bs)
+{
+	struct fbinder_batch *b;
+	u64 size;
+	u32 i;
+
+	if (!bs->count || bs->count > FBINDER_MAX_BATCH)
+		return -EINVAL;
+	size = fbinder_batch_table_size(bs->count);
+	b = kmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!b)
+		return -ENOMEM;
+	s->batch = b;
+	b->count = bs->count;
+	b->reserved = 0;
+	if (copy_from_user(b->msgs, u64_to_user_ptr(bs->msgs),
+			   size - sizeof(*b)))
+		return -EFAULT;
+	for (i = 0; i < b->count; i++) {
+		if (b->msgs[i].reserved)
+			return -EINVAL;
+		/* each bounded, so the sum cannot wrap */
+		if (b->msgs[i].data_size > fbinder_max_map_size)
+			return -EMSGSIZE;
+		size += ALIGN(b->msgs[i].data_size, sizeof(u64));
+	}
+	if (size > fbinder_max_map_size)
+		return -EMSGSIZE;
+	s->tr.data_size = size;
+	return 0;
+}
+
+/*
+ * FBINDER_CMD_SEND_BATCH: a run of oneway messages without objects to one
+ * node, sent as one message (struct fbinder_batch, then the payloads): one
+ * slot, one share charge, one place in the queue and one read and free for
+ * the receiver instead of one each.  All go or none.
+ */
+int fbinder_send_batch(struct fbinder_thread *thread,
+		       const struct fbinder_batch_send *bs)
+{
+	struct fbinder_send s = {
+		.thread = thread,
+		.tr = {
+			.handle = bs->handle,
+			.flags = FBINDER_TXN_ONEWAY | FBINDER_TXN_BATCH,
+		},
+		.oneway = true,
+		.x = { .from = thread->ctx },
+	};
 	int ret;
 
-	ret = fbinder_send_prepare(&s);
-	if (!ret)
-		ret = fbinder_send_copy(&s);
-	if (!ret)
-		ret = fbinder_send_commit(&s);
-	if (ret)
-		ret = fbinder_send_abort(&s, ret);
-	fbinder_send_release(&s);
-	return ret;
+	ret = fbinder_batch_read(&s, bs);
+	if (ret) {
+		fbinder_send_release(&s);
+		return ret;
+	}
+	return fbinder_send_run(&s);
 }
 
 /*

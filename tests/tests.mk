@@ -88,7 +88,8 @@ VM_ROOT_TESTS	+= context_manager
 # epoll regression stays root: it claims handle 0 twenty times.
 VM_CLAIM_TESTS	:= buffer_mapping calls concurrent_traffic death_notify fd_passing \
 		   fd_passing_failures idle_memory looper_spawn malformed_requests \
-		   nested_calls object_translation oneway_batches oneway_order poll_events regions \
+		   nested_calls object_translation oneway_batch oneway_batches oneway_order \
+		   poll_events regions \
 		   region_capability region_owner_memory registry slot_reuse sync_call \
 		   thread_pool write_stream_errors
 # The same, for the memory-region attack: its owners, holders and copiers

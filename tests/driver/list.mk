@@ -24,6 +24,7 @@ driver_VM_TESTS := \
 	multiple_devices.c \
 	nested_calls.c \
 	object_translation.c \
+	oneway_batch.c \
 	oneway_order.c \
 	poll_events.c \
 	priority_chain.c \

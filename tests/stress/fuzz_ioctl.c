@@ -12,7 +12,8 @@
  *       (handed over once through M, with a secret token).
  *   C   the valid client: calls VS with random payloads, checks every reply.
  *   W*  FBINDER_FUZZ_PROCS fuzz processes x FBINDER_FUZZ_THREADS threads: random and
- *       mutated WRITE_READ streams (valid commands with corrupted fields,
+ *       mutated WRITE_READ streams (valid commands, oneway batches among
+ *       them, with corrupted fields,
  *       random handles, offsets, sizes, cookies, pointers, truncated
  *       buffers), random other ioctls, random mmap/mprotect/munmap/mremap,
  *       memory regions created over scratch, narrowed, revoked, sent and
@@ -426,6 +427,7 @@ struct thr {
 	unsigned char rbuf[8192];
 	unsigned char wbuf[2048];
 	struct fbinder_iovec rviov[2];	/* a region copy's caller side */
+	struct fbinder_batch_msg batch[4];	/* a oneway batch's entries */
 	unsigned char payload[PAYLOAD];
 	__u64 poffs[16];
 };
@@ -638,7 +640,7 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 	for (k = 0; k < n; k++) {
 		__u32 cmd;
 
-		switch (t->clean && R(2) ? R(5) : R(18)) {
+		switch (t->clean && R(2) ? R(5) : R(20)) {
 		case 0: case 1: case 2: case 3: case 4: {
 			struct fbinder_txn_data tx = { 0 };
 			__u32 nobj;
@@ -706,7 +708,7 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			size_t i, jl = R(sizeof(junk));
 
 			cmd = CHANCE(50) ? (__u32)fbt_rnd64(&t->rng) :
-			      _IOC(_IOC_WRITE, 'c', R(14), R(80));
+			      _IOC(_IOC_WRITE, 'c', R(15), R(80));
 			for (i = 0; i < jl; i++)
 				junk[i] = (unsigned char)R(256);
 			len = put(t->wbuf, len, cap, &cmd, 4);
@@ -732,6 +734,30 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			cmd = R(2) ? FBINDER_CMD_REGION_READ : FBINDER_CMD_REGION_WRITE;
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			len = put(t->wbuf, len, cap, &rc, sizeof(rc));
+			break;
+		}
+		case 18: {	/* a oneway batch: entries with random sizes and pointers */
+			struct fbinder_batch_send bs = {
+				.handle = pick_handle(t, c),
+				.count = CHANCE(90) ? 1 + R(4) : (__u32)fbt_rnd64(&t->rng),
+			};
+			int j;
+
+			for (j = 0; j < 4; j++) {
+				__u64 sz = R(PAYLOAD);
+
+				t->batch[j] = (struct fbinder_batch_msg){
+					.code = R(8),
+					.reserved = CHANCE(95) ? 0 : 1,
+					.data = pick_ptr(t, t->payload, sz),
+					.data_size = pick_size(t, sz),
+				};
+			}
+			bs.msgs = CHANCE(95) ? (uintptr_t)t->batch :
+				  pick_ptr(t, t->batch, sizeof(t->batch));
+			cmd = FBINDER_CMD_SEND_BATCH;
+			len = put(t->wbuf, len, cap, &cmd, 4);
+			len = put(t->wbuf, len, cap, &bs, sizeof(bs));
 			break;
 		}
 		default: {	/* M's registry: publish own objects, learn others' */
