@@ -306,6 +306,7 @@ static void test_mixed(struct bl_context *ctx, struct plan *pl)
 	ret = bl_send_oneway_batch(ctx, pl->m, pl->n, &sent);
 	CHECK(ret == 0 && sent == pl->n, "mixed %zu (%zu batches): %d, %zu sent",
 	      pl->n, batches, ret, sent);
+	printf("# mixed: %zu messages, %zu batches planned\n", pl->n, batches);
 	check_arrivals(ctx, pl, 0, sent, "mixed");
 	plan_fini(pl);
 }
@@ -368,6 +369,7 @@ static void test_small_receiver(struct bl_context *ctx)
 	}
 	CHECK(done == 40, "40 x 1 KiB to a 64 KiB receiver: %zu sent in %zu "
 	      "calls, last %d", done, calls, ret);
+	printf("# small receiver: 40 x 1 KiB in %zu calls\n", calls);
 	got = fetch_log(ctx, h, log, done);
 	for (size_t i = 0; i < got && i < MAX_MSGS; i++)
 		order += log[i].seq != 5000 + i ||
