@@ -8,6 +8,7 @@
 
 unit_HOST_TESTS := \
 	abi_layout.c \
+	batch_dispatch.c \
 	doc_coverage.sh \
 	elapsed_ms.c \
 	parcel.c \
