@@ -35,6 +35,7 @@ static struct bl_object *obj;
 static uint64_t cookie;		/* of the batch's target; 0: obj's */
 
 static int32_t handler(struct bl_object *o, uint32_t code, struct bl_reader *r,
+		       /* cppcheck-suppress constParameter ; a bl_handler_fn */
 		       struct bl_parcel *reply, const struct bl_call_info *info)
 {
 	(void)o;
