@@ -190,11 +190,15 @@ static void s_give_region(struct fbt_ctx *p, const struct fbinder_txn_msg *m)
 	if (!s_region && fbt_region_create(p->fd, s_mem, REGION_SIZE, FBINDER_REGION_READ, &s_region))
 		s_region = 0;
 	o.handle = s_region;
-	pthread_mutex_unlock(&s_region_lock);
+	/*
+	 * Replied under the lock: another thread's revoke releases the
+	 * handle, and a reply naming a released handle fails (ENOENT).
+	 */
 	if (o.handle)
 		fbt_reply(p, m, 0, &o, sizeof(o), &off, 1);
 	else
 		fbt_reply(p, m, 1, NULL, 0, NULL, 0);
+	pthread_mutex_unlock(&s_region_lock);
 }
 
 static int s_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
