@@ -1097,7 +1097,6 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 static void fbinder_send_release(struct fbinder_send *s)
 {
 	kvfree(s->x.exported);
-	kfree(s->batch);
 	kfree(s->x.spare_node);
 	kfree(s->x.spare_handle);
 	fbinder_restore_prio(&s->restore);
@@ -1196,11 +1195,10 @@ int fbinder_send_batch(struct fbinder_thread *thread,
 	int ret;
 
 	ret = fbinder_batch_read(&s, bs);
-	if (ret) {
-		fbinder_send_release(&s);
-		return ret;
-	}
-	return fbinder_send_run(&s);
+	if (!ret)
+		ret = fbinder_send_run(&s);
+	kfree(s.batch);
+	return ret;
 }
 
 /*
