@@ -934,8 +934,8 @@ static int fbinder_copy_batch(struct fbinder_alloc *alloc, struct fbinder_buffer
 /*
  * Reserves the slot in the target's buffer and copies the message into it:
  * the offsets (read once: what is checked is what the receiver gets), then
- * the data around the objects, each translated (fbinder_copy_payload()).  No
- * lock held.
+ * the data around the objects, each translated (fbinder_copy_payload()); or
+ * a batch's payloads and header (fbinder_copy_batch()).  No lock held.
  */
 static int fbinder_send_copy(struct fbinder_send *s)
 {
@@ -1144,8 +1144,8 @@ int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *t
 static int fbinder_batch_read(struct fbinder_send *s,
 			      const struct fbinder_batch_send *bs)
 {
+	u64 size, len, max = READ_ONCE(fbinder_max_map_size);
 	struct fbinder_batch *b;
-	u64 size;
 	u32 i;
 
 	if (!bs->count || bs->count > FBINDER_MAX_BATCH)
@@ -1161,14 +1161,15 @@ static int fbinder_batch_read(struct fbinder_send *s,
 			   size - sizeof(*b)))
 		return -EFAULT;
 	for (i = 0; i < b->count; i++) {
+		len = b->msgs[i].data_size;
 		if (b->msgs[i].reserved)
 			return -EINVAL;
-		/* each bounded, so the sum cannot wrap */
-		if (b->msgs[i].data_size > fbinder_max_map_size)
+		/* checked as it grows: neither the sum nor its padding wraps */
+		if (len > max || size > max - len || size + len > U64_MAX - 7)
 			return -EMSGSIZE;
-		size += ALIGN(b->msgs[i].data_size, sizeof(u64));
+		size = ALIGN(size + len, sizeof(u64));
 	}
-	if (size > fbinder_max_map_size)
+	if (size > max)
 		return -EMSGSIZE;
 	s->tr.data_size = size;
 	return 0;
