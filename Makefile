@@ -74,7 +74,7 @@ TESTS		?=
 # "make deps" installs what make demo and make check need (KERNEL's
 # headers); "make deps-all" everything, for all kernels.  SKIP_DEPS=1 turns
 # the steps into no-ops.
-DEPS_GROUPS	:= build vm check lint debug fuzz bench fresh
+DEPS_GROUPS	:= build vm check lint debug fuzz bench profile fresh
 deps_step	= $(if $(SKIP_DEPS),@true,@scripts/deps.sh $(1))
 
 .PHONY: deps deps-all deps-host deps-matrix $(addprefix deps-,$(DEPS_GROUPS))

@@ -12,6 +12,10 @@
 #                              -icount shift=0,sleep=off, figures in instructions
 #   make bench-ab REV=main     the module of REV against this tree's, in one
 #                              deterministic boot (bench/ab.sh)
+#   make bench-profile         where fastbinder's 4-byte round trip spends its
+#                              instructions (perf in the deterministic mode;
+#                              PROFILE_ARGS: other fbbench arguments), written
+#                              to build/bench/profile.md (bench/profile.sh)
 #
 # build/bench/fbbench is static (the top Makefile's rule) and also runs on the host (without the
 # fastbinder and binder columns): build/bench/fbbench -t unix-stream,pipe
@@ -25,6 +29,7 @@ MODE		?= wallclock
 REV		?= main
 AB_ROUNDS	?= 3
 AB_WORKLOADS	?= rt,bw,oneway,mem
+PROFILE_ARGS	?=
 
 USERSPACE	+= $(BENCH_BIN)
 STATIC_PROGS	+= $(BENCH_BIN)
@@ -44,3 +49,9 @@ bench-ab: module $(BENCH_BIN)
 	@KERNEL=$(KERNEL) KBUILD_ARGS='$(KBUILD_ARGS)' AB_ROUNDS=$(AB_ROUNDS) \
 		AB_WORKLOADS='$(AB_WORKLOADS)' \
 		bench/ab.sh '$(REV)' $(MODULE) $(BENCH_BIN) $(BENCH_ARGS)
+
+.PHONY: bench-profile
+# deps-profile (the top Makefile): scripts/deps.sh profile, linux-perf.
+bench-profile: deps-profile module $(BENCH_BIN)
+	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) \
+		bench/profile.sh $(MODULE) $(BENCH_BIN) $(PROFILE_ARGS)

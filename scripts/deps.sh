@@ -16,6 +16,7 @@
 #     debug  + check: make check-debug (linux-source-6.1 and its build deps)
 #     fuzz   + build: make fuzz (clang, libFuzzer's runtime)
 #     bench  + vm: make bench (gnuplot for the plots)
+#     profile + vm: make bench-profile (linux-perf, which the guest runs)
 #     fresh  make check-fresh (debootstrap, git)
 #     all    every group, all kernels
 #   -k KERNEL  6.1, 6.12, 6.1-rt, all or none: whose headers (repeatable;
@@ -102,12 +103,14 @@ add() {
 		pkgs+=(clang libclang-rt-14-dev) ;;
 	bench)	add vm
 		pkgs+=(gnuplot-nox) ;;
+	profile) add vm
+		pkgs+=(linux-perf) ;;
 	fresh)	# scripts/check-fresh.sh (unshare, mount, flock: util-linux)
 		pkgs+=(debootstrap git tar gzip util-linux) ;;
 	all)	kernels=(all)
 		local g
-		for g in build vm check lint debug fuzz bench fresh; do add "$g"; done ;;
-	*)	echo "deps.sh: unknown group '$1' (build vm check lint debug fuzz bench fresh all)" >&2
+		for g in build vm check lint debug fuzz bench profile fresh; do add "$g"; done ;;
+	*)	echo "deps.sh: unknown group '$1' (build vm check lint debug fuzz bench profile fresh all)" >&2
 		exit 2 ;;
 	esac
 }

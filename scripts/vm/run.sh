@@ -21,6 +21,9 @@
 #   -V DIR      valgrind (memcheck only) in the guest, DIR's programs in
 #               /fb/vg, and the shared libraries both need (for dynamically
 #               linked builds; +3.5 MB of gzipped initramfs, only when asked)
+#   -P          perf in the guest: the host's perf (linux-perf, made for
+#               Debian's 6.1) and the shared libraries it loads (~35 MB,
+#               only when asked; bench/profile.sh)
 #   -T SECONDS  timeout for the whole VM run (default 600)
 #   -o FILE     also write the console log to FILE
 #   -a ARGS     extra kernel command line
@@ -42,12 +45,12 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 KERNEL=${KERNEL:-6.1}
 module='' selftest='' load=0 interactive=0 timeout_s=600 log='' append=''
-image='' mem=1024 vgdir='' smp=2 icount=0
+image='' mem=1024 vgdir='' smp=2 icount=0 perf=0
 bins=() tests=() files=()
 
-usage() { sed -n '4,39p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '4,42p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
-while getopts "k:K:M:m:S:lb:t:f:V:T:o:a:c:Iih" opt; do
+while getopts "k:K:M:m:S:lb:t:f:V:PT:o:a:c:Iih" opt; do
 	case "$opt" in
 	k) KERNEL=$OPTARG ;;
 	K) image=$OPTARG ;;
@@ -59,6 +62,7 @@ while getopts "k:K:M:m:S:lb:t:f:V:T:o:a:c:Iih" opt; do
 	t) tests+=("$OPTARG") ;;
 	f) files+=("$OPTARG") ;;
 	V) vgdir=$OPTARG ;;
+	P) perf=1 ;;
 	T) timeout_s=$OPTARG ;;
 	o) log=$OPTARG ;;
 	a) append=$OPTARG ;;
@@ -206,6 +210,19 @@ if [ -n "$vgdir" ]; then
 		{ echo "vm: -V: no debug symbols for $ldso (install libc6-dbg)" >&2; exit 1; }
 	mkdir -p "$root$(dirname "$dbg")"
 	cp "$dbg" "$root$dbg"
+fi
+
+# -P: perf and every shared library it loads, at the path ldd names.
+# Debian's /usr/bin/perf is the real program (the linux-perf package
+# diverts the old wrapper), so the guest runs it as it is.
+if [ "$perf" = 1 ]; then
+	[ -x /usr/bin/perf ] && ldd /usr/bin/perf >/dev/null 2>&1 ||
+		{ echo "vm: -P: no perf on the host (apt-get install linux-perf)" >&2; exit 1; }
+	cp /usr/bin/perf "$root/usr/bin/perf"
+	ldd /usr/bin/perf | grep -o '/[^ ]*' | sort -u | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
 fi
 
 {

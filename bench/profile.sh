@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/profile.sh MODULE FBBENCH [fbbench args] - the host side of
+# "make bench-profile": where a workload's instructions go, in the
+# deterministic mode (docs/performance.md, "Profiling").
+#
+# Boots one vCPU under QEMU's -icount shift=0,sleep=off with perf in the
+# guest (scripts/vm/run.sh -P), records fbbench -I with the given arguments
+# (default: fastbinder's 4-byte round trip) on the cpu-clock event every
+# PROFILE_PERIOD (1000) guest ns, that is every 1000 instructions, and
+# writes build/bench/profile.md:
+#   - the flat profile, whole system, by symbol (perf report);
+#   - the module's hot instructions: samples per instruction, with the
+#     instruction and its source line (objdump and addr2line of MODULE on
+#     the host, where its debug information is).
+# Sampling rides on the timer interrupt, so time spent with interrupts off
+# (the scheduler's switch, a wakeup under a raw lock) shows at the point
+# they are enabled again; a "rep stos"/"rep movs" counts once per
+# iteration.  Figures under a profile run about 2.5x the plain ones (the
+# sampling's own instructions): compare shares, judge changes with
+# "make bench-ab".
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+module=$1 bin=$2
+shift 2
+[ $# -gt 0 ] || set -- -t fastbinder -w rt -s 4
+KERNEL=${KERNEL:-6.1}
+period=${PROFILE_PERIOD:-1000}
+out=$top/build/bench
+mkdir -p "$out"
+case "$KERNEL" in
+6.1) ;;
+*) echo "bench-profile: Debian 12's perf is made for 6.1, not KERNEL=$KERNEL" >&2; exit 2 ;;
+esac
+
+cat >"$out/profile-guest.sh" <<EOF
+echo 0 >/proc/sys/kernel/kptr_restrict
+echo -1 >/proc/sys/kernel/perf_event_paranoid
+mkdir -p /tmp/prof && cd /tmp/prof
+perf record -q -a -e cpu-clock -c $period -o /tmp/prof/perf.data -- fbbench -I -n $* |
+	grep -E '^bench: |FAILED'
+echo 'PROFILE-FLAT-BEGIN'
+perf report -i /tmp/prof/perf.data --stdio --no-children --sort dso,sym --percent-limit 0.2 2>/dev/null |
+	grep '%'
+echo 'PROFILE-FLAT-END'
+# the module's functions, by their prefix (which the kernel's never use)
+perf script -i /tmp/prof/perf.data -F ip,sym,symoff 2>/dev/null |
+	awk '\$2 ~ /^(fbinder_|trace_event_raw_event_fastbinder_)/ { print "PROFILE-HOT", \$2 }' | sort | uniq -c |
+	sort -rn | head -n 200
+EOF
+
+"$top/scripts/vm/run.sh" -k "$KERNEL" -c 1 -I -P -l -m "$module" -b "$bin" \
+	-f "$out/profile-guest.sh" -T "${BENCH_TIMEOUT:-540}" -o "$out/profile-console.log" \
+	-- "sh /fb/files/profile-guest.sh" | grep -v -e '^PROFILE-' -e '%'
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+tr -d '\r' <"$out/profile-console.log" >"$log"
+
+# sym+0xoff -> the instruction and source line, from the module's own
+# disassembly (section-relative addresses, as addr2line takes them)
+hot() {
+	local dis syms
+	dis=$(mktemp) syms=$(mktemp)
+	objdump -d --no-show-raw-insn "$module" >"$dis"
+	sed -n 's/^\([0-9a-f]*\) <\(.*\)>:$/\2 \1/p' "$dis" >"$syms"
+	awk '$2 == "PROFILE-HOT" { print $1, $3 }' "$log" | while read -r n where; do
+		fn=${where%%+*} off=${where#*+}
+		base=$(awk -v f="$fn" '$1 == f { print $2; exit }' "$syms")
+		[ -n "$base" ] || continue
+		addr=$(printf '%x' $((0x$base + off)))
+		insn=$(awk -v a="$addr:" '$1 == a { $1 = ""; sub(/^ +/, ""); print; exit }' "$dis")
+		line=$(addr2line -e "$module" "0x$addr" 2>/dev/null | sed 's|.*/||')
+		printf '| %s | %s | `%s` | %s |\n' "$n" "$where" "$insn" "$line"
+	done
+	rm -f "$dis" "$syms"
+}
+
+{
+	echo "# Profile: fbbench -I -n $* (deterministic mode, one sample per $period instructions)"
+	echo
+	echo '## Whole system, by symbol'
+	echo
+	echo '```'
+	sed -n '/^PROFILE-FLAT-BEGIN/,/^PROFILE-FLAT-END/p' "$log" | sed '/^PROFILE-FLAT-/d'
+	echo '```'
+	echo
+	echo '## The module: hot instructions'
+	echo
+	echo '| samples | where | instruction | source |'
+	echo '|---|---|---|---|'
+	hot
+} >"$out/profile.md"
+echo "bench-profile: wrote $out/profile.md"
+grep -q '^PROFILE-FLAT-END' "$log" || { echo "bench-profile: the guest gave no profile" >&2; exit 1; }
