@@ -130,7 +130,8 @@ static int fbinder_write_frees(struct fbinder_thread *thread, struct fbinder_wri
 {
 	const size_t step = sizeof(u32) + _IOC_SIZE(FBINDER_CMD_FREE_BUFFER);
 	u32 max = min_t(u32, *budget, FBINDER_FREE_BATCH);
-	u64 offsets[FBINDER_FREE_BATCH];
+	/* only the n entries read are used: no zeroing by INIT_STACK_ALL_ZERO */
+	u64 offsets[FBINDER_FREE_BATCH] __uninitialized;
 	u64 pos = wr->write_consumed;
 	u32 n = 0, freed, cmd;
 	u8 __user *p;
@@ -274,17 +275,19 @@ static void fbinder_fill_msg_locked(struct fbinder_txn *t,
 	struct fbinder_buffer *buf = t->buffer;
 
 	lockdep_assert_held(&t->to_ctx->dev->lock);
-	memset(msg, 0, sizeof(*msg));
-	msg->txn_id = t->id;
-	msg->cookie = t->is_reply ? 0 : t->node->cookie;
-	msg->code = t->code;
-	msg->flags = t->flags;
-	msg->sender_pid = pid_vnr(t->sender_pid);
-	msg->sender_euid = from_kuid_munged(current_user_ns(), t->sender_euid);
-	msg->data = buf->offset;
-	msg->data_size = buf->data_size;
-	msg->offsets = buf->offset + ALIGN(buf->data_size, sizeof(u64));
-	msg->offsets_count = buf->offsets_size / sizeof(u64);
+	/* every field named, and the struct has no padding: all bytes set */
+	*msg = (struct fbinder_txn_msg) {
+		.txn_id = t->id,
+		.cookie = t->is_reply ? 0 : t->node->cookie,
+		.code = t->code,
+		.flags = t->flags,
+		.sender_pid = pid_vnr(t->sender_pid),
+		.sender_euid = from_kuid_munged(current_user_ns(), t->sender_euid),
+		.data = buf->offset,
+		.data_size = buf->data_size,
+		.offsets = buf->offset + ALIGN(buf->data_size, sizeof(u64)),
+		.offsets_count = buf->offsets_size / sizeof(u64),
+	};
 }
 
 /*
@@ -762,12 +765,18 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 	struct fbinder_ctx *ctx = thread->ctx;
 	struct fbinder_device *dev = ctx->dev;
 	u64 start = wr->read_consumed;
-	struct fbinder_buffer *owned[FBINDER_READ_BATCH];
+	/* only the nr_owned entries set are used: no INIT_STACK_ALL_ZERO */
+	struct fbinder_buffer *owned[FBINDER_READ_BATCH] __uninitialized;
 	struct fbinder_work *done = NULL;
 	struct fbinder_node *batch = NULL;
 	bool stop = false, more = false;
-	struct fbinder_taken tk;
-	struct fbinder_ret ret;
+	/*
+	 * Both set whole by fbinder_pick_work_locked() and
+	 * fbinder_take_work_locked() before any use, every byte copied out
+	 * included: no INIT_STACK_ALL_ZERO.
+	 */
+	struct fbinder_taken tk __uninitialized;
+	struct fbinder_ret ret __uninitialized;
 	u32 nr_owned = 0;
 	int err = 0;
 
@@ -854,7 +863,8 @@ unlocked:
 int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool nonblock)
 {
 	void __user *ubuf = (void __user *)arg;
-	struct fbinder_write_read wr;
+	/* copied in whole before any use: no INIT_STACK_ALL_ZERO */
+	struct fbinder_write_read wr __uninitialized;
 	int ret = 0;
 
 	if (copy_from_user(&wr, ubuf, sizeof(wr)))

@@ -559,6 +559,8 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
 	if (ret)
 		return ret;
 	/* the padding must not show what the slot held before */
+	if (IS_ALIGNED(x->data_size, sizeof(u64)))
+		return 0;
 	return fbinder_alloc_clear(alloc, x->buf, x->data_size,
 			      ALIGN(x->data_size, sizeof(u64)) - x->data_size);
 }
@@ -956,10 +958,12 @@ static int fbinder_send_copy(struct fbinder_send *s)
 	s->x.buf = buf;
 	s->x.data_size = tr->data_size;
 	/* the rest of a minimum-size slot */
-	ret = fbinder_alloc_clear(alloc, buf, data_end + s->offsets_size,
-				  buf->size - data_end - s->offsets_size);
-	if (ret)
-		return ret;
+	if (buf->size > data_end + s->offsets_size) {
+		ret = fbinder_alloc_clear(alloc, buf, data_end + s->offsets_size,
+					  buf->size - data_end - s->offsets_size);
+		if (ret)
+			return ret;
+	}
 	if (s->batch)
 		return fbinder_copy_batch(alloc, buf, s->batch);
 	if (copy_from_user(s->x.offsets, u64_to_user_ptr(tr->offsets),
@@ -1281,7 +1285,8 @@ void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf)
 int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 			 u32 *freed)
 {
-	struct fbinder_buffer *bufs[FBINDER_FREE_BATCH];
+	/* only the nr entries taken are used: no INIT_STACK_ALL_ZERO */
+	struct fbinder_buffer *bufs[FBINDER_FREE_BATCH] __uninitialized;
 	struct fbinder_device *dev = ctx->dev;
 	struct fbinder_thread *wake = NULL;
 	bool done;
