@@ -69,9 +69,10 @@ static int fbinder_looper_cmd(struct fbinder_thread *thread, u32 cmd)
 static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
 			     const void __user *payload)
 {
-	struct fbinder_batch_send batch;
-	struct fbinder_death death;
-	struct fbinder_txn_data tr;
+	/* each copied in whole before any use: no INIT_STACK_ALL_ZERO */
+	struct fbinder_batch_send batch __uninitialized;
+	struct fbinder_death death __uninitialized;
+	struct fbinder_txn_data tr __uninitialized;
 	u64 offset;
 	u32 handle;
 

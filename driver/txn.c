@@ -625,14 +625,16 @@ static void fbinder_xlate_finish_locked(struct fbinder_xlate *x, bool commit)
 }
 
 /*
- * A new transaction, from the device's spares or the slab.  Called and
- * returns with the device lock held, which it drops to allocate.
+ * A new transaction of the calling thread, whose context is from, from the
+ * device's spares or the slab.  Called and returns with the device lock
+ * held, which it drops to allocate.
  */
-static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_device *dev,
+static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_ctx *from,
 						  const struct fbinder_txn_data *tr,
 						bool reply)
-	__must_hold(&dev->lock)
+	__must_hold(&from->dev->lock)
 {
+	struct fbinder_device *dev = from->dev;
 	struct fbinder_txn *t;
 
 	lockdep_assert_held(&dev->lock);
@@ -654,9 +656,12 @@ static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_device *dev,
 	t->code = tr->code;
 	t->flags = tr->flags;
 	t->is_reply = reply;
-	t->sender_pid = get_task_pid(current, PIDTYPE_TGID);
+	/* the caller's thread group: only it may use from (fbinder_file_ctx()) */
+	t->sender_pid = get_pid(from->pid);
 	t->sender_euid = current_euid();
-	fbinder_prio_of_caller(&t->caller_prio);
+	/* only a call's handler inherits (fbinder_take_work_locked()) */
+	if (!reply && !(tr->flags & FBINDER_TXN_ONEWAY))
+		fbinder_prio_of_caller(&t->caller_prio);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_TRANSACTIONS);
 	return t;
 }
@@ -871,7 +876,7 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 	}
 
 	spin_lock(&dev->lock);
-	t = fbinder_txn_new_relock(dev, tr, s->reply);
+	t = fbinder_txn_new_relock(s->thread->ctx, tr, s->reply);
 	if (!t) {
 		spin_unlock(&dev->lock);
 		return -ENOMEM;
