@@ -43,7 +43,7 @@ perf record -q -a -e cpu-clock -c $period -o /tmp/prof/perf.data -- fbbench -I -
 	grep -E '^bench: |FAILED'
 echo 'PROFILE-FLAT-BEGIN'
 perf report -i /tmp/prof/perf.data --stdio --no-children --sort dso,sym --percent-limit 0.2 2>/dev/null |
-	grep '%'
+	grep -e '%' -e '^# Event count'
 echo 'PROFILE-FLAT-END'
 # the module's functions, by their prefix (which the kernel's never use)
 perf script -i /tmp/prof/perf.data -F ip,sym,symoff 2>/dev/null |
@@ -78,13 +78,22 @@ hot() {
 	rm -f "$dis" "$syms"
 }
 
+# Samples per measured call or message, when fbbench measured one kind:
+# each symbol's share then also reads as instructions per call.
+events=$(sed -n 's/^# Event count (approx.): \([0-9]*\)$/\1/p' "$log" | head -n1)
+calls=$(sed -n 's/^bench: .*(\([0-9]*\)\( calls\)*)$/\1/p' "$log" | awk '{ n += $1; k++ } END { if (k == 1) print n }')
 {
 	echo "# Profile: fbbench -I -n $* (deterministic mode, one sample per $period instructions)"
 	echo
+	if [ -n "$events" ] && [ -n "$calls" ] && [ "$calls" -gt 0 ]; then
+		echo "$events instructions sampled over $calls measured calls (warm-up and setup included):"
+		echo "1% of the samples is about $((events / calls / 100)) instructions per call (under sampling)."
+		echo
+	fi
 	echo '## Whole system, by symbol'
 	echo
 	echo '```'
-	sed -n '/^PROFILE-FLAT-BEGIN/,/^PROFILE-FLAT-END/p' "$log" | sed '/^PROFILE-FLAT-/d'
+	sed -n '/^PROFILE-FLAT-BEGIN/,/^PROFILE-FLAT-END/p' "$log" | sed -e '/^PROFILE-FLAT-/d' -e '/^# Event/d'
 	echo '```'
 	echo
 	echo '## The module: hot instructions'
