@@ -8,8 +8,10 @@
 # Boots one vCPU under QEMU's -icount shift=0,sleep=off with perf in the
 # guest (scripts/vm/run.sh -P), records fbbench -I with the given arguments
 # (default: fastbinder's 4-byte round trip) on the cpu-clock event every
-# PROFILE_PERIOD (1000) guest ns, that is every 1000 instructions, and
-# writes build/bench/profile.md:
+# PROFILE_PERIOD (10000) guest ns, that is every 10000 instructions (the
+# kernel's floor for cpu-clock: a shorter period is silently raised to it,
+# while perf counts each sample as the period asked), and writes
+# build/bench/profile.md:
 #   - the flat profile, whole system, by symbol (perf report);
 #   - the module's hot instructions: samples per instruction, with the
 #     instruction and its source line (objdump and addr2line of MODULE on
@@ -17,9 +19,9 @@
 # Sampling rides on the timer interrupt, so time spent with interrupts off
 # (the scheduler's switch, a wakeup under a raw lock) shows at the point
 # they are enabled again; a "rep stos"/"rep movs" counts once per
-# iteration.  Figures under a profile run about 2.5x the plain ones (the
-# sampling's own instructions): compare shares, judge changes with
-# "make bench-ab".
+# iteration.  Figures under a profile run about a quarter above the plain
+# ones (the sampling's own instructions): compare shares, judge changes
+# with "make bench-ab".
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +29,8 @@ module=$1 bin=$2
 shift 2
 [ $# -gt 0 ] || set -- -t fastbinder -w rt -s 4
 KERNEL=${KERNEL:-6.1}
-period=${PROFILE_PERIOD:-1000}
+period=${PROFILE_PERIOD:-10000}
+[ "$period" -ge 10000 ] || { echo "bench-profile: PROFILE_PERIOD is at least 10000 (cpu-clock's floor)" >&2; exit 2; }
 out=$top/build/bench
 mkdir -p "$out"
 case "$KERNEL" in
@@ -38,6 +41,11 @@ esac
 cat >"$out/profile-guest.sh" <<EOF
 echo 0 >/proc/sys/kernel/kptr_restrict
 echo -1 >/proc/sys/kernel/perf_event_paranoid
+# no throttling at the default limit of 100000 samples a second, which a
+# 10 us period reaches (the rate first: it cannot be set once the time
+# limit is off)
+echo 4000000 >/proc/sys/kernel/perf_event_max_sample_rate
+echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 mkdir -p /tmp/prof && cd /tmp/prof
 perf record -q -a -e cpu-clock -c $period -o /tmp/prof/perf.data -- fbbench -I -n $* |
 	grep -E '^bench: |FAILED'
