@@ -1416,7 +1416,7 @@ int main(int argc, char **argv)
 		case '1': pin_all = true; break;
 		case 'n': no_ctx = true; break;
 		default:
-			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,scale,mem,region]\n");
+			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,oneway1,oneway64,scale,mem,region]\n");
 			return 2;
 		}
 	}
@@ -1486,8 +1486,10 @@ int main(int argc, char **argv)
 	if (enabled(wl_list, "bw"))
 		for (j = 0; j < 2; j++)
 			measure_rounds(have, WL_BW, bw_sizes[j], quick || icount ? 2 : 5);
-	if (enabled(wl_list, "oneway"))
-		for (j = WL_ONEWAY1; j <= WL_ONEWAY64; j++)
+	/* oneway: both; oneway1 or oneway64: one of them (a profile of one) */
+	for (j = WL_ONEWAY1; j <= WL_ONEWAY64; j++)
+		if (enabled(wl_list, "oneway") ||
+		    enabled(wl_list, j == WL_ONEWAY1 ? "oneway1" : "oneway64"))
 			measure_median(have, j, BENCH_ONEWAY_SZ, 1, 1, budget_s * 0.5);
 	if (enabled(wl_list, "scale"))
 		for (j = 1; j <= 2; j++)

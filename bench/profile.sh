@@ -55,8 +55,8 @@ perf report -i /tmp/prof/perf.data --stdio --no-children --sort dso,sym --percen
 echo 'PROFILE-FLAT-END'
 # the module's functions, by their prefix (which the kernel's never use)
 perf script -i /tmp/prof/perf.data -F ip,sym,symoff 2>/dev/null |
-	awk '\$2 ~ /^(fbinder_|trace_event_raw_event_fastbinder_)/ { print "PROFILE-HOT", \$2 }' | sort | uniq -c |
-	sort -rn | head -n 200
+	awk '\$1 ~ /^ffff/ && \$2 ~ /^(fbinder_|trace_event_raw_event_fastbinder_)/ { print \$2 }' |
+	sort | uniq -c | sort -rn | head -n 200 | awk '{ print "PROFILE-HOT", \$1, \$2 }'
 EOF
 
 "$top/scripts/vm/run.sh" -k "$KERNEL" -c 1 -I -P -l -m "$module" -b "$bin" \
@@ -74,7 +74,7 @@ hot() {
 	dis=$(mktemp) syms=$(mktemp)
 	objdump -d --no-show-raw-insn "$module" >"$dis"
 	sed -n 's/^\([0-9a-f]*\) <\(.*\)>:$/\2 \1/p' "$dis" >"$syms"
-	awk '$2 == "PROFILE-HOT" { print $1, $3 }' "$log" | while read -r n where; do
+	awk '$1 == "PROFILE-HOT" { print $2, $3 }' "$log" | while read -r n where; do
 		fn=${where%%+*} off=${where#*+}
 		base=$(awk -v f="$fn" '$1 == f { print $2; exit }' "$syms")
 		[ -n "$base" ] || continue
