@@ -179,11 +179,22 @@ for f in ${bins[@]+"${bins[@]}"}; do cp "$f" "$root/fb/bin/"; done
 for f in ${tests[@]+"${tests[@]}"}; do cp "$f" "$root/fb/tests/"; done
 for f in ${files[@]+"${files[@]}"}; do cp -r "$f" "$root/fb/files/"; done
 
+# Every shared library the programs load, at the path ldd names (the
+# dynamic loader's own one included); a static program adds none.
+copy_libs() {
+	local f lib
+	for f in "$@"; do
+		ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
+	done | sort -u | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
 # -V: memcheck and the dynamic programs of DIR.  Only what memcheck runs
 # on: the launcher (a sh wrapper and valgrind.bin), the tool, its two
-# preloads and default.supp (no other tool, no vgdb files); then every
-# shared library the launcher and the programs load, at the path ldd
-# names (the dynamic loader's own one included).
+# preloads and default.supp (no other tool, no vgdb files); then the
+# shared libraries of the launcher and the programs.
 if [ -n "$vgdir" ]; then
 	vglib=/usr/libexec/valgrind
 	[ -x /usr/bin/valgrind.bin ] && [ -x $vglib/memcheck-amd64-linux ] ||
@@ -195,12 +206,7 @@ if [ -n "$vgdir" ]; then
 	for f in "$vgdir"/*; do
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$root/fb/vg/"
 	done
-	for f in /usr/bin/valgrind.bin "$root"/fb/vg/*; do
-		ldd "$f" 2>/dev/null | grep -o '/[^ ]*' || true
-	done | sort -u | while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	copy_libs /usr/bin/valgrind.bin "$root"/fb/vg/*
 	# memcheck must redirect strlen in the dynamic loader, a symbol only
 	# its detached debug info has (libc6-dbg, 0.5 MB): that file too.
 	ldso=$(ldd /usr/bin/valgrind.bin | grep -o '/[^ ]*ld-linux[^ ]*')
@@ -212,17 +218,14 @@ if [ -n "$vgdir" ]; then
 	cp "$dbg" "$root$dbg"
 fi
 
-# -P: perf and every shared library it loads, at the path ldd names.
+# -P: perf and the shared libraries it loads.
 # Debian's /usr/bin/perf is the real program (the linux-perf package
 # diverts the old wrapper), so the guest runs it as it is.
 if [ "$perf" = 1 ]; then
 	[ -x /usr/bin/perf ] && ldd /usr/bin/perf >/dev/null 2>&1 ||
 		{ echo "vm: -P: no perf on the host (apt-get install linux-perf)" >&2; exit 1; }
 	cp /usr/bin/perf "$root/usr/bin/perf"
-	ldd /usr/bin/perf | grep -o '/[^ ]*' | sort -u | while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
+	copy_libs /usr/bin/perf
 fi
 
 {
