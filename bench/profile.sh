@@ -68,22 +68,34 @@ trap 'rm -f "$log"' EXIT
 tr -d '\r' <"$out/profile-console.log" >"$log"
 
 # sym+0xoff -> the instruction and source line, from the module's own
-# disassembly (section-relative addresses, as addr2line takes them)
+# disassembly (section-relative addresses, as addr2line takes them): one
+# pass over each, whatever the number of hot places.
 hot() {
-	local dis syms
-	dis=$(mktemp) syms=$(mktemp)
-	objdump -d --no-show-raw-insn "$module" >"$dis"
-	sed -n 's/^\([0-9a-f]*\) <\(.*\)>:$/\2 \1/p' "$dis" >"$syms"
-	awk '$1 == "PROFILE-HOT" { print $2, $3 }' "$log" | while read -r n where; do
+	local dis n where fn off addr text i
+	local -A base insn
+	local -a counts=() wheres=() addrs=() lines=()
+
+	dis=$(objdump -d --no-show-raw-insn "$module")
+	while read -r addr fn; do
+		base[$fn]=$addr
+	done < <(sed -n 's/^\([0-9a-f]*\) <\(.*\)>:$/\1 \2/p' <<<"$dis")
+	while read -r n where; do
 		fn=${where%%+*} off=${where#*+}
-		base=$(awk -v f="$fn" '$1 == f { print $2; exit }' "$syms")
-		[ -n "$base" ] || continue
-		addr=$(printf '%x' $((0x$base + off)))
-		insn=$(awk -v a="$addr:" '$1 == a { $1 = ""; sub(/^ +/, ""); print; exit }' "$dis")
-		line=$(addr2line -e "$module" "0x$addr" 2>/dev/null | sed 's|.*/||')
-		printf '| %s | %s | `%s` | %s |\n' "$n" "$where" "$insn" "$line"
+		[ -n "${base[$fn]:-}" ] || continue
+		counts+=("$n") wheres+=("$where")
+		addrs+=("$(printf '%x' $((0x${base[$fn]} + off)))")
+	done < <(awk '$1 == "PROFILE-HOT" { print $2, $3 }' "$log")
+	[ ${#addrs[@]} -gt 0 ] || return 0
+	while IFS=$'\t' read -r addr text; do
+		insn[$addr]=$text
+	done < <(awk -v want="${addrs[*]}" '
+		BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) a[w[i] ":"] = 1 }
+		$1 in a { k = $1; sub(/:$/, "", k); $1 = ""; sub(/^ +/, ""); print k "\t" $0 }' <<<"$dis")
+	mapfile -t lines < <(addr2line -e "$module" "${addrs[@]/#/0x}" 2>/dev/null | sed 's|.*/||')
+	for i in "${!addrs[@]}"; do
+		printf '| %s | %s | `%s` | %s |\n' "${counts[i]}" "${wheres[i]}" \
+			"${insn[${addrs[i]}]:-}" "${lines[i]:-}"
 	done
-	rm -f "$dis" "$syms"
 }
 
 # Samples per measured call or message, when fbbench measured one kind:
