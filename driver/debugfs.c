@@ -137,8 +137,9 @@ static int fbinder_state_show(struct seq_file *m, void *unused)
 	list_for_each_entry(dev, &fbinder_devices, entry) {
 		/* the manager's node may be freed once the lock is dropped */
 		spin_lock(&dev->lock);
-		seq_printf(m, "device %s context-manager node %llu\n",
-			   dev->name, dev->ctx_mgr ? dev->ctx_mgr->debug_id : 0);
+		seq_printf(m, "device %s context-manager node %llu spare-transactions %u\n",
+			   dev->name, dev->ctx_mgr ? dev->ctx_mgr->debug_id : 0,
+			   dev->nr_spare_txns);
 		n = 0;
 		list_for_each_entry(ctx, &dev->contexts, dev_entry) {
 			fbinder_show_ctx_locked(m, ctx);

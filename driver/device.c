@@ -17,6 +17,7 @@
 
 #include "device.h"
 #include "internal.h"
+#include "txn_pool.h"
 
 static char *fbinder_device_names = "fastbinder";
 module_param_named(devices, fbinder_device_names, charp, 0444);
@@ -159,13 +160,10 @@ bool fbinder_is_fastbinder_file(struct file *file)
 
 static void fbinder_device_destroy(struct fbinder_device *dev)
 {
-	struct fbinder_txn *t, *tmp;
-
 	misc_deregister(&dev->misc);
 	list_del(&dev->entry);
 	/* every context is gone: nothing else reaches the spares */
-	list_for_each_entry_safe(t, tmp, &dev->spare_txns, work.entry)
-		kfree(t);
+	fbinder_txn_spares_drain(dev);
 	kfree(dev);
 }
 
@@ -213,6 +211,9 @@ int fbinder_devices_init(void)
 	while ((name = strsep(&p, ",")) && !ret)
 		ret = fbinder_device_create(name);
 	kfree(names);
+	/* the spares' shrinker walks the list: once it is complete */
+	if (!ret)
+		ret = fbinder_txn_pool_init();
 	if (ret)
 		fbinder_devices_exit();
 	return ret;
@@ -222,6 +223,7 @@ void fbinder_devices_exit(void)
 {
 	struct fbinder_device *dev, *tmp;
 
+	fbinder_txn_pool_exit();
 	list_for_each_entry_safe(dev, tmp, &fbinder_devices, entry)
 		fbinder_device_destroy(dev);
 }

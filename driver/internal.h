@@ -12,7 +12,8 @@
  *     fbinder_node, fbinder_handle, fbinder_thread and fbinder_txn, the context manager, and
  *     the transaction-layer fields of fbinder_buffer (txn, target_node), and the
  *     device's spare transactions.  It is held only for bookkeeping: no
- *     allocation, no user copy, no sleep.
+ *     allocation, no user copy, no sleep; so reclaim may take it (the spare
+ *     transactions' shrinker, txn_pool.c).
  *
  *   fbinder_alloc.lock (mutex, one per context): the slots and pages of that
  *     context's buffer.  Taken by alloc.c only (the others call its
@@ -81,8 +82,8 @@
  *              after the node went (region.c).
  *   fbinder_txn  a call lives until its caller consumed the reply or the
  *              failure; a oneway message until it is delivered.  Then it
- *              goes back to its device's few spares (fbinder_device.spare_txns)
- *              or to the slab.
+ *              goes back to its device's spares (fbinder_device.spare_txns,
+ *              txn_pool.c) or to the slab.
  */
 #ifndef _FB_INTERNAL_H
 #define _FB_INTERNAL_H

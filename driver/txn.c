@@ -39,15 +39,9 @@
 #include "internal.h"
 #include "stats.h"
 #include "trace.h"
+#include "txn_pool.h"
 
 static atomic64_t fbinder_txn_ids = ATOMIC64_INIT(0);
-
-/*
- * Spare transactions per device, so a flow of messages costs no slab work
- * (a burst of thousands of queued messages would otherwise fill and drain
- * whole slab pages); taken and returned under fbinder_device.lock.
- */
-#define FBINDER_SPARE_TXNS		128
 
 /*
  * Device lock held, unless t was never visible to anyone else.  A
@@ -64,15 +58,8 @@ void fbinder_txn_free(struct fbinder_txn *t)
 		fbinder_ctx_put(t->to_ctx);
 	put_pid(t->sender_pid);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_TRANSACTIONS);
-	if (dev && dev->nr_spare_txns < FBINDER_SPARE_TXNS) {
-		lockdep_assert_held(&dev->lock);
-		/* a stale link to a spare must lead nowhere, not to old threads */
-		memset(t, 0, sizeof(*t));
-		list_add(&t->work.entry, &dev->spare_txns);
-		dev->nr_spare_txns++;
-		return;
-	}
-	kfree(t);
+	if (!dev || !fbinder_txn_spare_put_locked(dev, t))
+		kfree(t);
 }
 
 #define fbinder_sender_of(n)	rb_entry((n), struct fbinder_sender, rb_node)
@@ -638,13 +625,8 @@ static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_ctx *from,
 	struct fbinder_txn *t;
 
 	lockdep_assert_held(&dev->lock);
-	/* a spare was zeroed when it was freed (fbinder_txn_free) */
-	t = list_first_entry_or_null(&dev->spare_txns, struct fbinder_txn,
-				     work.entry);
-	if (t) {
-		list_del(&t->work.entry);
-		dev->nr_spare_txns--;
-	} else {
+	t = fbinder_txn_spare_take_locked(dev);
+	if (!t) {
 		spin_unlock(&dev->lock);
 		t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
 		spin_lock(&dev->lock);

@@ -34,6 +34,7 @@ driver_VM_TESTS := \
 	region_owner_memory.c \
 	server_killed.c \
 	slot_reuse.c \
+	spare_transactions.c \
 	sync_call.c \
 	trace_events.c \
 	version.c \
