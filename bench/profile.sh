@@ -15,7 +15,10 @@
 #   - the flat profile, whole system, by symbol (perf report);
 #   - the module's hot instructions: samples per instruction, with the
 #     instruction and its source line (objdump and addr2line of MODULE on
-#     the host, where its debug information is).
+#     the host, where its debug information is);
+#   - with PROFILE_CALLERS=sym,...: the call chains that lead to those
+#     symbols (perf record -g, which adds its own unwinding to every sample:
+#     read their shares, not the flat profile, from such a run).
 # Sampling rides on the timer interrupt, so time spent with interrupts off
 # (the scheduler's switch, a wakeup under a raw lock) shows at the point
 # they are enabled again; a "rep stos"/"rep movs" counts once per
@@ -30,6 +33,10 @@ shift 2
 [ $# -gt 0 ] || set -- -t fastbinder -w rt -s 4
 KERNEL=${KERNEL:-6.1}
 period=${PROFILE_PERIOD:-10000}
+callers=${PROFILE_CALLERS:-}
+case "$callers" in
+*[!A-Za-z0-9_.,]*) echo "bench-profile: PROFILE_CALLERS is a comma list of symbols" >&2; exit 2 ;;
+esac
 [ "$period" -ge 10000 ] || { echo "bench-profile: PROFILE_PERIOD is at least 10000 (cpu-clock's floor)" >&2; exit 2; }
 out=$top/build/bench
 mkdir -p "$out"
@@ -47,21 +54,30 @@ echo -1 >/proc/sys/kernel/perf_event_paranoid
 echo 4000000 >/proc/sys/kernel/perf_event_max_sample_rate
 echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 mkdir -p /tmp/prof && cd /tmp/prof
-perf record -q -a -e cpu-clock -c $period -o /tmp/prof/perf.data -- fbbench -I -n $* |
+perf record -q -a ${callers:+-g} -e cpu-clock -c $period -o /tmp/prof/perf.data -- fbbench -I -n $* |
 	grep -E '^bench: |FAILED'
 echo 'PROFILE-FLAT-BEGIN'
 perf report -i /tmp/prof/perf.data --stdio --no-children --sort dso,sym --percent-limit 0.2 2>/dev/null |
 	grep -e '%' -e '^# Event count'
 echo 'PROFILE-FLAT-END'
-# the module's functions, by their prefix (which the kernel's never use)
-perf script -i /tmp/prof/perf.data -F ip,sym,symoff 2>/dev/null |
+if [ -n "$callers" ]; then
+	echo 'PROFILE-CALLERS-BEGIN'
+	perf report -i /tmp/prof/perf.data --stdio --no-children --sort sym \
+		--symbols=$callers -g graph,0.5,callee 2>/dev/null |
+		grep -v -e '^#' -e '^\$' | head -n 400
+	echo 'PROFILE-CALLERS-END'
+fi
+# the module's functions, by their prefix (which the kernel's never use);
+# -G: the sampled instruction alone, not the call chain of a -g run
+perf script -i /tmp/prof/perf.data -G -F ip,sym,symoff 2>/dev/null |
 	awk '\$1 ~ /^ffff/ && \$2 ~ /^(fbinder_|trace_event_raw_event_fastbinder_)/ { print \$2 }' |
 	sort | uniq -c | sort -rn | head -n 200 | awk '{ print "PROFILE-HOT", \$1, \$2 }'
 EOF
 
 "$top/scripts/vm/run.sh" -k "$KERNEL" -c 1 -I -P -l -m "$module" -b "$bin" \
 	-f "$out/profile-guest.sh" -T "${BENCH_TIMEOUT:-540}" -o "$out/profile-console.log" \
-	-- "sh /fb/files/profile-guest.sh" | grep -v -e '^PROFILE-' -e '%'
+	-- "sh /fb/files/profile-guest.sh" |
+	sed '/^PROFILE-CALLERS-BEGIN/,/^PROFILE-CALLERS-END/d' | grep -v -e '^PROFILE-' -e '%'
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -115,6 +131,14 @@ calls=$(sed -n 's/^bench: .*(\([0-9]*\)\( calls\)*)$/\1/p' "$log" | awk '{ n += 
 	echo '```'
 	sed -n '/^PROFILE-FLAT-BEGIN/,/^PROFILE-FLAT-END/p' "$log" | sed -e '/^PROFILE-FLAT-/d' -e '/^# Event/d'
 	echo '```'
+	if [ -n "$callers" ]; then
+		echo
+		echo "## Callers of $callers (call graph, each line's share of all samples)"
+		echo
+		echo '```'
+		sed -n '/^PROFILE-CALLERS-BEGIN/,/^PROFILE-CALLERS-END/p' "$log" | sed -e '/^PROFILE-CALLERS-/d'
+		echo '```'
+	fi
 	echo
 	echo '## The module: hot instructions'
 	echo
