@@ -331,9 +331,10 @@ static struct fbinder_buffer *fbinder_next_slot(struct fbinder_alloc *alloc,
 /*
  * Slot structures: a message splits a free slot and its free merges two, so
  * a flow of messages would allocate and free one struct per message.  A
- * few spares kept per context make that no slab work in the steady state
- * (a burst of thousands of queued messages would otherwise fill and drain
- * whole slab pages).
+ * few spares kept per context make that no slab work in the steady state,
+ * without a lock of their own; a burst of queued messages needs more, and
+ * those wait in the module-wide pool (slot_pool.c) instead of going back
+ * to the slab.
  */
 #define FBINDER_SPARE_SLOTS		64
 
@@ -343,10 +344,14 @@ static struct fbinder_buffer *fbinder_slot_get(struct fbinder_alloc *alloc)
 
 	lockdep_assert_held(&alloc->lock);
 	buf = list_first_entry_or_null(&alloc->spare, struct fbinder_buffer, entry);
-	if (!buf)
-		return kzalloc(sizeof(*buf), FBINDER_SLOT_GFP);
-	list_del(&buf->entry);
-	alloc->nr_spare--;
+	if (buf) {
+		list_del(&buf->entry);
+		alloc->nr_spare--;
+	} else {
+		buf = fbinder_slot_pool_take();
+		if (!buf)
+			return kzalloc(sizeof(*buf), FBINDER_SLOT_GFP);
+	}
 	memset(buf, 0, sizeof(*buf));
 	return buf;
 }
@@ -355,7 +360,8 @@ static void fbinder_slot_put(struct fbinder_alloc *alloc, struct fbinder_buffer 
 {
 	lockdep_assert_held(&alloc->lock);
 	if (alloc->nr_spare >= FBINDER_SPARE_SLOTS) {
-		kfree(buf);
+		if (!fbinder_slot_pool_put(buf))
+			kfree(buf);
 		return;
 	}
 	list_add(&buf->entry, &alloc->spare);
@@ -1277,13 +1283,23 @@ static unsigned long fbinder_shrink_scan(struct shrinker *s,
 
 int fbinder_alloc_global_init(void)
 {
+	int ret;
+
 	fbinder_shrinker = fbinder_shrinker_create("fastbinder-pages", fbinder_shrink_count,
 						   fbinder_shrink_scan);
-	return fbinder_shrinker ? 0 : -ENOMEM;
+	if (!fbinder_shrinker)
+		return -ENOMEM;
+	ret = fbinder_slot_pool_init();
+	if (ret) {
+		fbinder_shrinker_destroy(fbinder_shrinker);
+		fbinder_shrinker = NULL;
+	}
+	return ret;
 }
 
 void fbinder_alloc_global_exit(void)
 {
+	fbinder_slot_pool_exit();
 	fbinder_shrinker_destroy(fbinder_shrinker);
 	fbinder_shrinker = NULL;
 	/* every context has been released */

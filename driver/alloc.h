@@ -233,6 +233,13 @@ int fbinder_alloc_clear(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 int fbinder_alloc_global_init(void);
 void fbinder_alloc_global_exit(void);
 
+/* slot_pool.c: the slot structs a burst leaves behind, for the next one. */
+struct fbinder_buffer *fbinder_slot_pool_take(void);
+bool fbinder_slot_pool_put(struct fbinder_buffer *buf);
+unsigned long fbinder_slot_pool_count(void);
+int fbinder_slot_pool_init(void);
+void fbinder_slot_pool_exit(void);
+
 extern unsigned long fbinder_max_map_size;	/* module parameter, bytes */
 extern unsigned long fbinder_max_user_pages;	/* module parameter, pages */
 

@@ -134,6 +134,7 @@ static int fbinder_state_show(struct seq_file *m, void *unused)
 	struct fbinder_ctx *ctx, **pinned;
 	unsigned int n, i;
 
+	seq_printf(m, "slot-pool %lu\n", fbinder_slot_pool_count());
 	list_for_each_entry(dev, &fbinder_devices, entry) {
 		/* the manager's node may be freed once the lock is dropped */
 		spin_lock(&dev->lock);

@@ -25,10 +25,11 @@
  * locks (fbinder_thread.wait, fbinder_ctx.poll_wait, the failure readers'
  * queue of stats.c), taken by wake-ups under fbinder_device.lock;
  * fbinder_lru_lock inside fbinder_alloc.lock (the shrinker holds it
- * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_users_lock (alloc.c),
- * taken with neither held.  The hot paths wake the one thread they chose
- * just after dropping fbinder_device.lock instead (fbinder_unlock_wake), so the woken
- * thread does not find it held.
+ * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_slot_pool_lock
+ * inside fbinder_alloc.lock (slot_pool.c, whose shrinker takes it alone);
+ * fbinder_users_lock (alloc.c), taken with neither held.  The hot paths
+ * wake the one thread they chose just after dropping fbinder_device.lock
+ * instead (fbinder_unlock_wake), so the woken thread does not find it held.
  *
  * A function's name says which lock it needs, and it asserts that with
  * lockdep_assert_held() (make lint checks both, scripts/lint-locking.sh):

@@ -99,9 +99,9 @@ VM_ROOT_TESTS	+= $(VM_CLAIM_TESTS)
 # The security attacks that reload the module or read debugfs: they start
 # as root and attack from children that drop privileges.
 VM_ROOT_TESTS	+= attack_ctx_mgr attack_fd_flood
-# Reads debugfs and drops the caches (the spare transactions' shrinker);
-# its sender and receiver drop to uid 65534.
-VM_ROOT_TESTS	+= spare_transactions
+# Reads debugfs and drops the caches (the shrinkers of the spare
+# transactions and slot structs); its sender and receiver drop to uid 65534.
+VM_ROOT_TESTS	+= burst_spares
 # Attacks on the bounds of what an opener may create (issue 17): the
 # attackers and bystanders drop to uid 65534 themselves; root reads the
 # live counts while the attack holds them, sets the module parameters and

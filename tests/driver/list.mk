@@ -9,6 +9,7 @@
 
 driver_VM_TESTS := \
 	buffer_mapping.c \
+	burst_spares.c \
 	call_abandon.c \
 	concurrent_traffic.c \
 	context_manager.c \
@@ -34,7 +35,6 @@ driver_VM_TESTS := \
 	region_owner_memory.c \
 	server_killed.c \
 	slot_reuse.c \
-	spare_transactions.c \
 	sync_call.c \
 	trace_events.c \
 	version.c \

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * spare_transactions: the transactions of a burst of oneway messages are
- * kept for the next burst once delivered (debugfs state's
- * "spare-transactions" counts at least the burst), and memory pressure
- * takes them back (drop_caches runs the module's shrinker: the count falls
- * to near zero).  The burst: N oneway messages queued to one node while its
- * owner does not read, then read in order, intact, and freed.  Sender and
- * receiver run as uid 65534; root reads debugfs and drops the caches.
+ * burst_spares: what a burst of oneway messages leaves behind is kept for
+ * the next burst, and memory pressure takes it back.  Once the burst is
+ * delivered and freed, debugfs state counts every one of its transactions
+ * in the device's "spare-transactions", and its slot structs, beyond the
+ * receiver's own few spares, in the module's "slot-pool"; drop_caches runs
+ * the module's shrinkers and both fall to near zero.  The burst: N oneway
+ * messages queued to one node while its owner does not read, then read in
+ * order, intact, and freed.  Sender and receiver run as uid 65534; root
+ * reads debugfs and drops the caches.
  */
 #include "fbt_proto.h"
 
@@ -16,9 +18,10 @@
 
 #define MB		(1024 * 1024)
 #define MGR_COOKIE	0x5a4e0ULL
-#define N_MSGS		1000		/* well above the old cap of 128 */
+#define N_MSGS		1000		/* well above the old caps */
+#define CTX_SPARES	64		/* a context's own spare slot structs */
 #define C_SEQ		9
-#define LEFT_MAX	64		/* spares left after the shrinker */
+#define LEFT_MAX	64		/* spares left after the shrinkers */
 
 static int go_pipe[2];			/* root -> receiver: the burst is queued */
 
@@ -82,14 +85,13 @@ static int send_main(void *arg)
 	return failed ? 1 : fbt_child_status();
 }
 
-/* "spare-transactions" of device fastbinder in debugfs state, or -1. */
-static long long spares(void)
+/* The number after key in debugfs state (after "after" first), or -1. */
+static long long state_value(const char *after, const char *key)
 {
-	const char *key = "spare-transactions ";
 	char *s = fbt_slurp(FBT_DEBUGFS "/state"), *p;
 	long long v = -1;
 
-	p = s ? strstr(s, "device fastbinder ") : NULL;
+	p = s && after ? strstr(s, after) : s;
 	p = p ? strstr(p, key) : NULL;
 	if (p)
 		v = strtoll(p + strlen(key), NULL, 10);
@@ -97,9 +99,19 @@ static long long spares(void)
 	return v;
 }
 
+static long long spare_txns(void)
+{
+	return state_value("device fastbinder ", "spare-transactions ");
+}
+
+static long long slot_pool(void)
+{
+	return state_value(NULL, "slot-pool ");
+}
+
 int main(void)
 {
-	long long before, after;
+	long long txns, slots;
 	pid_t rpid, spid;
 	int fd;
 
@@ -117,18 +129,28 @@ int main(void)
 	CHECK(fbt_wait(rpid) == 0, "the receiver did not get all %d in order", N_MSGS);
 
 	/* delivered and freed: every one of them is a spare now */
-	before = spares();
-	printf("# spare transactions after the burst: %lld\n", before);
-	CHECK(before >= N_MSGS, "%lld spare transactions after a burst of %d, want at least %d",
-	      before, N_MSGS, N_MSGS);
+	txns = spare_txns();
+	slots = slot_pool();
+	printf("# after the burst: %lld spare transactions, %lld pooled slot structs\n", txns,
+	       slots);
+	CHECK(txns >= N_MSGS, "%lld spare transactions after a burst of %d, want at least %d",
+	      txns, N_MSGS, N_MSGS);
+	/* one slot struct per queued message; the receiver keeps a few itself */
+	CHECK(slots >= N_MSGS - 2 * CTX_SPARES,
+	      "%lld pooled slot structs after a burst of %d, want at least %d", slots, N_MSGS,
+	      N_MSGS - 2 * CTX_SPARES);
 
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
 	CHECK(fd >= 0 && write(fd, "2", 1) == 1, "drop_caches: %s", strerror(errno));
 	if (fd >= 0)
 		close(fd);
-	after = spares();
-	printf("# spare transactions after drop_caches: %lld\n", after);
-	CHECK(after >= 0 && after <= LEFT_MAX,
-	      "%lld spare transactions after the shrinker, want at most %d", after, LEFT_MAX);
+	txns = spare_txns();
+	slots = slot_pool();
+	printf("# after drop_caches: %lld spare transactions, %lld pooled slot structs\n", txns,
+	       slots);
+	CHECK(txns >= 0 && txns <= LEFT_MAX,
+	      "%lld spare transactions after the shrinker, want at most %d", txns, LEFT_MAX);
+	CHECK(slots >= 0 && slots <= LEFT_MAX,
+	      "%lld pooled slot structs after the shrinker, want at most %d", slots, LEFT_MAX);
 	return fbt_done();
 }

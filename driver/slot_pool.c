@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fastbinder: the slot structs a burst leaves behind.
+ *
+ * Each context keeps a few spare slot structs under its own mutex
+ * (alloc.c, fbinder_slot_get()).  A burst of queued messages needs one per
+ * message, hundreds or thousands, and allocated and freed them through the
+ * slab again on every burst, with the memory cgroup's charge of each.
+ * What a context's own spares cannot hold waits here, in one module-wide
+ * pool, for the next burst anywhere (up to FBINDER_POOL_SLOTS), and the
+ * pool's shrinker gives it back under memory pressure.
+ * fbinder_slot_pool_lock is a leaf: taken inside fbinder_alloc.lock, and
+ * alone by the shrinker.
+ */
+#include <linux/list.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "compat.h"
+#include "alloc.h"
+#include "internal.h"
+
+#define FBINDER_POOL_SLOTS	FBINDER_MAX_QUEUED
+
+static LIST_HEAD(fbinder_slot_pool);
+static DEFINE_SPINLOCK(fbinder_slot_pool_lock);
+static unsigned long fbinder_slot_pool_len;	/* under the lock */
+static struct shrinker *fbinder_slot_shrinker;
+
+/* A slot struct from the pool, not zeroed, or NULL when it is empty. */
+struct fbinder_buffer *fbinder_slot_pool_take(void)
+{
+	struct fbinder_buffer *buf;
+
+	spin_lock(&fbinder_slot_pool_lock);
+	buf = list_first_entry_or_null(&fbinder_slot_pool, struct fbinder_buffer,
+				       entry);
+	if (buf) {
+		list_del(&buf->entry);
+		fbinder_slot_pool_len--;
+	}
+	spin_unlock(&fbinder_slot_pool_lock);
+	return buf;
+}
+
+/* Keeps buf for the next burst; false when the pool is full. */
+bool fbinder_slot_pool_put(struct fbinder_buffer *buf)
+{
+	bool kept = false;
+
+	/* not before the shrinker exists (the load-time self-test's frees) */
+	if (!fbinder_slot_shrinker)
+		return false;
+	spin_lock(&fbinder_slot_pool_lock);
+	if (fbinder_slot_pool_len < FBINDER_POOL_SLOTS) {
+		list_add(&buf->entry, &fbinder_slot_pool);
+		fbinder_slot_pool_len++;
+		kept = true;
+	}
+	spin_unlock(&fbinder_slot_pool_lock);
+	return kept;
+}
+
+unsigned long fbinder_slot_pool_count(void)
+{
+	return READ_ONCE(fbinder_slot_pool_len);
+}
+
+/* Frees up to nr of the pool's structs; returns how many. */
+static unsigned long fbinder_slot_pool_free(unsigned long nr)
+{
+	struct fbinder_buffer *buf, *tmp;
+	unsigned long n = 0;
+	LIST_HEAD(victims);
+
+	spin_lock(&fbinder_slot_pool_lock);
+	while (n < nr && !list_empty(&fbinder_slot_pool)) {
+		list_move(fbinder_slot_pool.next, &victims);
+		fbinder_slot_pool_len--;
+		n++;
+	}
+	spin_unlock(&fbinder_slot_pool_lock);
+	list_for_each_entry_safe(buf, tmp, &victims, entry)
+		kfree(buf);
+	return n;
+}
+
+static unsigned long fbinder_slot_shrink_count(struct shrinker *s,
+					       struct shrink_control *sc)
+{
+	unsigned long count = fbinder_slot_pool_count();
+
+	return count ? count : SHRINK_EMPTY;
+}
+
+static unsigned long fbinder_slot_shrink_scan(struct shrinker *s,
+					      struct shrink_control *sc)
+{
+	unsigned long freed = fbinder_slot_pool_free(sc->nr_to_scan);
+
+	return freed ? freed : SHRINK_STOP;
+}
+
+int fbinder_slot_pool_init(void)
+{
+	fbinder_slot_shrinker = fbinder_shrinker_create("fastbinder-slots",
+							fbinder_slot_shrink_count,
+							fbinder_slot_shrink_scan);
+	return fbinder_slot_shrinker ? 0 : -ENOMEM;
+}
+
+/* After every context is gone: nothing else reaches the pool. */
+void fbinder_slot_pool_exit(void)
+{
+	if (fbinder_slot_shrinker)
+		fbinder_shrinker_destroy(fbinder_slot_shrinker);
+	fbinder_slot_shrinker = NULL;
+	fbinder_slot_pool_free(ULONG_MAX);
+}
