@@ -474,6 +474,18 @@ static int fbinder_xlate_fd(struct fbinder_xlate *x, u64 off, struct fbinder_obj
 	return 0;
 }
 
+/*
+ * Zeroes the slot from end to the next 8-byte boundary, after data copied
+ * in up to end: the padding must not show what the slot held before.
+ */
+static int fbinder_clear_padding(struct fbinder_alloc *alloc,
+				 struct fbinder_buffer *buf, size_t end)
+{
+	if (IS_ALIGNED(end, sizeof(u64)))
+		return 0;
+	return fbinder_alloc_clear(alloc, buf, end, ALIGN(end, sizeof(u64)) - end);
+}
+
 /* HANDLE and FD objects use 32 bits of the union: the rest must be 0. */
 static bool fbinder_obj_upper_clear(const struct fbinder_object *obj)
 {
@@ -545,11 +557,7 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
 					   x->data_size - pos);
 	if (ret)
 		return ret;
-	/* the padding must not show what the slot held before */
-	if (IS_ALIGNED(x->data_size, sizeof(u64)))
-		return 0;
-	return fbinder_alloc_clear(alloc, x->buf, x->data_size,
-			      ALIGN(x->data_size, sizeof(u64)) - x->data_size);
+	return fbinder_clear_padding(alloc, x->buf, x->data_size);
 }
 
 /*
@@ -908,9 +916,8 @@ static int fbinder_copy_batch(struct fbinder_alloc *alloc, struct fbinder_buffer
 		len = m->data_size;
 		ret = fbinder_alloc_copy_from_user(alloc, buf, pos,
 						   u64_to_user_ptr(m->data), len);
-		if (!ret && !IS_ALIGNED(len, sizeof(u64)))
-			ret = fbinder_alloc_clear(alloc, buf, pos + len,
-						  ALIGN(len, sizeof(u64)) - len);
+		if (!ret)
+			ret = fbinder_clear_padding(alloc, buf, pos + len);
 		if (ret)
 			return ret;
 		m->data = buf->offset + pos;
