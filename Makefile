@@ -242,7 +242,7 @@ help:
 	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 	@echo; echo "targets: all module userspace check check-host check-vm check-matrix"
 	@echo "         check-fresh check-debug lint fuzz (FUZZ_TIME=60) bench"
-	@echo "         bench-ab (REV=) bench-profile (PROFILE_ARGS=)"
+	@echo "         bench-ab (REV=) bench-profile (PROFILE_ARGS= PROFILE_CALLERS=)"
 	@echo "         demo vm-shell vm-run clean distclean"
 	@echo "         deps deps-all deps-GROUP ($(DEPS_GROUPS))"
 	@echo "         install uninstall dkms-source (DESTDIR= PREFIX=/usr/local KVER=)"

@@ -14,8 +14,10 @@
 #                              deterministic boot (bench/ab.sh)
 #   make bench-profile         where fastbinder's 4-byte round trip spends its
 #                              instructions (perf in the deterministic mode;
-#                              PROFILE_ARGS: other fbbench arguments), written
-#                              to build/bench/profile.md (bench/profile.sh)
+#                              PROFILE_ARGS: other fbbench arguments;
+#                              PROFILE_CALLERS=sym,...: the call chains to
+#                              those symbols too), written to
+#                              build/bench/profile.md (bench/profile.sh)
 #
 # build/bench/fbbench is static (the top Makefile's rule) and also runs on the host (without the
 # fastbinder and binder columns): build/bench/fbbench -t unix-stream,pipe
