@@ -94,8 +94,11 @@ fbinder_shrinker_create(const char *name,
 	return s;
 }
 
+/* Like kfree(), does nothing with NULL (a shrinker never created). */
 static inline void fbinder_shrinker_destroy(struct shrinker *s)
 {
+	if (!s)
+		return;
 #if FBINDER_KERNEL_AT_LEAST(6, 7, 0)
 	shrinker_free(s);
 #else

@@ -112,8 +112,7 @@ int fbinder_slot_pool_init(void)
 /* After every context is gone: nothing else reaches the pool. */
 void fbinder_slot_pool_exit(void)
 {
-	if (fbinder_slot_shrinker)
-		fbinder_shrinker_destroy(fbinder_slot_shrinker);
+	fbinder_shrinker_destroy(fbinder_slot_shrinker);
 	fbinder_slot_shrinker = NULL;
 	fbinder_slot_pool_free(ULONG_MAX);
 }

@@ -89,8 +89,6 @@ int fbinder_txn_pool_init(void)
 
 void fbinder_txn_pool_exit(void)
 {
-	if (!fbinder_txn_shrinker)
-		return;
 	fbinder_shrinker_destroy(fbinder_txn_shrinker);
 	fbinder_txn_shrinker = NULL;
 }
