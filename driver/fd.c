@@ -24,14 +24,6 @@ void fbinder_buffer_put_fds(struct fbinder_buffer_fd *fds, u32 nr)
 	kvfree(fds);
 }
 
-/* A buffer going away undelivered closes the files it carried. */
-void fbinder_buffer_drop_fds(struct fbinder_buffer *buf)
-{
-	fbinder_buffer_put_fds(buf->fds, buf->nr_fds);
-	buf->fds = NULL;
-	buf->nr_fds = 0;
-}
-
 void fbinder_fds_unreserve(int *fdnums, u32 nr)
 {
 	while (nr--)

@@ -455,7 +455,20 @@ bool fbinder_is_fastbinder_file(struct file *file);
 
 /* fd.c */
 void fbinder_buffer_put_fds(struct fbinder_buffer_fd *fds, u32 nr);
-void fbinder_buffer_drop_fds(struct fbinder_buffer *buf);
+
+/*
+ * A buffer going away undelivered closes the files it carried.  Inline:
+ * every freed buffer comes here, and nearly all carry none.
+ */
+static inline void fbinder_buffer_drop_fds(struct fbinder_buffer *buf)
+{
+	if (!buf->fds)
+		return;
+	fbinder_buffer_put_fds(buf->fds, buf->nr_fds);
+	buf->fds = NULL;
+	buf->nr_fds = 0;
+}
+
 int fbinder_fds_reserve(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 			int **fdnums);
 void fbinder_fds_unreserve(int *fdnums, u32 nr);

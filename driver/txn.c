@@ -1094,9 +1094,12 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 /* What a send holds whether it succeeded or not. */
 static void fbinder_send_release(struct fbinder_send *s)
 {
-	kvfree(s->x.exported);
-	kfree(s->x.spare_node);
-	kfree(s->x.spare_handle);
+	/* only objects allocate translation state (fbinder_send_prepare()) */
+	if (s->tr.offsets_count) {
+		kvfree(s->x.exported);
+		kfree(s->x.spare_node);
+		kfree(s->x.spare_handle);
+	}
 	fbinder_restore_prio(&s->restore);
 }
 
