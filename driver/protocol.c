@@ -701,7 +701,8 @@ static int fbinder_deliver(struct fbinder_thread *thread, struct fbinder_write_r
 	int *fdnums = NULL;
 	int err;
 
-	if (tk->buffer) {
+	/* most messages carry no files: no call for them */
+	if (tk->buffer && tk->buffer->nr_fds) {
 		err = fbinder_fds_reserve(&ctx->alloc, tk->buffer, &fdnums);
 		if (err)
 			return fbinder_undeliverable(thread, wr, tk, ret, batch,

@@ -1302,8 +1302,9 @@ int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 		return ret;
 
 	for (i = 0; i < nr; i++)
-		fbinder_buffer_drop_refs(ctx, bufs[i], bufs[i]->data_size,
-					 bufs[i]->offsets_size / sizeof(u64));
+		if (bufs[i]->offsets_size)
+			fbinder_buffer_drop_refs(ctx, bufs[i], bufs[i]->data_size,
+						 bufs[i]->offsets_size / sizeof(u64));
 	spin_lock(&dev->lock);
 	for (i = 0; i < nr; i++)
 		fbinder_free_buffer_locked(ctx, bufs[i], &wake);
