@@ -12,21 +12,29 @@
 #include "internal.h"
 #include "stats.h"
 
+/* CONFIG_FASTBINDER_SELFTEST: the allocator's and handles' own tests. */
+static int __init fbinder_selftests(void)
+{
+#ifdef CONFIG_FASTBINDER_SELFTEST
+	int ret = fbinder_alloc_selftest();
+
+	return ret ?: fbinder_handle_selftest();
+#else
+	return 0;
+#endif
+}
+
 static int __init fbinder_init(void)
 {
 	int ret;
 
-#ifdef CONFIG_FASTBINDER_SELFTEST
-	ret = fbinder_alloc_selftest();
-	if (ret)
-		return ret;
-	ret = fbinder_handle_selftest();
-	if (ret)
-		return ret;
-#endif
 	ret = fbinder_alloc_global_init();
 	if (ret)
 		return ret;
+	/* in the state the module runs in (pools, shrinkers), before any user */
+	ret = fbinder_selftests();
+	if (ret)
+		goto err_selftests;
 	fbinder_debugfs_init();
 	ret = fbinder_devices_init();
 	if (ret)
@@ -35,6 +43,7 @@ static int __init fbinder_init(void)
 
 err_devices:
 	fbinder_debugfs_exit();
+err_selftests:
 	fbinder_alloc_global_exit();
 	return ret;
 }

@@ -48,9 +48,6 @@ bool fbinder_slot_pool_put(struct fbinder_buffer *buf)
 {
 	bool kept = false;
 
-	/* not before the shrinker exists (the load-time self-test's frees) */
-	if (!fbinder_slot_shrinker)
-		return false;
 	spin_lock(&fbinder_slot_pool_lock);
 	if (fbinder_slot_pool_len < FBINDER_POOL_SLOTS) {
 		list_add(&buf->entry, &fbinder_slot_pool);
