@@ -9,6 +9,11 @@
  * messages queued to one node while its owner does not read, then read in
  * order, intact, and freed.  Sender and receiver run as uid 65534; root
  * reads debugfs and drops the caches.
+ *
+ * Then a burst above both caps (FBINDER_MAX_QUEUED, 4096 spare
+ * transactions per device and 4096 pooled slot structs): a sender's full
+ * share of the queue of each of three receivers, 6144 messages, leaves
+ * exactly the caps behind.
  */
 #include "fbt_proto.h"
 
@@ -22,20 +27,19 @@
 #define CTX_SPARES	64		/* a context's own spare slot structs */
 #define C_SEQ		9
 #define LEFT_MAX	64		/* spares left after the shrinkers */
+#define CAP		4096		/* FBINDER_MAX_QUEUED: both pools' caps */
+#define SHARE		(CAP / 2)	/* one sender's share of a receiver's queue */
+#define N_RECV		3		/* SHARE each: above both caps */
+#define C_OBJ		10
 
 static int go_pipe[2];			/* root -> receiver: the burst is queued */
 
-static int recv_main(struct fbt_ctx *p, void *arg)
+/* Reads n oneways numbered 0 to n - 1, checks their order, frees them. */
+static bool drain(struct fbt_ctx *p, __u32 n)
 {
 	__u32 expect = 0, seq;
-	char go;
 
-	(void)arg;
-	alarm(60);
-	close(go_pipe[1]);
-	if (read(go_pipe[0], &go, 1) != 1)
-		die("R: no go");
-	while (expect < N_MSGS) {
+	while (expect < n) {
 		struct fbt_w frees;
 		struct fbt_ret r;
 		int ret;
@@ -50,21 +54,92 @@ static int recv_main(struct fbt_ctx *p, void *arg)
 			fbt_next(p, &r);
 			if (r.cmd != FBINDER_RET_TRANSACTION) {
 				CHECK(0, "R got %s", fbt_ret_name(r.cmd));
-				return 1;
+				return false;
 			}
 			memcpy(&seq, fbt_data(p, &r.msg), sizeof(seq));
 			CHECK(r.msg.code == C_SEQ && r.msg.data_size == sizeof(seq) &&
 			      seq == expect, "R: code %u size %llu seq %u, want seq %u",
 			      r.msg.code, (unsigned long long)r.msg.data_size, seq, expect);
 			if (seq != expect)
-				return 1;
+				return false;
 			expect++;
 			fbt_w_free(&frees, r.msg.data);
 		}
 		ret = fbt_wr(p, &frees, NULL, false);
 		CHECK(ret == 0, "R: free: %s", strerror(-ret));
 	}
+	return true;
+}
+
+static int recv_main(struct fbt_ctx *p, void *arg)
+{
+	char go;
+
+	(void)arg;
+	alarm(60);
+	close(go_pipe[1]);
+	if (read(go_pipe[0], &go, 1) != 1)
+		die("R: no go");
+	return drain(p, N_MSGS) ? fbt_child_status() : 1;
+}
+
+/*
+ * One process: the manager M, claimed as root, then as uid 65534 three
+ * receivers that each give M a handle to a node of theirs; M queues its
+ * whole share to each, then each receiver reads and frees its messages.
+ */
+static int over_caps_main(void *arg)
+{
+	struct fbt_ctx m, r[N_RECV];
+	__u32 h[N_RECV], i, j;
+	struct fbt_ret ret;
+	__u64 off = 0;
+	int rc;
+
+	(void)arg;
+	alarm(120);
+	fbt_ctx_open(&m, MB);
+	if (fbt_set_mgr(m.fd, MGR_COOKIE))
+		die("M: SET_CONTEXT_MGR");
+	fbt_become_nobody();
+	for (i = 0; i < N_RECV; i++) {
+		struct fbinder_object obj = {
+			.type = FBINDER_OBJ_LOCAL, .cookie = 0x100 + i,
+		};
+
+		fbt_ctx_open(&r[i], MB);
+		rc = fbt_oneway(&r[i], 0, C_OBJ, &obj, sizeof(obj), &off, 1);
+		if (!rc)
+			rc = fbt_next(&m, &ret);
+		if (rc || ret.cmd != FBINDER_RET_TRANSACTION || ret.msg.offsets_count != 1)
+			die("M: no handle to receiver %u", i);
+		h[i] = fbt_obj(&m, &ret.msg, 0)->handle;
+		CHECK(fbt_acquire(&m, h[i]) == 0, "M: acquire handle %u", h[i]);
+		CHECK(fbt_free_buffer(&m, ret.msg.data) == 0, "M: free");
+	}
+	for (i = 0; i < N_RECV; i++)
+		for (j = 0; j < SHARE; j++) {
+			rc = fbt_oneway(&m, h[i], C_SEQ, &j, sizeof(j), NULL, 0);
+			if (rc) {
+				CHECK(0, "oneway %u to receiver %u: %s", j, i, strerror(-rc));
+				return 1;
+			}
+		}
+	for (i = 0; i < N_RECV; i++)
+		CHECK(drain(&r[i], SHARE), "receiver %u did not get its %d in order", i, SHARE);
+	for (i = 0; i < N_RECV; i++)
+		fbt_ctx_close(&r[i]);
+	fbt_ctx_close(&m);
 	return fbt_child_status();
+}
+
+static void drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+
+	CHECK(fd >= 0 && write(fd, "2", 1) == 1, "drop_caches: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
 }
 
 static int send_main(void *arg)
@@ -113,7 +188,6 @@ int main(void)
 {
 	long long txns, slots;
 	pid_t rpid, spid;
-	int fd;
 
 	alarm(90);
 	if (pipe(go_pipe))
@@ -140,10 +214,7 @@ int main(void)
 	      "%lld pooled slot structs after a burst of %d, want at least %d", slots, N_MSGS,
 	      N_MSGS - 2 * CTX_SPARES);
 
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-	CHECK(fd >= 0 && write(fd, "2", 1) == 1, "drop_caches: %s", strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	drop_caches();
 	txns = spare_txns();
 	slots = slot_pool();
 	printf("# after drop_caches: %lld spare transactions, %lld pooled slot structs\n", txns,
@@ -152,5 +223,18 @@ int main(void)
 	      "%lld spare transactions after the shrinker, want at most %d", txns, LEFT_MAX);
 	CHECK(slots >= 0 && slots <= LEFT_MAX,
 	      "%lld pooled slot structs after the shrinker, want at most %d", slots, LEFT_MAX);
+
+	/* more than either pool holds: each keeps its cap, no more */
+	CHECK(fbt_wait(fbt_fork(over_caps_main, NULL)) == 0,
+	      "the burst of %d x %d oneways did not all go and arrive", N_RECV, SHARE);
+	txns = spare_txns();
+	slots = slot_pool();
+	printf("# after %d x %d: %lld spare transactions, %lld pooled slot structs\n", N_RECV,
+	       SHARE, txns, slots);
+	CHECK(txns == CAP, "%lld spare transactions after a burst of %d, want the cap, %d", txns,
+	      N_RECV * SHARE, CAP);
+	CHECK(slots == CAP, "%lld pooled slot structs after a burst of %d, want the cap, %d",
+	      slots, N_RECV * SHARE, CAP);
+	drop_caches();
 	return fbt_done();
 }
