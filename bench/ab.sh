@@ -157,11 +157,12 @@ function spread(list,    a, n, i, lo, hi) {
 	if (who == "peer") { peer[t, k] = value(s, wl, size); next }
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
 	runs[who, k] = runs[who, k] " " value(s, wl, size)
+	sw[who, k] = sw[who, k] " " (field(s, "switches_per_op") + 0)
 }
 END {
 	printf "### fastbinder: %s (old) against this tree (new), one deterministic boot\n\n", rev
-	print "| workload | size | unit | old | new | new / old | spread between rounds (old, new) |"
-	print "|---|---|---|---|---|---|---|"
+	print "| workload | size | unit | old | new | new / old | spread between rounds (old, new) | context switches per op (old, new) |"
+	print "|---|---|---|---|---|---|---|---|"
 	for (j = 1; j <= nk + 1; j++) {
 		# the memory row last
 		i = j <= nk ? j : mem
@@ -171,9 +172,10 @@ END {
 		o = median(runs["old", k]); n = median(runs["new", k])
 		old[k] = o; new[k] = n
 		f = p[1] == "region" ? "%.3f" : "%.1f"
-		printf "| %s | %s | %s | " f " | " f " | %s | %.2f%%, %.2f%% |\n", p[1], \
+		printf "| %s | %s | %s | " f " | " f " | %s | %.2f%%, %.2f%% | %s |\n", p[1], \
 			(p[1] == "memory" ? "1 MiB map" : fmtsize(p[2])), unit(p[1]), o, n, \
-			(o > 0 ? sprintf("%.3f", n / o) : "-"), spread(runs["old", k]), spread(runs["new", k])
+			(o > 0 ? sprintf("%.3f", n / o) : "-"), spread(runs["old", k]), spread(runs["new", k]), \
+			(median(sw["old", k]) > 0 ? sprintf("%.2f, %.2f", median(sw["old", k]), median(sw["new", k])) : "-")
 	}
 	print ""
 	print "### Targets (deterministic mode), old and new against the peers of the same boot"

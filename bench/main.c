@@ -249,6 +249,7 @@ struct cres {
 	double median_us, p99_us;
 	double seconds;		/* timed total */
 	double count;		/* calls or messages */
+	double switches;	/* context switches per call or message */
 };
 
 static bool quick;
@@ -283,6 +284,28 @@ static uint64_t idle_ns(void)
 	return v;
 }
 
+/*
+ * Context switches of the whole system so far (/proc/stat "ctxt").  Per
+ * call or message they tell a shorter path from a different interleaving
+ * of sender and receiver: in the deterministic mode a oneway rate moves
+ * with the number of times the receiver was woken, which the scheduler
+ * decides.
+ */
+static uint64_t ctx_switches(void)
+{
+	FILE *f = fopen("/proc/stat", "r");
+	char line[256];
+	unsigned long long v = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 #define MAX_SAMPLES	200000
 
 /* A client's latency samples, shared with the orchestrator (MAP_SHARED). */
@@ -311,7 +334,7 @@ static void client_calls(const struct transport *t, void *c, enum workload wl,
 	size_t want = echo ? size : 8;
 	uint64_t *samples = malloc(MAX_SAMPLES * sizeof(*samples));
 	unsigned char *buf = malloc(size);
-	uint64_t seq = 1, start, total = 0, n = 0;
+	uint64_t seq = 1, start, total = 0, n = 0, sw0 = 0;
 	int warm = size >= (1u << 20) ? 3 : 20;
 
 	if (!samples || !buf)
@@ -341,8 +364,10 @@ static void client_calls(const struct transport *t, void *c, enum workload wl,
 		seq++;
 		if (warm) {
 			warm--;
-			if (!warm)
+			if (!warm) {
+				sw0 = ctx_switches();
 				start = now_ns();
+			}
 			continue;
 		}
 		if (wl == WL_SCALE) {
@@ -359,6 +384,8 @@ static void client_calls(const struct transport *t, void *c, enum workload wl,
 	}
 	r->iters = n;
 	r->count = (double)n;
+	if (n)
+		r->switches = (double)(ctx_switches() - sw0) / n;
 	if (wl == WL_SCALE) {
 		r->seconds = 0;	/* the orchestrator knows the window */
 	} else if (n) {
@@ -378,7 +405,7 @@ static void client_oneway(const struct transport *t, void *c, bool batch,
 {
 	unsigned char *bufs = malloc(BENCH_BATCH * BENCH_ONEWAY_SZ);
 	const void *ptrs[BENCH_BATCH];
-	uint64_t seq = 0, start, got, idle0 = idle_ns();
+	uint64_t seq = 0, start, got, idle0 = idle_ns(), sw0 = ctx_switches();
 	int i, err;
 
 	if (!bufs)
@@ -410,6 +437,8 @@ static void client_oneway(const struct transport *t, void *c, bool batch,
 		return;
 	}
 	r->seconds = (now_ns() - start - (idle_ns() - idle0)) / 1e9;
+	if (seq)
+		r->switches = (double)(ctx_switches() - sw0) / seq;
 	if (got != seq)
 		client_fail(r, "server checked %llu of %llu messages",
 			    (unsigned long long)got, (unsigned long long)seq);
@@ -427,6 +456,7 @@ struct result {
 	char note[160];
 	uint64_t iters;
 	double median_us, p99_us, mb_per_s, msgs_per_s;
+	double switches;	/* context switches per call or message */
 };
 
 static struct result results[512];
@@ -549,6 +579,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 		}
 		res->iters += cr[i].iters;
 	}
+	res->switches = cr[0].switches;
 	switch (wl) {
 	case WL_RT:
 	case WL_RT1:
@@ -843,10 +874,10 @@ static void json_result(const struct result *r)
 	printf("BENCH-JSON {\"mode\": \"%s\", \"transport\": \"%s\", \"workload\": \"%s\", \"size\": %zu, "
 	       "\"clients\": %d, \"median_us\": %.2f, \"p99_us\": %.2f, "
 	       "\"mb_per_s\": %.1f, \"msgs_per_s\": %.0f, \"iterations\": %llu, "
-	       "\"ok\": %s%s%s%s}\n",
+	       "\"switches_per_op\": %.3f, \"ok\": %s%s%s%s}\n",
 	       mode_name(), r->t->name, wl_names[r->wl], r->size, r->nclients, r->median_us,
 	       r->p99_us, r->mb_per_s, r->msgs_per_s,
-	       (unsigned long long)r->iters, r->ok ? "true" : "false",
+	       (unsigned long long)r->iters, r->switches, r->ok ? "true" : "false",
 	       r->ok ? "" : ", \"error\": \"", r->ok ? "" : r->note,
 	       r->ok ? "" : "\"");
 }
@@ -1146,6 +1177,18 @@ static void print_tables_icount(const bool *have, const struct memres *mem,
 				if (have[i])
 					print_cell(instr_msg(find(all_tr[i], j, BENCH_ONEWAY_SZ, 1)),
 						   " %.0f |");
+			printf("\n");
+		}
+		printf("\nContext switches per message, the same runs (how often the receiver was woken):\n\n");
+		table_head("sent", have, false);
+		for (j = WL_ONEWAY1; j <= WL_ONEWAY64; j++) {
+			printf("| %s |", j == WL_ONEWAY1 ? "1 per call" : "64 per call");
+			for (i = 0; i < NTR; i++) {
+				const struct result *ow = find(all_tr[i], j, BENCH_ONEWAY_SZ, 1);
+
+				if (have[i])
+					print_cell(ow && ow->ok ? ow->switches : 0, " %.3f |");
+			}
 			printf("\n");
 		}
 		printf("\n");
