@@ -29,6 +29,11 @@
  * or free first merges it like any free slot, so outside that reuse the
  * slots are exactly as described above (see FBINDER_SLOT_CACHE_MAX).
  *
+ * A burst of queued messages fills allocated_tree with thousands of slots,
+ * each cut after the last: a new slot is linked next to the slot before
+ * it (fbinder_allocated_insert()), and a free first tries the slot after
+ * the last one freed (take_hint), so neither walks the tree from its root.
+ *
  * Oneway messages may hold at most half of the mapping (free_oneway_space),
  * so a flood of them cannot starve synchronous calls.  (How much of that
  * one sender may take is the transaction layer's business: txn.c.)
@@ -329,6 +334,35 @@ static struct fbinder_buffer *fbinder_next_slot(struct fbinder_alloc *alloc,
 }
 
 /*
+ * Links buf, just cut from a free slot, into allocated_tree right after the
+ * slot before it in the mapping, its predecessor in the tree: free slots
+ * have no free neighbour and the cached slot was merged before the cut, so
+ * that slot is allocated.  In a queue of thousands of messages, each cut
+ * from the end of the last, that is the tree's last node: no walk down from
+ * the root, a dozen levels a message.
+ */
+static void fbinder_allocated_insert(struct fbinder_alloc *alloc,
+				     struct fbinder_buffer *buf)
+{
+	struct fbinder_buffer *prev = fbinder_prev_slot(alloc, buf);
+	struct rb_node *parent, **link;
+
+	if (!prev || WARN_ON_ONCE(prev->free)) {
+		rb_add(&buf->rb_node, &alloc->allocated_tree, fbinder_allocated_less);
+		return;
+	}
+	/* the leftmost node of prev's right subtree, or prev itself */
+	parent = &prev->rb_node;
+	link = &parent->rb_right;
+	while (*link) {
+		parent = *link;
+		link = &parent->rb_left;
+	}
+	rb_link_node(&buf->rb_node, parent, link);
+	rb_insert_color(&buf->rb_node, &alloc->allocated_tree);
+}
+
+/*
  * Slot structures: a message splits a free slot and its free merges two, so
  * a flow of messages would allocate and free one struct per message.  A
  * few spares kept per context make that no slab work in the steady state,
@@ -359,6 +393,8 @@ static struct fbinder_buffer *fbinder_slot_get(struct fbinder_alloc *alloc)
 static void fbinder_slot_put(struct fbinder_alloc *alloc, struct fbinder_buffer *buf)
 {
 	lockdep_assert_held(&alloc->lock);
+	if (alloc->take_hint == buf)
+		alloc->take_hint = NULL;
 	if (alloc->nr_spare >= FBINDER_SPARE_SLOTS) {
 		if (!fbinder_slot_pool_put(buf))
 			kfree(buf);
@@ -647,6 +683,7 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 	}
 	alloc->nr_spare = 0;
 	alloc->cached = NULL;
+	alloc->take_hint = NULL;
 	alloc->free_tree = RB_ROOT;
 	alloc->allocated_tree = RB_ROOT;
 	alloc->size = 0;
@@ -919,7 +956,7 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 		fbinder_free_tree_insert(alloc, rest);
 	}
 	buf->size = size;
-	rb_add(&buf->rb_node, &alloc->allocated_tree, fbinder_allocated_less);
+	fbinder_allocated_insert(alloc, buf);
 take:
 	buf->free = 0;
 	buf->oneway = oneway;
@@ -1016,21 +1053,35 @@ void fbinder_alloc_deliver(struct fbinder_alloc *alloc, struct fbinder_buffer **
 		smp_store_release(&bufs[i]->user_owned, true);
 }
 
+/*
+ * The allocated slot at user_offset, if user space owns it.  A slot the
+ * next free likely names is tried before the tree: after a burst's slot the
+ * one that follows it (receivers free in the order messages came), else the
+ * same one, which a flow of messages of one size reuses whole (the cached
+ * slot).  Any slot on the list that is not free is the allocated one at its
+ * offset; take_hint leaves with its struct (fbinder_slot_put()).
+ */
 static struct fbinder_buffer *fbinder_take_user_alocked(struct fbinder_alloc *alloc,
 							u64 user_offset)
 {
-	struct fbinder_buffer *buf;
+	struct fbinder_buffer *buf = alloc->take_hint, *next;
 	struct rb_node *n;
 
 	lockdep_assert_held(&alloc->lock);
-	n = rb_find(&user_offset, &alloc->allocated_tree, fbinder_allocated_cmp);
-	if (!n)
-		return NULL;
-	buf = fbinder_slot_of(n);
+	if (!buf || buf->free || buf->offset != user_offset) {
+		n = rb_find(&user_offset, &alloc->allocated_tree,
+			    fbinder_allocated_cmp);
+		if (!n)
+			return NULL;
+		buf = fbinder_slot_of(n);
+	}
 	/* pairs with fbinder_alloc_deliver() */
 	if (!smp_load_acquire(&buf->user_owned))
 		return NULL;
 	buf->user_owned = false;
+	/* a burst's next slot; or this one, reused whole by a flow (cached) */
+	next = fbinder_next_slot(alloc, buf);
+	alloc->take_hint = next && !next->free ? next : buf;
 	return buf;
 }
 

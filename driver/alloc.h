@@ -96,6 +96,7 @@ struct fbinder_alloc {
 	struct fbinder_user *user;		/* whose pages these are, from mmap */
 	struct mem_cgroup *memcg;	/* charged for them, from mmap */
 	struct fbinder_buffer *cached;	/* freed, kept whole for reuse, or NULL */
+	struct fbinder_buffer *take_hint;	/* on buffers: the next free's, likely */
 	struct list_head spare;		/* unused fbinder_buffer structs, by entry */
 	u32 nr_spare;
 	bool mapped;			/* slots may be handed out */

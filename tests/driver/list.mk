@@ -9,6 +9,7 @@
 
 driver_VM_TESTS := \
 	buffer_mapping.c \
+	burst_frees.c \
 	burst_spares.c \
 	call_abandon.c \
 	concurrent_traffic.c \
