@@ -258,6 +258,22 @@ static bool icount;		/* -I: 1 guest ns = 1 instruction, one vCPU */
 static int reps = 5;		/* runs of a throughput workload, median kept */
 static size_t only_size;	/* -s: round trips of this payload only */
 
+/* The number in the first line of path that fmt (one %llu) matches, or 0. */
+static uint64_t proc_number(const char *path, const char *fmt)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	unsigned long long v = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 /*
  * Nanoseconds vCPU 0 spent idle (NO_HZ accounting, /proc/timer_list), or 0
  * when unknown.  Under -icount,sleep=off the guest clock jumps over idle
@@ -268,20 +284,7 @@ static size_t only_size;	/* -s: round trips of this payload only */
  */
 static uint64_t idle_ns(void)
 {
-	FILE *f;
-	char line[256];
-	unsigned long long v = 0;
-
-	if (!icount)
-		return 0;
-	f = fopen("/proc/timer_list", "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " .idle_sleeptime : %llu nsecs", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return icount ? proc_number("/proc/timer_list", " .idle_sleeptime : %llu nsecs") : 0;
 }
 
 /*
@@ -293,17 +296,7 @@ static uint64_t idle_ns(void)
  */
 static uint64_t ctx_switches(void)
 {
-	FILE *f = fopen("/proc/stat", "r");
-	char line[256];
-	unsigned long long v = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "ctxt %llu", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	return proc_number("/proc/stat", "ctxt %llu");
 }
 
 #define MAX_SAMPLES	200000
