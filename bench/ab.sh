@@ -177,6 +177,9 @@ END {
 			(o > 0 ? sprintf("%.3f", n / o) : "-"), spread(runs["old", k]), spread(runs["new", k]), \
 			(median(sw["old", k]) > 0 ? sprintf("%.2f, %.2f", median(sw["old", k]), median(sw["new", k])) : "-")
 	}
+	# oneway at 1 per call: at equal context switches a message
+	k = "oneway-1" SUBSEP 128
+	if (k in old) equal_switches(runs["old", k], sw["old", k], runs["new", k], sw["new", k])
 	print ""
 	print "### Targets (deterministic mode), old and new against the peers of the same boot"
 	print ""
@@ -202,6 +205,27 @@ END {
 	if (u > 0) row("region read 16 MiB", "at most 0.5x the stream socketpair (" sprintf("%.3f", u) " instr/byte)", \
 		       old[k] / u, new[k] / u, "x stream", 0.5)
 	if (bad) { printf "\n%d measurement(s) FAILED\n", bad; exit 1 }
+}
+# A oneway figure rises with how often the receiver was woken, which the
+# scheduler decides round by round.  One slope (instructions per context
+# switch a message) fitted to the rounds of both modules, each about its own
+# means, puts the two at the same switch count: what the path alone does.
+function equal_switches(yo, so, yn, sn,    a, b, c, d, n, m, i, my, ms, num, den, slope, all, k, fo, fn) {
+	n = split(yo, a, " "); split(so, b, " ")
+	m = split(yn, c, " "); split(sn, d, " ")
+	if (n < 3 || m < 3) return
+	for (i = 1; i <= n; i++) { my += a[i]; ms += b[i] }
+	my /= n; ms /= n; all = ms * n
+	for (i = 1; i <= n; i++) { num += (b[i] - ms) * (a[i] - my); den += (b[i] - ms) ^ 2 }
+	fo = my; k = ms; my = ms = 0
+	for (i = 1; i <= m; i++) { my += c[i]; ms += d[i] }
+	my /= m; ms /= m; all = (all + ms * m) / (n + m)
+	for (i = 1; i <= m; i++) { num += (d[i] - ms) * (c[i] - my); den += (d[i] - ms) ^ 2 }
+	if (den <= 0) return
+	slope = num / den
+	fo -= slope * (k - all); fn = my - slope * (ms - all)
+	printf "\noneway-1 at the same %.3f context switches a message (a slope of %.0f instructions per switch, fitted to the rounds): old %.0f, new %.0f, new / old %.3f\n", \
+		all, slope, fo, fn, fn / fo
 }
 function row(what, need, o, n, u, lim) {
 	printf "| %s | %s | %s | %s | %s, %s |\n", what, need, \
