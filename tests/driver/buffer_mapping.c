@@ -407,15 +407,6 @@ static void on_bus(int sig)
 	siglongjmp(bus_jmp, sig);
 }
 
-static void drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0 || write(fd, "2", 1) != 1)
-		die("drop_caches");
-	close(fd);
-}
-
 /* Fills 16 pages, frees them, lets root drop caches, reads one: SIGBUS. */
 static int reclaimed_worker(void *arg)
 {
@@ -463,7 +454,7 @@ static void test_shrink_unmaps(void)
 	w = fbt_fork(reclaimed_worker, sync);
 	if (read(to_root[0], &c, 1) != 1)
 		die("worker did not fill");
-	drop_caches();
+	fbt_drop_caches();
 	if (write(from_root[1], &c, 1) != 1)
 		die("tell worker");
 	CHECK(fbt_wait(w) == 0, "the shrinker did not unmap a cached page");

@@ -17,7 +17,6 @@
  */
 #include "fbt_proto.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -133,15 +132,6 @@ static int over_caps_main(void *arg)
 	return fbt_child_status();
 }
 
-static void drop_caches(void)
-{
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
-
-	CHECK(fd >= 0 && write(fd, "2", 1) == 1, "drop_caches: %s", strerror(errno));
-	if (fd >= 0)
-		close(fd);
-}
-
 static int send_main(void *arg)
 {
 	struct fbt_ctx c;
@@ -214,7 +204,7 @@ int main(void)
 	      "%lld pooled slot structs after a burst of %d, want at least %d", slots, N_MSGS,
 	      N_MSGS - 2 * CTX_SPARES);
 
-	drop_caches();
+	fbt_drop_caches();
 	txns = spare_txns();
 	slots = slot_pool();
 	printf("# after drop_caches: %lld spare transactions, %lld pooled slot structs\n", txns,
@@ -235,6 +225,6 @@ int main(void)
 	      N_RECV * SHARE, CAP);
 	CHECK(slots == CAP, "%lld pooled slot structs after a burst of %d, want the cap, %d",
 	      slots, N_RECV * SHARE, CAP);
-	drop_caches();
+	fbt_drop_caches();
 	return fbt_done();
 }

@@ -192,6 +192,15 @@ void fbt_become_nobody(void)
 	fbt_become_user(FBT_NOBODY_UID);
 }
 
+void fbt_drop_caches(void)
+{
+	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "2", 1) != 1)
+		die("drop_caches");
+	close(fd);
+}
+
 struct fbinder_nobody_call {
 	int (*fn)(void *arg);
 	void *arg;

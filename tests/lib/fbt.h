@@ -99,6 +99,12 @@ void fbt_become_user(uid_t uid);
  */
 int fbt_run_as_nobody(int (*fn)(void *arg), void *arg);
 
+/*
+ * Root: runs the kernel's shrinkers once, the module's among them
+ * ("2" to /proc/sys/vm/drop_caches: slab objects); dies on failure.
+ */
+void fbt_drop_caches(void);
+
 /* The kernel's struct sched_attr (glibc's headers clash with the uapi one). */
 struct fbt_sched_attr {
 	__u32 size;
