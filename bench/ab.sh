@@ -206,24 +206,30 @@ END {
 		       old[k] / u, new[k] / u, "x stream", 0.5)
 	if (bad) { printf "\n%d measurement(s) FAILED\n", bad; exit 1 }
 }
+# The rounds of one module (figures yl, switches sl): r["n"] rounds, their means
+# r["y"] and r["s"], and the sums of products r["sy"] and squares r["ss"] of
+# their deviations from those means.
+function moments(yl, sl, r,    a, b, i) {
+	r["n"] = split(yl, a, " "); split(sl, b, " ")
+	r["y"] = r["s"] = r["sy"] = r["ss"] = 0
+	for (i = 1; i <= r["n"]; i++) { r["y"] += a[i]; r["s"] += b[i] }
+	if (!r["n"]) return
+	r["y"] /= r["n"]; r["s"] /= r["n"]
+	for (i = 1; i <= r["n"]; i++) {
+		r["sy"] += (b[i] - r["s"]) * (a[i] - r["y"])
+		r["ss"] += (b[i] - r["s"]) ^ 2
+	}
+}
 # A oneway figure rises with how often the receiver was woken, which the
 # scheduler decides round by round.  One slope (instructions per context
 # switch a message) fitted to the rounds of both modules, each about its own
 # means, puts the two at the same switch count: what the path alone does.
-function equal_switches(yo, so, yn, sn,    a, b, c, d, n, m, i, my, ms, num, den, slope, all, k, fo, fn) {
-	n = split(yo, a, " "); split(so, b, " ")
-	m = split(yn, c, " "); split(sn, d, " ")
-	if (n < 3 || m < 3) return
-	for (i = 1; i <= n; i++) { my += a[i]; ms += b[i] }
-	my /= n; ms /= n; all = ms * n
-	for (i = 1; i <= n; i++) { num += (b[i] - ms) * (a[i] - my); den += (b[i] - ms) ^ 2 }
-	fo = my; k = ms; my = ms = 0
-	for (i = 1; i <= m; i++) { my += c[i]; ms += d[i] }
-	my /= m; ms /= m; all = (all + ms * m) / (n + m)
-	for (i = 1; i <= m; i++) { num += (d[i] - ms) * (c[i] - my); den += (d[i] - ms) ^ 2 }
-	if (den <= 0) return
-	slope = num / den
-	fo -= slope * (k - all); fn = my - slope * (ms - all)
+function equal_switches(yo, so, yn, sn,    o, n, slope, all, fo, fn) {
+	moments(yo, so, o); moments(yn, sn, n)
+	if (o["n"] < 3 || n["n"] < 3 || o["ss"] + n["ss"] <= 0) return
+	slope = (o["sy"] + n["sy"]) / (o["ss"] + n["ss"])
+	all = (o["s"] * o["n"] + n["s"] * n["n"]) / (o["n"] + n["n"])
+	fo = o["y"] - slope * (o["s"] - all); fn = n["y"] - slope * (n["s"] - all)
 	printf "\noneway-1 at the same %.3f context switches a message (a slope of %.0f instructions per switch, fitted to the rounds): old %.0f, new %.0f, new / old %.3f\n", \
 		all, slope, fo, fn, fn / fo
 }
