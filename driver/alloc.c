@@ -32,7 +32,7 @@
  * A burst of queued messages fills allocated_tree with thousands of slots,
  * each cut after the last: a new slot is linked next to the slot before
  * it (fbinder_allocated_insert()), and a free first tries the slot after
- * the last one freed (take_hint), so neither walks the tree from its root.
+ * the last one taken (take_hint), so neither walks the tree from its root.
  *
  * Oneway messages may hold at most half of the mapping (free_oneway_space),
  * so a flood of them cannot starve synchronous calls.  (How much of that

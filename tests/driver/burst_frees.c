@@ -2,7 +2,7 @@
 /*
  * burst_frees: the slots of a burst are freed in any order, each once, and
  * only once delivered.  The allocator guesses which slot a free names (the
- * one after the slot freed before it) before it searches; the guess must
+ * one after the slot taken before it) before it searches; the guess must
  * never free what the tree would refuse:
  *
  *   - with one message of a queued burst read, a free of any other offset
@@ -29,7 +29,7 @@
 
 static struct fbt_ctx m, s;
 
-/* One return read into *ret, with a read buffer that holds exactly one. */
+/* One message read into *msg, with a read buffer that holds exactly one return. */
 static int read_one(struct fbinder_txn_msg *msg)
 {
 	unsigned char buf[4 + sizeof(*msg)];
