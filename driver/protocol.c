@@ -14,6 +14,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 
 #include "internal.h"
 #include "stats.h"
@@ -270,6 +271,20 @@ static struct fbinder_work *fbinder_pick_work_locked(struct fbinder_thread *thre
 	return NULL;
 }
 
+/*
+ * The sender's euid in the reader's user namespace.  The initial one maps
+ * every valid kuid to itself (its map is the identity, kernel/user.c):
+ * that common case skips the search of the map on every message.
+ */
+static u32 fbinder_euid_for_reader(kuid_t euid)
+{
+	struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns && uid_valid(euid))
+		return __kuid_val(euid);
+	return from_kuid_munged(ns, euid);
+}
+
 static void fbinder_fill_msg_locked(struct fbinder_txn *t,
 				    struct fbinder_txn_msg *msg)
 {
@@ -283,7 +298,7 @@ static void fbinder_fill_msg_locked(struct fbinder_txn *t,
 		.code = t->code,
 		.flags = t->flags,
 		.sender_pid = pid_vnr(t->sender_pid),
-		.sender_euid = from_kuid_munged(current_user_ns(), t->sender_euid),
+		.sender_euid = fbinder_euid_for_reader(t->sender_euid),
 		.data = buf->offset,
 		.data_size = buf->data_size,
 		.offsets = buf->offset + ALIGN(buf->data_size, sizeof(u64)),

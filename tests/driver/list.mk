@@ -34,6 +34,7 @@ driver_VM_TESTS := \
 	quotas.c \
 	region_capability.c \
 	region_owner_memory.c \
+	sender_identity.c \
 	server_killed.c \
 	slot_reuse.c \
 	sync_call.c \
