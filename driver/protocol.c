@@ -10,6 +10,7 @@
  * is a message this process cannot take (its descriptors do not fit): it
  * fails to its sender instead of blocking the queue (fbinder_undeliverable()).
  */
+#include <linux/pid_namespace.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -285,6 +286,21 @@ static u32 fbinder_euid_for_reader(kuid_t euid)
 	return from_kuid_munged(ns, euid);
 }
 
+/*
+ * The sender's pid in the reader's pid namespace, 0 if it is not in it.
+ * Only the owning thread group reads a context (fbinder_file_ctx()), and
+ * its threads share one namespace, that of reader->pid.  In the initial
+ * one every pid has its number at level 0: no lookup of the reader's own.
+ */
+static pid_t fbinder_pid_for_reader(struct fbinder_ctx *reader, struct pid *pid)
+{
+	struct pid_namespace *ns = ns_of_pid(reader->pid);
+
+	if (ns == &init_pid_ns)
+		return pid_nr(pid);
+	return pid_nr_ns(pid, ns);
+}
+
 static void fbinder_fill_msg_locked(struct fbinder_txn *t,
 				    struct fbinder_txn_msg *msg)
 {
@@ -297,7 +313,7 @@ static void fbinder_fill_msg_locked(struct fbinder_txn *t,
 		.cookie = t->is_reply ? 0 : t->node->cookie,
 		.code = t->code,
 		.flags = t->flags,
-		.sender_pid = pid_vnr(t->sender_pid),
+		.sender_pid = fbinder_pid_for_reader(t->to_ctx, t->sender_pid),
 		.sender_euid = fbinder_euid_for_reader(t->sender_euid),
 		.data = buf->offset,
 		.data_size = buf->data_size,

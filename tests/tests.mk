@@ -90,8 +90,8 @@ VM_CLAIM_TESTS	:= buffer_mapping burst_frees calls concurrent_traffic death_noti
 		   fd_passing_failures idle_memory looper_spawn malformed_requests \
 		   nested_calls object_translation oneway_batch oneway_batches oneway_order \
 		   poll_events regions \
-		   region_capability region_owner_memory registry sender_identity slot_reuse \
-		   sync_call thread_pool write_stream_errors
+		   region_capability region_owner_memory registry sender_identity \
+		   sender_pid_namespace slot_reuse sync_call thread_pool write_stream_errors
 # The same, for the memory-region attack: its owners, holders and copiers
 # all run as 65534 once the relay manager has claimed handle 0.
 VM_CLAIM_TESTS	+= attack_region_revoke
