@@ -185,7 +185,6 @@ static int fbinder_device_create(const char *name)
 	spin_lock_init(&dev->lock);
 	dev->ctx_mgr_uid = INVALID_UID;
 	INIT_LIST_HEAD(&dev->contexts);
-	INIT_LIST_HEAD(&dev->spare_txns);
 	dev->misc.minor = MISC_DYNAMIC_MINOR;
 	dev->misc.name = dev->name;
 	dev->misc.fops = &fbinder_fops;

@@ -120,7 +120,7 @@ struct fbinder_device {
 	kuid_t ctx_mgr_uid;		/* euid of the first claim, or invalid */
 	struct list_head contexts;	/* fbinder_ctx.dev_entry, for debugfs */
 	struct list_head entry;		/* fbinder_devices */
-	struct list_head spare_txns;	/* unused fbinder_transactions, under lock */
+	struct fbinder_txn *spare_txns;	/* unused ones, by next_spare, under lock */
 	u32 nr_spare_txns;
 	char name[32];
 };
@@ -319,7 +319,10 @@ struct fbinder_buffer_fd {
 };
 
 struct fbinder_txn {
-	struct fbinder_work work;
+	union {
+		struct fbinder_work work;
+		struct fbinder_txn *next_spare;	/* one of its device's spares */
+	};
 	u64 id;
 	u32 code;
 	u32 flags;

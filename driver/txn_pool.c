@@ -5,16 +5,19 @@
  * A transaction lives from its send until its message is delivered (a
  * oneway) or its reply consumed (a call); a flow of messages would
  * allocate and free one per message.  Freed ones wait on their device's
- * list for the next send instead, taken and returned under
- * fbinder_device.lock.  The list holds up to one context's full queue
- * (FBINDER_MAX_QUEUED): a burst of queued oneway messages, drained, is the
- * case that matters: with a cap of 128, every burst filled and emptied
- * slab pages again, with the memory cgroup's charge and uncharge of each
- * object, about a tenth of oneway-1's instructions per message
- * (docs/performance.md).  What is kept is given back under memory pressure
- * (the shrinker below) and when the device goes.
+ * stack for the next send instead, taken and returned under
+ * fbinder_device.lock: singly linked, last in first out, so a take and a
+ * put are two stores, where a list_head paid two more and, with
+ * CONFIG_DEBUG_LIST, a check of each neighbour (0.99 of a small round
+ * trip's instructions, docs/performance.md).  It holds up to one
+ * context's full queue (FBINDER_MAX_QUEUED): a burst of queued oneway
+ * messages, drained, is the case that matters: with a cap of 128, every
+ * burst filled and emptied slab pages again, with the memory cgroup's
+ * charge and uncharge of each object, about a tenth of oneway-1's
+ * instructions per message (docs/performance.md).  What is kept is given
+ * back under memory pressure (the shrinker below) and when the device
+ * goes.
  */
-#include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -29,18 +32,21 @@ static struct shrinker *fbinder_txn_shrinker;
 static unsigned long fbinder_txn_spares_free(struct fbinder_device *dev,
 					     unsigned long nr)
 {
-	struct fbinder_txn *t, *tmp;
+	struct fbinder_txn *t, *victims = NULL;
 	unsigned long n = 0;
-	LIST_HEAD(victims);
 
 	spin_lock(&dev->lock);
 	while (n < nr && (t = fbinder_txn_spare_take_locked(dev))) {
-		list_add(&t->work.entry, &victims);
+		t->next_spare = victims;
+		victims = t;
 		n++;
 	}
 	spin_unlock(&dev->lock);
-	list_for_each_entry_safe(t, tmp, &victims, work.entry)
+	while (victims) {
+		t = victims;
+		victims = t->next_spare;
 		kfree(t);
+	}
 	return n;
 }
 

@@ -6,7 +6,6 @@
 #ifndef _FB_TXN_POOL_H
 #define _FB_TXN_POOL_H
 
-#include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/string.h>
 
@@ -18,13 +17,12 @@
 static inline struct fbinder_txn *
 fbinder_txn_spare_take_locked(struct fbinder_device *dev)
 {
-	struct fbinder_txn *t;
+	struct fbinder_txn *t = dev->spare_txns;
 
 	lockdep_assert_held(&dev->lock);
-	t = list_first_entry_or_null(&dev->spare_txns, struct fbinder_txn,
-				     work.entry);
 	if (t) {
-		list_del(&t->work.entry);
+		dev->spare_txns = t->next_spare;
+		t->next_spare = NULL;
 		dev->nr_spare_txns--;
 	}
 	return t;
@@ -39,7 +37,8 @@ static inline bool fbinder_txn_spare_put_locked(struct fbinder_device *dev,
 		return false;
 	/* a stale link to a spare must lead nowhere, not to old threads */
 	memset(t, 0, sizeof(*t));
-	list_add(&t->work.entry, &dev->spare_txns);
+	t->next_spare = dev->spare_txns;
+	dev->spare_txns = t;
 	dev->nr_spare_txns++;
 	return true;
 }
