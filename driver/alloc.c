@@ -377,9 +377,9 @@ static struct fbinder_buffer *fbinder_slot_get(struct fbinder_alloc *alloc)
 	struct fbinder_buffer *buf;
 
 	lockdep_assert_held(&alloc->lock);
-	buf = list_first_entry_or_null(&alloc->spare, struct fbinder_buffer, entry);
+	buf = alloc->spare;
 	if (buf) {
-		list_del(&buf->entry);
+		alloc->spare = buf->next_spare;
 		alloc->nr_spare--;
 	} else {
 		buf = fbinder_slot_pool_take();
@@ -400,7 +400,8 @@ static void fbinder_slot_put(struct fbinder_alloc *alloc, struct fbinder_buffer 
 			kfree(buf);
 		return;
 	}
-	list_add(&buf->entry, &alloc->spare);
+	buf->next_spare = alloc->spare;
+	alloc->spare = buf;
 	alloc->nr_spare++;
 }
 
@@ -553,7 +554,6 @@ void fbinder_alloc_init(struct fbinder_alloc *alloc)
 	memset(alloc, 0, sizeof(*alloc));
 	mutex_init(&alloc->lock);
 	INIT_LIST_HEAD(&alloc->buffers);
-	INIT_LIST_HEAD(&alloc->spare);
 	alloc->free_tree = RB_ROOT;
 	alloc->allocated_tree = RB_ROOT;
 }
@@ -677,8 +677,9 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 		list_del(&buf->entry);
 		kfree(buf);
 	}
-	list_for_each_entry_safe(buf, tmp, &alloc->spare, entry) {
-		list_del(&buf->entry);
+	while (alloc->spare) {
+		buf = alloc->spare;
+		alloc->spare = buf->next_spare;
 		kfree(buf);
 	}
 	alloc->nr_spare = 0;

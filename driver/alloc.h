@@ -33,7 +33,10 @@ struct mem_cgroup;
  * so does the one cached slot, marked free (alloc.c).
  */
 struct fbinder_buffer {
-	struct list_head entry;		/* alloc->buffers, address order */
+	union {
+		struct list_head entry;	/* alloc->buffers, address order */
+		struct fbinder_buffer *next_spare;	/* a spare (alloc.c, slot_pool.c) */
+	};
 	struct rb_node rb_node;		/* free_tree or allocated_tree */
 	size_t offset;			/* of the slot in the mapping */
 	size_t size;			/* of the slot, a multiple of 8 */
@@ -97,7 +100,7 @@ struct fbinder_alloc {
 	struct mem_cgroup *memcg;	/* charged for them, from mmap */
 	struct fbinder_buffer *cached;	/* freed, kept whole for reuse, or NULL */
 	struct fbinder_buffer *take_hint;	/* on buffers: the next free's, likely */
-	struct list_head spare;		/* unused fbinder_buffer structs, by entry */
+	struct fbinder_buffer *spare;	/* unused slot structs, by next_spare */
 	u32 nr_spare;
 	bool mapped;			/* slots may be handed out */
 	bool mapped_once;		/* a second mmap is refused */

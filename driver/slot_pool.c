@@ -8,11 +8,12 @@
  * slab again on every burst, with the memory cgroup's charge of each.
  * What a context's own spares cannot hold waits here, in one module-wide
  * pool, for the next burst anywhere (up to FBINDER_POOL_SLOTS), and the
- * pool's shrinker gives it back under memory pressure.
+ * pool's shrinker gives it back under memory pressure.  Both are stacks,
+ * singly linked through next_spare: a take or a put is two stores, with
+ * no list_head neighbours to rewrite and check (CONFIG_DEBUG_LIST).
  * fbinder_slot_pool_lock is a leaf: taken inside fbinder_alloc.lock, and
  * alone by the shrinker.
  */
-#include <linux/list.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -22,7 +23,7 @@
 
 #define FBINDER_POOL_SLOTS	FBINDER_MAX_QUEUED
 
-static LIST_HEAD(fbinder_slot_pool);
+static struct fbinder_buffer *fbinder_slot_pool;	/* by next_spare, under the lock */
 static DEFINE_SPINLOCK(fbinder_slot_pool_lock);
 static unsigned long fbinder_slot_pool_len;	/* under the lock */
 static struct shrinker *fbinder_slot_shrinker;
@@ -33,10 +34,9 @@ struct fbinder_buffer *fbinder_slot_pool_take(void)
 	struct fbinder_buffer *buf;
 
 	spin_lock(&fbinder_slot_pool_lock);
-	buf = list_first_entry_or_null(&fbinder_slot_pool, struct fbinder_buffer,
-				       entry);
+	buf = fbinder_slot_pool;
 	if (buf) {
-		list_del(&buf->entry);
+		fbinder_slot_pool = buf->next_spare;
 		fbinder_slot_pool_len--;
 	}
 	spin_unlock(&fbinder_slot_pool_lock);
@@ -50,7 +50,8 @@ bool fbinder_slot_pool_put(struct fbinder_buffer *buf)
 
 	spin_lock(&fbinder_slot_pool_lock);
 	if (fbinder_slot_pool_len < FBINDER_POOL_SLOTS) {
-		list_add(&buf->entry, &fbinder_slot_pool);
+		buf->next_spare = fbinder_slot_pool;
+		fbinder_slot_pool = buf;
 		fbinder_slot_pool_len++;
 		kept = true;
 	}
@@ -66,19 +67,24 @@ unsigned long fbinder_slot_pool_count(void)
 /* Frees up to nr of the pool's structs; returns how many. */
 static unsigned long fbinder_slot_pool_free(unsigned long nr)
 {
-	struct fbinder_buffer *buf, *tmp;
+	struct fbinder_buffer *buf, *victims = NULL;
 	unsigned long n = 0;
-	LIST_HEAD(victims);
 
 	spin_lock(&fbinder_slot_pool_lock);
-	while (n < nr && !list_empty(&fbinder_slot_pool)) {
-		list_move(fbinder_slot_pool.next, &victims);
+	while (n < nr && fbinder_slot_pool) {
+		buf = fbinder_slot_pool;
+		fbinder_slot_pool = buf->next_spare;
+		buf->next_spare = victims;
+		victims = buf;
 		fbinder_slot_pool_len--;
 		n++;
 	}
 	spin_unlock(&fbinder_slot_pool_lock);
-	list_for_each_entry_safe(buf, tmp, &victims, entry)
+	while (victims) {
+		buf = victims;
+		victims = buf->next_spare;
 		kfree(buf);
+	}
 	return n;
 }
 
