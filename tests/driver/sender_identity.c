@@ -20,10 +20,8 @@
 #define _GNU_SOURCE
 #include "fbt_proto.h"
 
-#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #define MGR_COOKIE	0x1dULL
@@ -89,27 +87,6 @@ static void send_round(void)
 			die("sender %zu", i);
 }
 
-static unsigned int read_uint(const char *path)
-{
-	char *s = fbt_slurp(path);
-	unsigned int v;
-
-	if (!s || sscanf(s, "%u", &v) != 1)
-		die("%s", path);
-	free(s);
-	return v;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n = (ssize_t)strlen(text);
-
-	if (fd < 0 || write(fd, text, n) != n)
-		die("write %s", path);
-	close(fd);
-}
-
 /* Reads one message per sender; want() gives the euid each must show. */
 static void read_phase(struct fbt_ctx *m, const char *phase, __u32 (*want)(__u32 euid))
 {
@@ -155,12 +132,16 @@ static __u32 want_mapped(__u32 euid)
 
 int main(void)
 {
+	long long overflow;
 	char map[64];
 	struct fbt_ctx m;
 	size_t i;
 
 	alarm(60);
-	overflow_uid = read_uint("/proc/sys/kernel/overflowuid");
+	overflow = fbt_read_number("/proc/sys/kernel/overflowuid");
+	if (overflow < 0)
+		die("/proc/sys/kernel/overflowuid");
+	overflow_uid = (unsigned int)overflow;
 	fbt_ctx_open(&m, MAP);
 	if (fbt_set_mgr(m.fd, MGR_COOKIE))
 		die("SET_CONTEXT_MGR");
@@ -182,7 +163,8 @@ int main(void)
 	send_round();
 	read_phase(&m, "own namespace, no map", want_unmapped);
 	snprintf(map, sizeof(map), "%d %d 1\n", INSIDE_UID, FBT_NOBODY_UID);
-	write_file("/proc/self/uid_map", map);
+	if (fbt_write_file("/proc/self/uid_map", map))
+		die("write /proc/self/uid_map");
 	CHECK(geteuid() == INSIDE_UID, "euid %u in the namespace, want %u",
 	      (unsigned int)geteuid(), INSIDE_UID);
 	send_round();

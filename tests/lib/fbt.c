@@ -192,13 +192,25 @@ void fbt_become_nobody(void)
 	fbt_become_user(FBT_NOBODY_UID);
 }
 
+int fbt_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n == (ssize_t)len ? 0 : n < 0 ? (int)n : -EIO;
+}
+
 void fbt_drop_caches(void)
 {
-	int fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0 || write(fd, "2", 1) != 1)
+	if (fbt_write_file("/proc/sys/vm/drop_caches", "2"))
 		die("drop_caches");
-	close(fd);
 }
 
 struct fbinder_nobody_call {

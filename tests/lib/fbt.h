@@ -100,6 +100,12 @@ void fbt_become_user(uid_t uid);
 int fbt_run_as_nobody(int (*fn)(void *arg), void *arg);
 
 /*
+ * Writes text to the file at path (a /proc or /sys setting) in one write:
+ * 0, -errno, or -EIO when the write was short.
+ */
+int fbt_write_file(const char *path, const char *text);
+
+/*
  * Root: runs the kernel's shrinkers once, the module's among them
  * ("2" to /proc/sys/vm/drop_caches: slab objects); dies on failure.
  */

@@ -18,34 +18,19 @@
 
 long long fbt_param(const char *name)
 {
-	char path[256], *v;
-	long long n;
+	char path[256];
 
 	snprintf(path, sizeof(path), FBT_PARAMS "%s", name);
-	v = fbt_slurp(path);
-	if (!v)
-		return -1;
-	n = strtoll(v, NULL, 10);
-	free(v);
-	return n;
+	return fbt_read_number(path);
 }
 
 int fbt_set_param(const char *name, long long value)
 {
 	char path[256], v[32];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), FBT_PARAMS "%s", name);
 	snprintf(v, sizeof(v), "%lld", value);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, v, strlen(v));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n == (ssize_t)strlen(v) ? 0 : n < 0 ? (int)n : -EIO;
+	return fbt_write_file(path, v);
 }
 
 pid_t fbt_fork_child(bool nobody)
@@ -271,20 +256,6 @@ void fbt_bystander_check(struct fbt_bystander *b, int deadline_ms)
 
 #define CGROOT "/sys/fs/cgroup"
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	return n < 0 ? (int)n : 0;
-}
-
 int fbt_memcg_create(char *path, size_t len)
 {
 	static int seq;
@@ -303,7 +274,7 @@ int fbt_memcg_create(char *path, size_t len)
 		return -ENOENT;
 	}
 	free(ctl);
-	ret = write_str(CGROOT "/cgroup.subtree_control", "+memory");
+	ret = fbt_write_file(CGROOT "/cgroup.subtree_control", "+memory");
 	if (ret)
 		return ret;
 	/* one process may make several */
@@ -324,7 +295,7 @@ int fbt_memcg_add(const char *path, pid_t pid)
 		return -ENOENT;
 	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
 	snprintf(v, sizeof(v), "%d", (int)pid);
-	return write_str(file, v);
+	return fbt_write_file(file, v);
 }
 
 long long fbt_memcg_stat(const char *path, const char *key)

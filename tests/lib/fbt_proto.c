@@ -616,6 +616,18 @@ char *fbt_slurp(const char *path)
 	return buf;
 }
 
+long long fbt_read_number(const char *path)
+{
+	char *v = fbt_slurp(path);
+	long long n;
+
+	if (!v)
+		return -1;
+	n = strtoll(v, NULL, 10);
+	free(v);
+	return n;
+}
+
 int fbt_stat(const char *name, long long *value)
 {
 	char *s = fbt_slurp(FBT_DEBUGFS "/stats"), *line, *save = NULL;

@@ -190,6 +190,8 @@ int fbt_stat(const char *name, long long *value);
 int fbt_wait_live_zero(int timeout_ms);
 /* Whole debugfs file into a malloc()ed string (NUL-terminated), NULL on error. */
 char *fbt_slurp(const char *path);
+/* The decimal number a file (a /proc or /sys setting) starts with; -1 when unreadable. */
+long long fbt_read_number(const char *path);
 
 /* Exit status for a child process: 1 if any CHECK failed in it. */
 static inline int fbt_child_status(void)

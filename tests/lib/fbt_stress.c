@@ -3,6 +3,7 @@
  * fbt_stress.c - helpers for the reliability tests, see fbt_stress.h.
  */
 #include "fbt_stress.h"
+#include "fbt.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -136,15 +137,9 @@ void fbt_mem_sample(struct fbt_mem *m)
 
 void fbt_mem_settle(void)
 {
-	int fd;
-
 	sync();
-	fd = open("/proc/sys/vm/drop_caches", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (write(fd, "3", 1) < 0) {
-			/* not fatal: the sample is only less precise */
-		}
-		close(fd);
+	if (fbt_write_file("/proc/sys/vm/drop_caches", "3")) {
+		/* not fatal: the sample is only less precise */
 	}
 	usleep(300000);
 }
