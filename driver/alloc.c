@@ -1199,10 +1199,27 @@ int fbinder_alloc_copy_from_user(struct fbinder_alloc *alloc, struct fbinder_buf
 				 size_t offset, const void __user *from, size_t len)
 {
 	struct iov_iter iter;
+	size_t end, pad;
+	void *kaddr;
+	int ret;
 
 	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)from, len);
-	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, &iter,
-			     NULL, NULL);
+	ret = fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, &iter,
+				 NULL, NULL);
+	if (ret)
+		return ret;
+	/*
+	 * The padding: inside the slot (its size is a multiple of 8), and in
+	 * the page of the last byte copied (a page boundary is aligned).
+	 */
+	end = buf->offset + offset + len;
+	pad = ALIGN(end, sizeof(u64)) - end;
+	if (pad) {
+		kaddr = kmap_local_page(alloc->pages[end >> PAGE_SHIFT].page);
+		memset(kaddr + offset_in_page(end), 0, pad);
+		kunmap_local(kaddr);
+	}
+	return 0;
 }
 
 int fbinder_alloc_read(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,

@@ -222,6 +222,9 @@ static inline size_t fbinder_alloc_size(struct fbinder_alloc *alloc)
  * Copies into or out of a slot; offset is relative to the slot's start.
  * Called without alloc->lock: the slot's pages cannot go away while it is
  * allocated.  -EFAULT on a bad user pointer, -EINVAL out of the slot.
+ * fbinder_alloc_copy_from_user() also zeroes the slot from the end of what
+ * it copied to the next 8-byte boundary: padding after data must not show
+ * what the slot held before.
  */
 int fbinder_alloc_copy_from_user(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 				 size_t offset, const void __user *from, size_t len);

@@ -474,18 +474,6 @@ static int fbinder_xlate_fd(struct fbinder_xlate *x, u64 off, struct fbinder_obj
 	return 0;
 }
 
-/*
- * Zeroes the slot from end to the next 8-byte boundary, after data copied
- * in up to end: the padding must not show what the slot held before.
- */
-static int fbinder_clear_padding(struct fbinder_alloc *alloc,
-				 struct fbinder_buffer *buf, size_t end)
-{
-	if (IS_ALIGNED(end, sizeof(u64)))
-		return 0;
-	return fbinder_alloc_clear(alloc, buf, end, ALIGN(end, sizeof(u64)) - end);
-}
-
 /* HANDLE and FD objects use 32 bits of the union: the rest must be 0. */
 static bool fbinder_obj_upper_clear(const struct fbinder_object *obj)
 {
@@ -553,11 +541,9 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
 		pos = off + sizeof(obj);
 		x->count++;
 	}
-	ret = fbinder_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
-					   x->data_size - pos);
-	if (ret)
-		return ret;
-	return fbinder_clear_padding(alloc, x->buf, x->data_size);
+	/* and the padding after the data (fbinder_alloc_copy_from_user()) */
+	return fbinder_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
+					    x->data_size - pos);
 }
 
 /*
@@ -916,8 +902,6 @@ static int fbinder_copy_batch(struct fbinder_alloc *alloc, struct fbinder_buffer
 		len = m->data_size;
 		ret = fbinder_alloc_copy_from_user(alloc, buf, pos,
 						   u64_to_user_ptr(m->data), len);
-		if (!ret)
-			ret = fbinder_clear_padding(alloc, buf, pos + len);
 		if (ret)
 			return ret;
 		m->data = buf->offset + pos;
@@ -960,13 +944,16 @@ static int fbinder_send_copy(struct fbinder_send *s)
 	}
 	if (s->batch)
 		return fbinder_copy_batch(alloc, buf, s->batch);
-	if (copy_from_user(s->x.offsets, u64_to_user_ptr(tr->offsets),
-			   s->offsets_size))
-		return -EFAULT;
-	ret = fbinder_alloc_write(alloc, buf, data_end, s->x.offsets,
-				  s->offsets_size);
-	if (ret)
-		return ret;
+	/* most messages carry no objects: no copy of an empty array */
+	if (s->offsets_size) {
+		if (copy_from_user(s->x.offsets, u64_to_user_ptr(tr->offsets),
+				   s->offsets_size))
+			return -EFAULT;
+		ret = fbinder_alloc_write(alloc, buf, data_end, s->x.offsets,
+					  s->offsets_size);
+		if (ret)
+			return ret;
+	}
 	return fbinder_copy_payload(&s->x, u64_to_user_ptr(tr->data), s->x.offsets,
 			       tr->offsets_count);
 }

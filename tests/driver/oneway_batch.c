@@ -9,7 +9,10 @@
  * (count 0 or over FBINDER_MAX_BATCH, a reserved field, bad pointers, too
  * big for a message or for the oneway half, no such handle) fail with their errno,
  * stop the write stream there and deliver nothing; what went before them
- * is delivered.  Sender and receiver run as uid 65534.
+ * is delivered.  Sender and receiver run as uid 65534.  A call of
+ * STALE_SIZE bytes of 0xa5, freed before anything else is sent, leaves
+ * the slots the messages take full of stale bytes, which no padding may
+ * show.
  */
 #include "fbt_proto.h"
 
@@ -23,6 +26,8 @@
 #define BAD_SEQ		5000		/* seqs of batches that must not arrive */
 #define BIG		4000
 #define SLOT		4096
+#define STALE_CODE	999		/* the call that leaves stale bytes */
+#define STALE_SIZE	(64 * 1024)
 
 static unsigned char *pool;		/* SLOT bytes of payload per seq */
 
@@ -112,6 +117,12 @@ static int s_main(struct fbt_ctx *p, void *arg)
 	while (expect < N_MSGS) {
 		if (fbt_next(p, &r))
 			die("S: read");
+		/* freed before the reply lets the sender go on */
+		if (r.cmd == FBINDER_RET_TRANSACTION && r.msg.code == STALE_CODE &&
+		    !(r.msg.flags & FBINDER_TXN_ONEWAY)) {
+			CHECK(fbt_reply(p, &r.msg, 0, NULL, 0, NULL, 0) == 0, "S: reply");
+			continue;
+		}
 		if (r.cmd != FBINDER_RET_TRANSACTION) {
 			CHECK(0, "S got %s", fbt_ret_name(r.cmd));
 			return 1;
@@ -267,6 +278,22 @@ int main(void)
 	spid = fbt_spawn_manager_ex(MB, MGR_COOKIE, FBT_MGR_NOBODY, s_main, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbt_ctx_open(&c, MB);
+
+	{
+		unsigned char *stale = malloc(STALE_SIZE);
+		struct fbt_ret reply;
+
+		if (!stale)
+			die("malloc");
+		memset(stale, 0xa5, STALE_SIZE);
+		ret = fbt_call(&c, 0, STALE_CODE, stale, STALE_SIZE, NULL, 0, &reply,
+			       NULL, NULL);
+		CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "the stale call: %s %s",
+		      strerror(-ret), fbt_ret_name(reply.cmd));
+		if (!ret && reply.cmd == FBINDER_RET_REPLY)
+			fbt_free_buffer(&c, reply.msg.data);
+		free(stale);
+	}
 
 	ret = fbt_oneway(&c, 0, CODE0, payload(0), msg_size(0), NULL, 0);
 	CHECK(ret == 0, "single seq 0: %s", strerror(-ret));
