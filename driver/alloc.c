@@ -24,10 +24,11 @@
  *
  * One exception, for the flow of small messages: the last slot freed, when
  * small, is not merged but kept whole as alloc->cached (still in
- * allocated_tree, marked free, counted in no slot total), and the next
- * request of exactly its size takes it back as it is.  Any other request
- * or free first merges it like any free slot, so outside that reuse the
- * slots are exactly as described above (see FBINDER_SLOT_CACHE_MAX).
+ * allocated_tree, marked free, counted in no slot total, its pages still
+ * in use), and the next request of exactly its size takes it back as it
+ * is.  Any other request or free first merges it like any free slot, so
+ * outside that reuse the slots are exactly as described above (see
+ * FBINDER_SLOT_CACHE_MAX).
  *
  * A burst of queued messages fills allocated_tree with thousands of slots,
  * each cut after the last: a new slot is linked next to the slot before
@@ -817,21 +818,6 @@ out:
 /* ---- slots: allocate and free ------------------------------------------- */
 
 /*
- * The free gap the cached slot stands for: it and its free neighbours, as
- * one free slot it would have been merged into.
- */
-static void fbinder_cache_gap(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
-			      size_t *lo, size_t *hi)
-{
-	struct fbinder_buffer *prev = fbinder_prev_slot(alloc, buf);
-	struct fbinder_buffer *next = fbinder_next_slot(alloc, buf);
-
-	*lo = prev && prev->free ? prev->offset : buf->offset;
-	*hi = next && next->free ? next->offset + next->size :
-				   buf->offset + buf->size;
-}
-
-/*
  * Merges a slot that left allocated_tree's users (freed or cached) with
  * its free neighbours into one free slot; returns that slot.
  */
@@ -862,18 +848,22 @@ static struct fbinder_buffer *fbinder_slot_merge_alocked(struct fbinder_alloc *a
 }
 
 /*
- * The cached slot becomes a free slot like any other.  Its pages were
- * handed back when it was cached, so only the slots move.
+ * The cached slot becomes a free slot like any other, and the pages it
+ * kept in use are handed back as at any free.
  */
 static void fbinder_cache_flush_alocked(struct fbinder_alloc *alloc)
 {
 	struct fbinder_buffer *buf = alloc->cached;
+	size_t start, end;
 
 	lockdep_assert_held(&alloc->lock);
 	if (!buf)
 		return;
 	alloc->cached = NULL;
-	fbinder_slot_merge_alocked(alloc, buf);
+	start = buf->offset;
+	end = buf->offset + buf->size;
+	buf = fbinder_slot_merge_alocked(alloc, buf);
+	fbinder_pages_unuse(alloc, start, end, buf->offset, buf->offset + buf->size);
 }
 
 struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t data_size,
@@ -882,7 +872,7 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 	struct fbinder_buffer *buf, *rest = NULL;
 	struct mem_cgroup *old_memcg;
 	bool slot_page = false, hit;
-	size_t size, lo, hi;
+	size_t size;
 	int ret;
 
 	if (data_size > FBINDER_ALLOC_MAX_REQUEST ||
@@ -924,12 +914,7 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 		slot_page = true;
 	}
 	if (hit) {
-		ret = fbinder_pages_use(alloc, buf->offset, buf->offset + size, reply);
-		if (ret) {
-			fbinder_cache_gap(alloc, buf, &lo, &hi);
-			fbinder_pages_unuse(alloc, buf->offset, buf->offset + size, lo, hi);
-			goto err;
-		}
+		/* its pages are still in use */
 		alloc->cached = NULL;
 		goto take;
 	}
@@ -985,16 +970,19 @@ err:
  * small messages then neither cuts a slot from a free one nor merges it
  * back (six rbtree operations a message).  Only one slot is cached, and
  * any other allocation or free first merges it like any free slot, so
- * best fit and the gaps are exactly as without the cache otherwise; its
- * pages are handed back as if it were merged (fbinder_cache_gap()), so the
- * shrinker sees the same pages.
+ * best fit and the gaps are exactly as without the cache otherwise.  Its
+ * pages stay in use until that merge, at most two, out of the shrinker's
+ * reach like a pipe's spare page: the hit costs no page bookkeeping either
+ * way.  A send that misses merges it first, so a send short of its user's
+ * pages can take them back (fbinder_reclaim_own()); past half the user's
+ * cap nothing is cached.
  */
 #define FBINDER_SLOT_CACHE_MAX		SZ_4K
 
 static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
 				       struct fbinder_buffer *buf)
 {
-	size_t start = buf->offset, end = buf->offset + buf->size, lo, hi;
+	size_t start = buf->offset, end = buf->offset + buf->size;
 
 	lockdep_assert_held(&alloc->lock);
 	if (WARN_ON(buf->free))
@@ -1015,16 +1003,17 @@ static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
 	buf->nr_fds = 0;
 	buf->sender = NULL;
 
-	if (buf->size <= FBINDER_SLOT_CACHE_MAX) {
-		/* stays in allocated_tree, free: no one may use or take it */
+	/* the user's pages are cached too, or none are (fbinder_pages_unuse()) */
+	if (buf->size <= FBINDER_SLOT_CACHE_MAX && fbinder_user_may_cache(alloc)) {
+		/*
+		 * Stays in allocated_tree, free (no one may use or take it),
+		 * its pages in use.
+		 */
 		alloc->cached = buf;
-		fbinder_cache_gap(alloc, buf, &lo, &hi);
-	} else {
-		buf = fbinder_slot_merge_alocked(alloc, buf);
-		lo = buf->offset;
-		hi = buf->offset + buf->size;
+		return;
 	}
-	fbinder_pages_unuse(alloc, start, end, lo, hi);
+	buf = fbinder_slot_merge_alocked(alloc, buf);
+	fbinder_pages_unuse(alloc, start, end, buf->offset, buf->offset + buf->size);
 }
 
 void fbinder_alloc_free(struct fbinder_alloc *alloc, struct fbinder_buffer *buf)

@@ -18,8 +18,9 @@
  *   - the slot fbinder_alloc_new() returned is the cached one when that has
  *     the size asked for, else the best fit among the gaps (the cached slot
  *     merged with its free neighbours), found by hand;
- *   - a page covered by an allocated slot is present and in use (it may
- *     still be on the lru), any other page is absent or cached on the lru;
+ *   - a page covered by an allocated slot or the cached one is present and
+ *     in use (it may still be on the lru), any other page is absent or
+ *     cached on the lru;
  *     pages_resident counts them;
  *   - free_oneway_space is half the mapping less the oneway slots.
  *
@@ -83,8 +84,10 @@ static bool st_page_used(struct fbinder_alloc *a, size_t i)
 	size_t start = i * PAGE_SIZE, end = start + PAGE_SIZE;
 	struct fbinder_buffer *b;
 
+	/* the cached slot keeps its pages in use */
 	list_for_each_entry(b, &a->buffers, entry)
-		if (!b->free && b->offset < end && b->offset + b->size > start)
+		if ((!b->free || b == a->cached) && b->offset < end &&
+		    b->offset + b->size > start)
 			return true;
 	return false;
 }
@@ -544,9 +547,17 @@ static void st_cache(struct st_run *run)
 		st_fail(run, "reused oneway slot not counted", a->free_oneway_space);
 	st_check(run);
 	fbinder_alloc_free(a, y);
-	/* its page is cached on the lru, not held in use */
-	if (a->pages[0].in_use || list_empty(&a->pages[0].lru))
-		st_fail(run, "cached slot holds its page", 0);
+	/* its page stays in use while it is cached */
+	if (!a->pages[0].in_use)
+		st_fail(run, "cached slot let its page go", 0);
+	st_check(run);
+	/* a request of another size merges it: the page is cached on the lru */
+	x = fbinder_alloc_new(a, 2 * PAGE_SIZE, 0, false, false);
+	if (IS_ERR(x))
+		return (void)st_fail(run, "slot after the cached one", 0);
+	fbinder_alloc_free(a, x);	/* too big to cache */
+	if (a->cached || a->pages[0].in_use || list_empty(&a->pages[0].lru))
+		st_fail(run, "merged cached slot holds its page", 0);
 	st_check(run);
 }
 
