@@ -97,7 +97,10 @@
  * reply may go a quarter beyond the cap, so that others filling a user's
  * buffers cannot keep the replies to its own calls out.  Past half the
  * cap, freed pages are released at once instead of cached, so one
- * context's cache cannot crowd out the user's other contexts.
+ * context's cache cannot crowd out the user's other contexts.  Slot
+ * structs count as a page per FBINDER_SLOTS_PER_PAGE allocated slots; the
+ * first of those pages from the context's first message to its end, so a
+ * flow of single messages does not charge and uncharge it every time.
  *
  * The fault handler and vma close run with the mmap lock held and take
  * alloc->lock; fbinder_alloc_mmap() likewise.  The shrinker goes the other way
@@ -164,9 +167,6 @@ MODULE_PARM_DESC(max_user_pages,
 #define FBINDER_PAGE_GFP	(GFP_KERNEL_ACCOUNT | __GFP_HIGHMEM | __GFP_ZERO | \
 			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 #define FBINDER_SLOT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
-
-/* An allocated slot and the free one after it, in pages of the user's cap. */
-#define FBINDER_SLOTS_PER_PAGE	(PAGE_SIZE / (2 * sizeof(struct fbinder_buffer)))
 
 static DEFINE_SPINLOCK(fbinder_lru_lock);
 static LIST_HEAD(fbinder_lru);
@@ -669,7 +669,8 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 			}
 		}
 		fbinder_stat_sub(FBINDER_STAT_LIVE_PAGES, freed);
-		freed += DIV_ROUND_UP(alloc->nr_slots, FBINDER_SLOTS_PER_PAGE);
+		freed += alloc->slot_pages;
+		alloc->slot_pages = 0;
 		alloc->nr_slots = 0;
 		kvfree(alloc->pages);
 		alloc->pages = NULL;
@@ -906,7 +907,7 @@ struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t dat
 			goto err;
 		}
 	}
-	if (alloc->nr_slots % FBINDER_SLOTS_PER_PAGE == 0) {
+	if (alloc->nr_slots == alloc->slot_pages * FBINDER_SLOTS_PER_PAGE) {
 		if (!fbinder_user_charge(alloc, 1, reply)) {
 			ret = -EDQUOT;
 			goto err;
@@ -950,6 +951,7 @@ take:
 	if (oneway)
 		alloc->free_oneway_space -= size;
 	alloc->nr_slots++;
+	alloc->slot_pages += slot_page;
 	set_active_memcg(old_memcg);
 	mutex_unlock(&alloc->lock);
 	return buf;
@@ -988,8 +990,13 @@ static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
 	if (WARN_ON(buf->free))
 		return;
 	fbinder_cache_flush_alocked(alloc);
-	if (--alloc->nr_slots % FBINDER_SLOTS_PER_PAGE == 0)
+	/* the first slot page stays charged (Charges, top of file) */
+	alloc->nr_slots--;
+	if (alloc->slot_pages > 1 &&
+	    alloc->nr_slots == (alloc->slot_pages - 1) * FBINDER_SLOTS_PER_PAGE) {
 		fbinder_user_uncharge(alloc, 1);
+		alloc->slot_pages--;
+	}
 	if (buf->oneway)
 		alloc->free_oneway_space += buf->size;
 	buf->free = 1;

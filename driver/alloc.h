@@ -96,6 +96,7 @@ struct fbinder_alloc {
 	size_t free_oneway_space;	/* left of the oneway share */
 	size_t pages_resident;		/* pages with a struct page */
 	size_t nr_slots;		/* allocated slots */
+	size_t slot_pages;		/* charged for slot structs, see below */
 	struct fbinder_user *user;		/* whose pages these are, from mmap */
 	struct mem_cgroup *memcg;	/* charged for them, from mmap */
 	struct fbinder_buffer *cached;	/* freed, kept whole for reuse, or NULL */
@@ -105,6 +106,13 @@ struct fbinder_alloc {
 	bool mapped;			/* slots may be handed out */
 	bool mapped_once;		/* a second mmap is refused */
 };
+
+/*
+ * An allocated slot and the free one after it, in pages of the user's cap:
+ * a context is charged a page per this many slots, and the first page from
+ * its first slot to its end (alloc.c, Charges).
+ */
+#define FBINDER_SLOTS_PER_PAGE	(PAGE_SIZE / (2 * sizeof(struct fbinder_buffer)))
 
 void fbinder_alloc_init(struct fbinder_alloc *alloc);
 

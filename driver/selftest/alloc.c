@@ -156,6 +156,10 @@ static bool st_check_locked(struct st_run *run, struct fbinder_alloc *a)
 		return st_fail(run, "allocated_tree count", n);
 	if (a->nr_slots != nalloc)
 		return st_fail(run, "nr_slots", a->nr_slots);
+	/* a page per FBINDER_SLOTS_PER_PAGE slots, the first one kept */
+	if (a->slot_pages != max_t(size_t, DIV_ROUND_UP(nalloc, FBINDER_SLOTS_PER_PAGE),
+				   min_t(size_t, a->slot_pages, 1)))
+		return st_fail(run, "slot_pages", a->slot_pages);
 
 	if (a->free_oneway_space != a->size / 2 - oneway)
 		return st_fail(run, "free_oneway_space", a->free_oneway_space);
