@@ -904,7 +904,7 @@ unlocked:
 
 int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool nonblock)
 {
-	void __user *ubuf = (void __user *)arg;
+	struct fbinder_write_read __user *ubuf = (void __user *)arg;
 	/* copied in whole before any use: no INIT_STACK_ALL_ZERO */
 	struct fbinder_write_read wr __uninitialized;
 	int ret = 0;
@@ -918,7 +918,9 @@ int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool no
 		ret = fbinder_write(thread, &wr);
 	if (!ret && wr.read_size > wr.read_consumed)
 		ret = fbinder_read(thread, &wr, nonblock);
-	if (copy_to_user(ubuf, &wr, sizeof(wr)))
+	/* back: only the two fields a call changes */
+	if (put_user(wr.write_consumed, &ubuf->write_consumed) ||
+	    put_user(wr.read_consumed, &ubuf->read_consumed))
 		return -EFAULT;
 	return ret;
 }
