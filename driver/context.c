@@ -95,9 +95,21 @@ void fbinder_ctx_put(struct fbinder_ctx *ctx)
 	kref_put(&ctx->refs, fbinder_ctx_free);
 }
 
-/* Under the device lock, or in an RCU read-side section (fbinder_unlock_wake). */
+/*
+ * Under the device lock, or in an RCU read-side section (fbinder_unlock_wake).
+ * Nothing to do when nobody waits on the thread's queue: it is running
+ * (a caller switched out right after its send, say), and it looks for its
+ * work under the device lock before it sleeps.  No barrier is needed: a
+ * sleeper is on the queue before it drops the device lock in which it
+ * found no work (fbinder_wait_relock()), a poller before it takes that lock
+ * to look (fbinder_poll()), and the work was queued under the lock before
+ * this wake-up: either they see the work or this sees them.
+ */
 void fbinder_wake_thread(struct fbinder_thread *thread, bool sync)
 {
+	/* no barrier: ordered by the device lock, see above */
+	if (!waitqueue_active(&thread->wait))
+		return;
 	if (sync)
 		wake_up_interruptible_sync(&thread->wait);
 	else
