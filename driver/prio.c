@@ -24,23 +24,6 @@
 #include "trace.h"
 #include <linux/fastbinder.h>
 
-static bool fbinder_policy_is_rt(u32 policy)
-{
-	return policy == SCHED_FIFO || policy == SCHED_RR;
-}
-
-/* One ordered scale: -1 idle, 0..39 nice 19..-20, 41..139 rt 1..99, 140 dl. */
-static int fbinder_prio_rank(const struct fbinder_prio *prio)
-{
-	if (prio->policy == SCHED_DEADLINE)
-		return 40 + MAX_RT_PRIO;
-	if (fbinder_policy_is_rt(prio->policy))
-		return 40 + prio->level;
-	if (prio->policy == SCHED_IDLE)
-		return -1;
-	return 19 - prio->level;
-}
-
 void fbinder_prio_of_current(struct fbinder_prio *prio)
 {
 	prio->policy = current->policy;
@@ -85,16 +68,6 @@ bool fbinder_prio_from_flags(u32 flags, struct fbinder_prio *prio)
 	}
 	prio->reset_on_fork = false;
 	return true;
-}
-
-bool fbinder_prio_higher(const struct fbinder_prio *a, const struct fbinder_prio *b)
-{
-	return fbinder_prio_rank(a) > fbinder_prio_rank(b);
-}
-
-bool fbinder_prio_equal(const struct fbinder_prio *a, const struct fbinder_prio *b)
-{
-	return a->policy == b->policy && a->level == b->level;
 }
 
 /*
