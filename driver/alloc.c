@@ -820,11 +820,13 @@ out:
 
 /*
  * Merges a slot that left allocated_tree's users (freed or cached) with
- * its free neighbours into one free slot; returns that slot.
+ * its free neighbours into one free slot, and hands back the pages it
+ * covered that lie wholly inside that free slot now (fbinder_pages_unuse()).
  */
-static struct fbinder_buffer *fbinder_slot_merge_alocked(struct fbinder_alloc *alloc,
-							 struct fbinder_buffer *buf)
+static void fbinder_slot_merge_alocked(struct fbinder_alloc *alloc,
+				       struct fbinder_buffer *buf)
 {
+	size_t start = buf->offset, end = buf->offset + buf->size;
 	struct fbinder_buffer *prev, *next;
 
 	lockdep_assert_held(&alloc->lock);
@@ -845,7 +847,7 @@ static struct fbinder_buffer *fbinder_slot_merge_alocked(struct fbinder_alloc *a
 		buf = prev;
 	}
 	fbinder_free_tree_insert(alloc, buf);
-	return buf;
+	fbinder_pages_unuse(alloc, start, end, buf->offset, buf->offset + buf->size);
 }
 
 /*
@@ -855,16 +857,12 @@ static struct fbinder_buffer *fbinder_slot_merge_alocked(struct fbinder_alloc *a
 static void fbinder_cache_flush_alocked(struct fbinder_alloc *alloc)
 {
 	struct fbinder_buffer *buf = alloc->cached;
-	size_t start, end;
 
 	lockdep_assert_held(&alloc->lock);
 	if (!buf)
 		return;
 	alloc->cached = NULL;
-	start = buf->offset;
-	end = buf->offset + buf->size;
-	buf = fbinder_slot_merge_alocked(alloc, buf);
-	fbinder_pages_unuse(alloc, start, end, buf->offset, buf->offset + buf->size);
+	fbinder_slot_merge_alocked(alloc, buf);
 }
 
 struct fbinder_buffer *fbinder_alloc_new(struct fbinder_alloc *alloc, size_t data_size,
@@ -984,8 +982,6 @@ err:
 static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
 				       struct fbinder_buffer *buf)
 {
-	size_t start = buf->offset, end = buf->offset + buf->size;
-
 	lockdep_assert_held(&alloc->lock);
 	if (WARN_ON(buf->free))
 		return;
@@ -1019,8 +1015,7 @@ static void fbinder_alloc_free_alocked(struct fbinder_alloc *alloc,
 		alloc->cached = buf;
 		return;
 	}
-	buf = fbinder_slot_merge_alocked(alloc, buf);
-	fbinder_pages_unuse(alloc, start, end, buf->offset, buf->offset + buf->size);
+	fbinder_slot_merge_alocked(alloc, buf);
 }
 
 void fbinder_alloc_free(struct fbinder_alloc *alloc, struct fbinder_buffer *buf)
