@@ -291,7 +291,7 @@ int main(void)
 		CHECK(ret == 0 && reply.cmd == FBINDER_RET_REPLY, "the stale call: %s %s",
 		      strerror(-ret), fbt_ret_name(reply.cmd));
 		if (!ret && reply.cmd == FBINDER_RET_REPLY)
-			fbt_free_buffer(&c, reply.msg.data);
+			CHECK(fbt_free_buffer(&c, reply.msg.data) == 0, "free the stale reply");
 		free(stale);
 	}
 
