@@ -154,10 +154,12 @@ module:
 	@echo "  MODULE  $(KERNEL) ($(KVER)) -> $(MODULE)"
 	@scripts/build-module.sh $(KDIR) $(BUILD)/$(KERNEL) $(KBUILD_ARGS)
 
+# The development build: the load-time self-tests and the per-step timing
+# of the hot paths (driver/sections.h, make bench-sections) built in.
 module-selftest:
-	@echo "  MODULE  $(KERNEL) FASTBINDER_SELFTEST=y -> $(SELFTEST_MODULE)"
+	@echo "  MODULE  $(KERNEL) FASTBINDER_SELFTEST=y FASTBINDER_SECTIONS=y -> $(SELFTEST_MODULE)"
 	@scripts/build-module.sh $(KDIR) $(BUILD)/$(KERNEL)-selftest \
-		FASTBINDER_SELFTEST=y $(KBUILD_ARGS)
+		FASTBINDER_SELFTEST=y FASTBINDER_SECTIONS=y $(KBUILD_ARGS)
 
 # The running kernel's own headers, for "make install" on a real host.
 module-host:

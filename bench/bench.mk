@@ -18,6 +18,11 @@
 #                              PROFILE_CALLERS=sym,...: the call chains to
 #                              those symbols too), written to
 #                              build/bench/profile.md (bench/profile.sh)
+#   make bench-sections        how long each step of the hot paths is, exactly
+#                              (the development build's per-step sums in the
+#                              deterministic mode; SECTIONS_ARGS: other fbbench
+#                              arguments), written to build/bench/sections.md
+#                              (bench/sections.sh, driver/sections.h)
 #
 # build/bench/fbbench is static (the top Makefile's rule) and also runs on the host (without the
 # fastbinder and binder columns): build/bench/fbbench -t unix-stream,pipe
@@ -32,6 +37,7 @@ REV		?= main
 AB_ROUNDS	?= 3
 AB_WORKLOADS	?= rt,bw,oneway,mem
 PROFILE_ARGS	?=
+SECTIONS_ARGS	?=
 
 USERSPACE	+= $(BENCH_BIN)
 STATIC_PROGS	+= $(BENCH_BIN)
@@ -57,3 +63,8 @@ bench-ab: module $(BENCH_BIN)
 bench-profile: deps-profile module $(BENCH_BIN)
 	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) \
 		bench/profile.sh $(MODULE) $(BENCH_BIN) $(PROFILE_ARGS)
+
+.PHONY: bench-sections
+bench-sections: module-selftest $(BENCH_BIN)
+	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) \
+		bench/sections.sh $(SELFTEST_MODULE) $(BENCH_BIN) $(SECTIONS_ARGS)

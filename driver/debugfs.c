@@ -8,6 +8,8 @@
  *   stats   global counters, one "name value" per line (stats.c)
  *   failed  the last FBINDER_FAILURE_RING failed sends, newest last, so "why did
  *           my call fail" has an answer (stats.c)
+ *   sections time per step of the hot paths, in the development build only
+ *           (sections.c)
  */
 #include <linux/debugfs.h>
 #include <linux/pid.h>
@@ -17,6 +19,7 @@
 
 #include "device.h"
 #include "internal.h"
+#include "sections.h"
 #include "stats.h"
 
 static struct dentry *fbinder_debugfs_dir;
@@ -182,6 +185,7 @@ void fbinder_debugfs_init(void)
 			    &fbinder_stats_fops);
 	debugfs_create_file("failed", 0444, fbinder_debugfs_dir, NULL,
 			    &fbinder_failed_fops);
+	fbinder_sections_debugfs(fbinder_debugfs_dir);
 }
 
 void fbinder_debugfs_exit(void)

@@ -89,7 +89,9 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		thread = fbinder_thread_get(ctx);
 		if (!thread)
 			return -ENOMEM;
-		return fbinder_write_read(thread, arg, file->f_flags & O_NONBLOCK);
+		return fbinder_timed(FBINDER_SEC_WRITE_READ,
+				     fbinder_write_read(thread, arg,
+							file->f_flags & O_NONBLOCK));
 	case FBINDER_IOC_SET_MAX_THREADS:
 		if (get_user(max, (u32 __user *)uarg))
 			return -EFAULT;

@@ -104,6 +104,7 @@
 
 #include "alloc.h"
 #include "prio.h"
+#include "sections.h"
 
 #define FBINDER_MAX_OBJECTS		4096	/* objects in one message */
 #define FBINDER_MAX_QUEUED		4096	/* calls and oneways queued to a context */
@@ -399,7 +400,8 @@ do {								\
 	rcu_read_lock();					\
 	spin_unlock(&(dev)->lock);				\
 	if (__wake)						\
-		fbinder_wake_thread(__wake, __sync);			\
+		fbinder_timed_void(FBINDER_SEC_WAKE,			\
+				   fbinder_wake_thread(__wake, __sync));	\
 	rcu_read_unlock();					\
 } while (0)
 bool fbinder_thread_wants_ctx_work(struct fbinder_thread *thread);

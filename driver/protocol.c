@@ -154,7 +154,8 @@ static int fbinder_write_frees(struct fbinder_thread *thread, struct fbinder_wri
 		n++;
 		pos += step;
 	}
-	ret = fbinder_free_buffers(thread->ctx, offsets, n, &freed);
+	ret = fbinder_timed(FBINDER_SEC_FREE,
+			    fbinder_free_buffers(thread->ctx, offsets, n, &freed));
 	wr->write_consumed += freed * step;
 	*budget -= freed;
 	return ret;
@@ -574,7 +575,7 @@ static int fbinder_wait_relock(struct fbinder_thread *thread)
 	prepare_to_wait(&thread->wait, &wait, TASK_INTERRUPTIBLE);
 	spin_unlock(&ctx->dev->lock);
 
-	schedule();
+	fbinder_timed_void(FBINDER_SEC_SLEEP, schedule());
 	finish_wait(&thread->wait, &wait);
 
 	spin_lock(&ctx->dev->lock);
@@ -833,7 +834,8 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 		cond_resched();
 		spin_lock(&dev->lock);
 		if (done) {
-			fbinder_finish_work_locked(thread, done);
+			fbinder_timed_void(FBINDER_SEC_FINISH,
+					   fbinder_finish_work_locked(thread, done));
 			done = NULL;
 		}
 		if (stop || wr->read_size - wr->read_consumed < FBINDER_READ_MIN)
@@ -857,13 +859,15 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 		}
 		if (!tk.work)
 			break;
-		stop = fbinder_take_work_locked(thread, &tk, &batch, &ret);
+		stop = fbinder_timed(FBINDER_SEC_TAKE,
+				     fbinder_take_work_locked(thread, &tk, &batch, &ret));
 		spin_unlock(&dev->lock);
 
 		/* every owned buffer's work was finished above */
 		if (nr_owned == FBINDER_READ_BATCH)
 			fbinder_own_buffers(ctx, owned, &nr_owned);
-		err = fbinder_deliver(thread, wr, &tk, &ret, &batch);
+		err = fbinder_timed(FBINDER_SEC_DELIVER,
+				    fbinder_deliver(thread, wr, &tk, &ret, &batch));
 		if (err == FBINDER_DROPPED) {
 			/* as if it never came: on to the next work */
 			err = 0;
@@ -917,7 +921,8 @@ int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool no
 	if (wr.write_size > wr.write_consumed)
 		ret = fbinder_write(thread, &wr);
 	if (!ret && wr.read_size > wr.read_consumed)
-		ret = fbinder_read(thread, &wr, nonblock);
+		ret = fbinder_timed(FBINDER_SEC_READ,
+				    fbinder_read(thread, &wr, nonblock));
 	/* back: only the two fields a call changes */
 	if (put_user(wr.write_consumed, &ubuf->write_consumed) ||
 	    put_user(wr.read_consumed, &ubuf->read_consumed))

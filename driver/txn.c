@@ -925,8 +925,9 @@ static int fbinder_send_copy(struct fbinder_send *s)
 	struct fbinder_buffer *buf;
 	int ret;
 
-	buf = fbinder_alloc_new(alloc, tr->data_size, s->offsets_size, s->oneway,
-				s->reply);
+	buf = fbinder_timed(FBINDER_SEC_SEND_SLOT,
+			    fbinder_alloc_new(alloc, tr->data_size, s->offsets_size,
+					      s->oneway, s->reply));
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_BUFFERS);
@@ -1093,16 +1094,18 @@ static void fbinder_send_release(struct fbinder_send *s)
 /* Prepare, copy, commit, or abort at the first step that fails. */
 static int fbinder_send_run(struct fbinder_send *s)
 {
+	u64 start = fbinder_section_start();
 	int ret;
 
-	ret = fbinder_send_prepare(s);
+	ret = fbinder_timed(FBINDER_SEC_SEND_PREPARE, fbinder_send_prepare(s));
 	if (!ret)
-		ret = fbinder_send_copy(s);
+		ret = fbinder_timed(FBINDER_SEC_SEND_COPY, fbinder_send_copy(s));
 	if (!ret)
-		ret = fbinder_send_commit(s);
+		ret = fbinder_timed(FBINDER_SEC_SEND_COMMIT, fbinder_send_commit(s));
 	if (ret)
 		ret = fbinder_send_abort(s, ret);
 	fbinder_send_release(s);
+	fbinder_section_end(FBINDER_SEC_SEND, start);
 	return ret;
 }
 

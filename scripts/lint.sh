@@ -11,7 +11,9 @@
 #               only those three files are unpacked into build/lint/.
 #   sparse      the module built with W=1 -Werror C=2 CHECK=sparse against
 #               KERNEL's headers and every other Debian kernel whose headers
-#               are installed, each in its own copy (build/lint/sparse-<K>).
+#               are installed, each in its own copy (build/lint/sparse-<K>);
+#               the development build (self-tests and per-step timing in),
+#               so every file of the driver is checked.
 #   exports     every symbol the module built by the sparse step imports is
 #               in that kernel's Module.symvers (exported to modules), and
 #               the driver names no way around that (kallsyms_lookup_name,
@@ -107,7 +109,8 @@ run_sparse() {
 		fi
 		kdir=/usr/src/linux-headers-$kver
 		out=$(scripts/build-module.sh "$kdir" "$lintdir/sparse-$k" \
-			W=1 KCFLAGS=-Werror C=2 CHECK=sparse 2>&1)
+			W=1 KCFLAGS=-Werror C=2 CHECK=sparse \
+			FASTBINDER_SELFTEST=y FASTBINDER_SECTIONS=y 2>&1)
 		rc=$?
 		# our files, reported with their paths in the tree
 		out=$(sed "s|$top/$lintdir/sparse-$k/||" <<<"$out")

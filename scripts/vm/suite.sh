@@ -3,9 +3,11 @@
 #
 # scripts/vm/suite.sh - the VM test suite, guest side (busybox sh).
 #
-# 1. module-selftest: insmod + rmmod of the FASTBINDER_SELFTEST=y build, when
-#    the host put one in /fb/fastbinder-selftest.ko (its init runs the
-#    driver's self-tests and fails the insmod if one fails);
+# 1. module-selftest: insmod + rmmod of the development build (self-tests and
+#    per-step timing built in), when the host put one in
+#    /fb/fastbinder-selftest.ko (its init runs the driver's self-tests and
+#    fails the insmod if one fails); while it is loaded, module-sections
+#    checks its per-step sums over a run of the sync_call test;
 # 2. insmod /fb/fastbinder.ko (a failure fails the run: nothing to test);
 # 3. every test in /fb/tests (static binaries, *.sh run with sh), each with a
 #    timeout of FBINDER_TEST_TIMEOUT seconds (60), or more where a shell test
@@ -52,9 +54,50 @@ dmesg -c >/tmp/dmesg-boot
 # stack) after 60 s instead of 120, and dmesg-clean fail on it.
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 
+# module-sections: the development build's per-step sums (driver/sections.h,
+# make bench-sections) over runs of the sync_call test: a reset after one
+# zeroes them, and over the next every step ran and took time, and each
+# step's sum holds the steps inside it (a section ended in the wrong place,
+# or a sum that loses counts, breaks one of these).
+sections_run() {
+	# as in the loop below: root to claim handle 0, its calls from uid 65534
+	d=$(mktemp -d /tmp/sections.XXXXXX)
+	chown 65534:65534 "$d"
+	(cd "$d" && exec timeout "$T" /fb/tests/sync_call) >"$d/out" 2>&1 ||
+		{ echo "sync_call failed:"; tail -n 5 "$d/out"; rm -rf "$d"; return 1; }
+	rm -rf "$d"
+}
+sections_check() {
+	s=/sys/kernel/debug/fastbinder/sections
+	[ -w $s ] || { echo "no $s"; return 1; }
+	sections_run || return 1
+	echo 0 >$s
+	awk '$2 != 0 || $3 != 0 { print "not zero after a reset: " $0; bad = 1 }
+	     END { exit bad }' $s || return 1
+	sections_run || return 1
+	awk '{ n[$1] = $2; c[$1] = $3; k++ }
+	function no(why) { print why; bad = 1 }
+	function within(inner, outer) { if (inner > c[outer]) no("the steps inside " outer " sum to more than it") }
+	END {
+		if (k != 13) no(k " steps, not 13")
+		for (x in n) if (n[x] == 0 || c[x] < n[x]) no(x ": ran " n[x] " times in " c[x] " cycles")
+		if (n["send_prepare"] != n["send"] || n["send_copy"] > n["send"] ||
+		    n["send_slot"] != n["send_copy"] || n["send_commit"] > n["send_copy"])
+			no("the steps of a send ran " n["send_prepare"] "/" n["send_copy"] "/" n["send_commit"] " times in " n["send"] " sends")
+		within(c["send_prepare"] + c["send_copy"] + c["send_commit"], "send")
+		within(c["send_slot"], "send_copy")
+		within(c["sleep"] + c["take"] + c["deliver"] + c["finish"], "read")
+		within(c["send"] + c["free"] + c["read"], "write_read")
+		exit bad
+	}' $s || { cat $s; return 1; }
+}
+
 if [ -f /fb/fastbinder-selftest.ko ]; then
 	echo "=== RUN module-selftest"
 	if insmod /fb/fastbinder-selftest.ko; then
+		echo "=== RUN module-sections"
+		if out=$(sections_check 2>&1); then ok module-sections
+		else bad module-sections "$(echo "$out" | head -n 1)"; echo "$out"; fi
 		if rmmod fastbinder; then ok module-selftest
 		else bad module-selftest "rmmod failed"; fi
 	else

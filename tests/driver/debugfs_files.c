@@ -5,7 +5,8 @@
  * contexts opening and closing; state names the processes with contexts;
  * a failed send (bad handle, too big) shows up in "failed" with its errno,
  * sender pid, target pid and code.  stats has exactly the counters
- * docs/abi.md lists, and failed the columns it documents.
+ * docs/abi.md lists, and failed the columns it documents.  The development
+ * build's "sections" (driver/sections.h) is not there.
  */
 #include "fbt_proto.h"
 
@@ -168,6 +169,9 @@ int main(void)
 	free(s);
 	for (i = 0; i < sizeof(live) / sizeof(live[0]); i++)
 		CHECK(fbt_stat(live[i], &v) == 0, "stats has no %s line", live[i]);
+	/* the per-step timing is the development build's only */
+	CHECK(access(FBT_DEBUGFS "/sections", F_OK) < 0 && errno == ENOENT,
+	      "%s/sections in the module users load", FBT_DEBUGFS);
 
 	ret = fbt_stat("live_contexts", &base);
 	fbt_ctx_open(&c, MB);
