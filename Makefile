@@ -245,6 +245,7 @@ help:
 	@echo; echo "targets: all module userspace check check-host check-vm check-matrix"
 	@echo "         check-fresh check-debug lint fuzz (FUZZ_TIME=60) bench"
 	@echo "         bench-ab (REV=) bench-profile (PROFILE_ARGS= PROFILE_CALLERS=)"
+	@echo "         bench-sections (SECTIONS_ARGS=) module-selftest"
 	@echo "         demo vm-shell vm-run clean distclean"
 	@echo "         deps deps-all deps-GROUP ($(DEPS_GROUPS))"
 	@echo "         install uninstall dkms-source (DESTDIR= PREFIX=/usr/local KVER=)"
