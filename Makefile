@@ -138,6 +138,10 @@ KVER		= $(shell scripts/kver.sh $(KERNEL))
 KDIR		= /usr/src/linux-headers-$(KVER)
 MODULE		:= $(BUILD)/$(KERNEL)/driver/fastbinder.ko
 SELFTEST_MODULE	:= $(BUILD)/$(KERNEL)-selftest/driver/fastbinder.ko
+# The development build: the load-time self-tests and the per-step timing
+# of the hot paths (driver/sections.h, make bench-sections) built in; the
+# suite loads it first (module-selftest, module-sections).
+DEV_BUILD_ARGS	:= FASTBINDER_SELFTEST=y FASTBINDER_SECTIONS=y
 HOST_KDIR	:= /lib/modules/$(shell uname -r)/build
 
 .PHONY: all module module-selftest module-host userspace
@@ -154,12 +158,10 @@ module:
 	@echo "  MODULE  $(KERNEL) ($(KVER)) -> $(MODULE)"
 	@scripts/build-module.sh $(KDIR) $(BUILD)/$(KERNEL) $(KBUILD_ARGS)
 
-# The development build: the load-time self-tests and the per-step timing
-# of the hot paths (driver/sections.h, make bench-sections) built in.
 module-selftest:
-	@echo "  MODULE  $(KERNEL) FASTBINDER_SELFTEST=y FASTBINDER_SECTIONS=y -> $(SELFTEST_MODULE)"
+	@echo "  MODULE  $(KERNEL) $(DEV_BUILD_ARGS) -> $(SELFTEST_MODULE)"
 	@scripts/build-module.sh $(KDIR) $(BUILD)/$(KERNEL)-selftest \
-		FASTBINDER_SELFTEST=y FASTBINDER_SECTIONS=y $(KBUILD_ARGS)
+		$(DEV_BUILD_ARGS) $(KBUILD_ARGS)
 
 # The running kernel's own headers, for "make install" on a real host.
 module-host:

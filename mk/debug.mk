@@ -67,7 +67,7 @@ endif
 module-debug: debug-kernel
 	@echo "  MODULE  debug ($(DEBUG_KDIR)) -> $(DEBUG_MODULE)"
 	@scripts/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug $(KBUILD_ARGS)
-	@scripts/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug-selftest FASTBINDER_SELFTEST=y $(KBUILD_ARGS)
+	@scripts/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug-selftest $(DEV_BUILD_ARGS) $(KBUILD_ARGS)
 
 check-debug: module-debug
 	@$(MAKE) --no-print-directory $(VM_BINS) $(VM_TESTS) $(DEBUG_VM_TESTS) $(VM_RUN_DEPS)
