@@ -37,9 +37,11 @@ grep -q '^SECTIONS send ' "$log" || { echo "bench-sections: the guest gave no su
 
 awk -v args="$*" '
 BEGIN { n = 0 }
+$1 == "bench:" && $2 != "kernel" && $3 != "measurements," { sub(/^bench: +/, ""); measured = measured "    " $0 "\n" }
 $1 == "SECTIONS" { name[n] = $2; count[n] = $3; cycles[n] = $4; if ($2 == "send") sends = $3; n++ }
 END {
 	printf "# Time per step: fbbench -I -n %s (deterministic mode: cycles are instructions)\n\n", args
+	printf "What fbbench measured meanwhile (microseconds are thousands of instructions):\n\n%s\n", measured
 	print "A step that sleeps or is preempted counts what ran meanwhile too (sleep is that part of"
 	print "read; write_read holds both). Per send: a round trip is two sends, a oneway message one."
 	print ""
