@@ -7,4 +7,4 @@
 # deps-lint: sparse, cppcheck, linux-source-6.1 and all three kernels'
 # headers (sparse runs on every kernel whose headers are installed).
 lint: deps-lint
-	@scripts/lint.sh $(KERNEL)
+	@DEV_BUILD_ARGS='$(DEV_BUILD_ARGS)' scripts/lint.sh $(KERNEL)

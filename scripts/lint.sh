@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# scripts/lint.sh [KERNEL] - the static checks behind "make lint" (issue 9).
+# scripts/lint.sh [KERNEL] - the static checks behind "make lint" (issue 9),
+# run through it: make passes DEV_BUILD_ARGS (the sparse step below).
 #
 #   checkpatch  scripts/checkpatch.pl --strict over driver/ and uapi/, as a
 #               patch to the kernel would be checked.  The script and its
@@ -12,7 +13,8 @@
 #   sparse      the module built with W=1 -Werror C=2 CHECK=sparse against
 #               KERNEL's headers and every other Debian kernel whose headers
 #               are installed, each in its own copy (build/lint/sparse-<K>);
-#               the development build (self-tests and per-step timing in),
+#               the development build (self-tests and per-step timing in:
+#               DEV_BUILD_ARGS, which make lint passes from the top Makefile),
 #               so every file of the driver is checked.
 #   exports     every symbol the module built by the sparse step imports is
 #               in that kernel's Module.symvers (exported to modules), and
@@ -33,6 +35,8 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 KERNEL=${1:-${KERNEL:-6.1}}
+# the top Makefile's list, so sparse checks the build the suite loads
+read -ra dev_build_args <<<"${DEV_BUILD_ARGS:?run by make lint, which names the development build}"
 lintdir=build/lint
 findings=0
 
@@ -109,8 +113,7 @@ run_sparse() {
 		fi
 		kdir=/usr/src/linux-headers-$kver
 		out=$(scripts/build-module.sh "$kdir" "$lintdir/sparse-$k" \
-			W=1 KCFLAGS=-Werror C=2 CHECK=sparse \
-			FASTBINDER_SELFTEST=y FASTBINDER_SECTIONS=y 2>&1)
+			W=1 KCFLAGS=-Werror C=2 CHECK=sparse "${dev_build_args[@]}" 2>&1)
 		rc=$?
 		# our files, reported with their paths in the tree
 		out=$(sed "s|$top/$lintdir/sparse-$k/||" <<<"$out")
