@@ -38,18 +38,23 @@ grep -q '^SECTIONS send ' "$log" || { echo "bench-sections: the guest gave no su
 awk -v args="$*" '
 BEGIN { n = 0 }
 $1 == "bench:" && $2 != "kernel" && $3 != "measurements," { sub(/^bench: +/, ""); measured = measured "    " $0 "\n" }
-$1 == "SECTIONS" { name[n] = $2; count[n] = $3; cycles[n] = $4; if ($2 == "send") sends = $3; n++ }
+$1 == "SECTIONS" { name[n] = $2; count[n] = $3; cycles[n] = $4; sum[$2] = $4; if ($2 == "send") sends = $3; n++ }
 END {
 	printf "# Time per step: fbbench -I -n %s (deterministic mode: cycles are instructions)\n\n", args
 	printf "What fbbench measured meanwhile (microseconds are thousands of instructions):\n\n%s\n", measured
-	print "A step that sleeps or is preempted counts what ran meanwhile too (sleep is that part of"
-	print "read; write_read holds both). Per send: a round trip is two sends, a oneway message one."
+	print "A step that sleeps or is preempted counts what ran meanwhile too: sleep (in read) and"
+	print "resched (a cond_resched() in read or between commands, where a peer just woken often"
+	print "runs first) are that part of write_read. Per send: a round trip is two sends, a oneway"
+	print "message one."
 	print ""
 	print "| step | count | cycles | average | per send |"
 	print "|---|---|---|---|---|"
 	for (i = 0; i < n; i++)
 		printf "| %s | %.0f | %.0f | %.0f | %.0f |\n", name[i], count[i], cycles[i],
 			count[i] ? cycles[i] / count[i] : 0, sends ? cycles[i] / sends : 0
+	if (sends)
+		printf "\nThe module'"'"'s own work per send: %.0f instructions (write_read less sleep, resched\nand wake; the steps'"'"' markers, about ten instructions each, included).\n",
+			(sum["write_read"] - sum["sleep"] - sum["resched"] - sum["wake"]) / sends
 }' "$log" >"$out/sections.md"
 cat "$out/sections.md"
 echo "bench-sections: wrote $out/sections.md"

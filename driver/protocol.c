@@ -180,7 +180,7 @@ static int fbinder_write(struct fbinder_thread *thread, struct fbinder_write_rea
 			return -EINTR;
 		/* between commands: a stream of one (most) pays no call */
 		if (budget != FBINDER_WRITE_MAX_CMDS)
-			cond_resched();
+			fbinder_timed_void(FBINDER_SEC_RESCHED, cond_resched());
 		if (left < sizeof(cmd))
 			return -EINVAL;
 		if (get_user(cmd, (u32 __user *)p))
@@ -831,7 +831,7 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 		 * asleep.  Without it on the first pass a 4 KiB round trip
 		 * cost 17% more, 64 KiB 6% (docs/performance.md).
 		 */
-		cond_resched();
+		fbinder_timed_void(FBINDER_SEC_RESCHED, cond_resched());
 		spin_lock(&dev->lock);
 		if (done) {
 			fbinder_timed_void(FBINDER_SEC_FINISH,

@@ -24,6 +24,7 @@ static const char *const fbinder_section_names[FBINDER_SEC_NR] = {
 	[FBINDER_SEC_FREE] = "free",
 	[FBINDER_SEC_READ] = "read",
 	[FBINDER_SEC_SLEEP] = "sleep",
+	[FBINDER_SEC_RESCHED] = "resched",
 	[FBINDER_SEC_TAKE] = "take",
 	[FBINDER_SEC_DELIVER] = "deliver",
 	[FBINDER_SEC_FINISH] = "finish",

@@ -9,7 +9,9 @@
  * -icount the guest's TSC counts executed instructions, so a sum is an
  * exact path length: "make bench-sections" (docs/performance.md).  A
  * section that sleeps or is preempted counts what ran meanwhile too
- * (FBINDER_SEC_SLEEP is that part of a read).
+ * (FBINDER_SEC_SLEEP and FBINDER_SEC_RESCHED are those parts of a
+ * WRITE_READ: the peer a send has just woken often runs at the next
+ * cond_resched(), before the sender ever waits for its answer).
  */
 #ifndef _FB_SECTIONS_H
 #define _FB_SECTIONS_H
@@ -29,6 +31,7 @@ enum fbinder_section {
 	FBINDER_SEC_FREE,		/* a run of FREE_BUFFER commands */
 	FBINDER_SEC_READ,		/* the read half, sleeps included */
 	FBINDER_SEC_SLEEP,		/* a read's wait for work */
+	FBINDER_SEC_RESCHED,		/* a read's or a write's cond_resched() */
 	FBINDER_SEC_TAKE,		/* work picked and taken */
 	FBINDER_SEC_DELIVER,		/* its return copied out */
 	FBINDER_SEC_FINISH,		/* its transactions let go */

@@ -79,7 +79,7 @@ sections_check() {
 	function no(why) { print why; bad = 1 }
 	function within(inner, outer) { if (inner > c[outer]) no("the steps inside " outer " sum to more than it") }
 	END {
-		if (k != 13) no(k " steps, not 13")
+		if (k != 14) no(k " steps, not 14")
 		for (x in n) if (n[x] == 0 || c[x] < n[x]) no(x ": ran " n[x] " times in " c[x] " cycles")
 		if (n["send_prepare"] != n["send"] || n["send_copy"] > n["send"] ||
 		    n["send_slot"] != n["send_copy"] || n["send_commit"] > n["send_copy"])
@@ -88,6 +88,7 @@ sections_check() {
 		within(c["send_slot"], "send_copy")
 		within(c["sleep"] + c["take"] + c["deliver"] + c["finish"], "read")
 		within(c["send"] + c["free"] + c["read"], "write_read")
+		within(c["send"] + c["free"] + c["sleep"] + c["resched"], "write_read")
 		exit bad
 	}' $s || { cat $s; return 1; }
 }
