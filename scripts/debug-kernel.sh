@@ -4,11 +4,12 @@
 # scripts/debug-kernel.sh [OUTDIR]
 #
 # Builds (once) a debug kernel from Debian's linux-source-6.1 package: KASAN,
-# lockdep (PROVE_LOCKING), kmemleak, UBSAN, DEBUG_ATOMIC_SLEEP, DEBUG_LIST and
-# fault injection (failslab, fail_page_alloc, their debugfs knobs and the
-# stack-trace filter), with the options a QEMU guest needs and those the
-# tests look for: memory cgroups (attack_buffer_pages' charge), user
-# namespaces (attack_ctx_mgr) and histogram triggers (tracing_recipes).  The tree in
+# lockdep (PROVE_LOCKING) with lock statistics (LOCK_STAT), kmemleak, UBSAN,
+# DEBUG_ATOMIC_SLEEP, DEBUG_LIST and fault injection (failslab,
+# fail_page_alloc, their debugfs knobs and the stack-trace filter), with the
+# options a QEMU guest needs and those the tests look for: memory cgroups
+# (attack_buffer_pages' charge), the cgroup freezer, user namespaces
+# (attack_ctx_mgr) and histogram triggers (tracing_recipes).  The tree in
 # OUTDIR/src (default build/debug-kernel/src) is also the KDIR the module
 # builds against.  When OUTDIR/src/arch/x86/boot/bzImage and Module.symvers
 # exist nothing is rebuilt: delete OUTDIR to start over.  About 10 minutes of
@@ -59,14 +60,14 @@ if [ ! -f .fb-config-done ]; then
 	make -s kvm_guest.config >&2
 	scripts/config \
 		-e KASAN -e KASAN_GENERIC -e KASAN_INLINE \
-		-e PROVE_LOCKING -e DEBUG_ATOMIC_SLEEP -e DEBUG_LIST \
+		-e PROVE_LOCKING -e LOCK_STAT -e DEBUG_ATOMIC_SLEEP -e DEBUG_LIST \
 		-e DEBUG_KMEMLEAK -d DEBUG_KMEMLEAK_AUTO_SCAN \
 		--set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 64000 \
 		-e UBSAN -e UBSAN_BOUNDS \
 		-e FAULT_INJECTION -e FAILSLAB -e FAIL_PAGE_ALLOC \
 		-e FAULT_INJECTION_DEBUG_FS -e FAULT_INJECTION_STACKTRACE_FILTER \
 		-e DEBUG_FS -e MODULES -e MODULE_UNLOAD -e USERFAULTFD \
-		-e CGROUPS -e MEMCG -e NAMESPACES -e USER_NS \
+		-e CGROUPS -e MEMCG -e CGROUP_FREEZER -e NAMESPACES -e USER_NS \
 		-e FTRACE -e ENABLE_DEFAULT_TRACERS -e HIST_TRIGGERS \
 		-e DEVTMPFS -e DEVTMPFS_MOUNT -e BLK_DEV_INITRD \
 		-e PREEMPT -d PREEMPT_VOLUNTARY -d PREEMPT_NONE \
@@ -75,8 +76,8 @@ if [ ! -f .fb-config-done ]; then
 		-d DRM -d SOUND -d USB_SUPPORT -d WLAN -d WIRELESS \
 		--set-str LOCALVERSION "-fbdebug" -d LOCALVERSION_AUTO
 	make -s olddefconfig >&2
-	for o in KASAN PROVE_LOCKING DEBUG_KMEMLEAK UBSAN FAILSLAB FAIL_PAGE_ALLOC USERFAULTFD \
-		 FAULT_INJECTION_DEBUG_FS DEBUG_ATOMIC_SLEEP MEMCG USER_NS HIST_TRIGGERS; do
+	for o in KASAN PROVE_LOCKING LOCK_STAT DEBUG_KMEMLEAK UBSAN FAILSLAB FAIL_PAGE_ALLOC USERFAULTFD \
+		 FAULT_INJECTION_DEBUG_FS DEBUG_ATOMIC_SLEEP MEMCG CGROUP_FREEZER USER_NS HIST_TRIGGERS; do
 		grep -q "^CONFIG_$o=y" .config || {
 			echo "debug-kernel: CONFIG_$o did not stick" >&2
 			exit 1
