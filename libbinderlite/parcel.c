@@ -308,21 +308,26 @@ static int write_bytes(struct bl_parcel *p, enum bl_type type, size_t len,
 	return 0;
 }
 
-int bl_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
+/* A string or blob item holding a copy of the len bytes at data. */
+static int write_copy(struct bl_parcel *p, enum bl_type type, const void *data, size_t len)
 {
 	uint8_t *bytes;
-	int ret;
+	int ret = write_bytes(p, type, len, &bytes);
 
+	if (ret)
+		return ret;
+	if (len)
+		memcpy(bytes, data, len);
+	return 0;
+}
+
+int bl_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
+{
 	if (!p || (!s && len))
 		return -EINVAL;
 	if (len && (memchr(s, 0, len) || !utf8_valid((const uint8_t *)s, len)))
 		return -EINVAL;
-	ret = write_bytes(p, BL_TYPE_STRING, len, &bytes);
-	if (ret)
-		return ret;
-	if (len)
-		memcpy(bytes, s, len);
-	return 0;
+	return write_copy(p, BL_TYPE_STRING, s, len);
 }
 
 int bl_parcel_write_string(struct bl_parcel *p, const char *s)
@@ -348,17 +353,9 @@ int bl_parcel_alloc_blob(struct bl_parcel *p, size_t len, void **out)
 
 int bl_parcel_write_blob(struct bl_parcel *p, const void *data, size_t len)
 {
-	uint8_t *bytes;
-	int ret;
-
 	if (!p || (!data && len))
 		return -EINVAL;
-	ret = write_bytes(p, BL_TYPE_BLOB, len, &bytes);
-	if (ret)
-		return ret;
-	if (len)
-		memcpy(bytes, data, len);
-	return 0;
+	return write_copy(p, BL_TYPE_BLOB, data, len);
 }
 
 static int write_obj(struct bl_parcel *p, const struct fbinder_object *obj)
