@@ -456,6 +456,7 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 	struct fbinder_work *work, *tmp;
 	struct fbinder_txn *t;
 	struct fbinder_node *node;
+	struct fbinder_hold b;
 	LIST_HEAD(threads);
 	struct rb_node *rb;
 	bool free_buffer;
@@ -468,6 +469,7 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 		spin_unlock(&dev->lock);
 		return;
 	}
+	fbinder_hold_start_locked(&b, dev);
 	ctx->dead = true;
 	list_del_init(&ctx->dev_entry);
 	/* out of every list now, so waiting_entry can collect them */
@@ -493,6 +495,7 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 	fbinder_ctx_drop_handles_locked(ctx);
 	/* a sender's copy may wait on its own stalled page fault */
 	free_buffer = !ctx->active_senders;
+	fbinder_hold_end_locked(&b);
 	spin_unlock(&dev->lock);
 	/* then the holders of its nodes hear, a batch at a time */
 	fbinder_nodes_fire_deaths(dev, &dying);

@@ -109,6 +109,7 @@
 #define FBINDER_MAX_OBJECTS		4096	/* objects in one message */
 #define FBINDER_MAX_QUEUED		4096	/* calls and oneways queued to a context */
 #define FBINDER_MAX_THREADS		1024	/* FBINDER_IOC_SET_MAX_THREADS ceiling */
+#define FBINDER_BATCH			64	/* objects a teardown frees per lock hold */
 
 extern unsigned int fbinder_max_handles;	/* module parameter */
 extern unsigned int fbinder_handle_id_start;	/* module parameter */
@@ -358,6 +359,23 @@ fbinder_stack_next(struct fbinder_thread *thread, struct fbinder_txn *t)
 {
 	return t->to_thread == thread ? t->to_parent : t->from_parent;
 }
+
+/*
+ * A loop that frees objects an opener made, as many as it likes (a
+ * context's end, a node's deaths, a holder's links), holds
+ * fbinder_device.lock for FBINDER_BATCH of them at most, then drops it
+ * and reschedules: fbinder_hold_step_relock() after each object.  Each
+ * such hold is timed; debugfs "max_hold_ns" keeps the longest.
+ */
+struct fbinder_hold {
+	struct fbinder_device *dev;
+	u64 start;			/* of this hold, ns */
+	u32 n;				/* objects freed in it */
+};
+
+void fbinder_hold_start_locked(struct fbinder_hold *b, struct fbinder_device *dev);
+bool fbinder_hold_step_relock(struct fbinder_hold *b);
+void fbinder_hold_end_locked(struct fbinder_hold *b);
 
 /* context.c */
 struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev);
