@@ -41,6 +41,12 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	kref_init(&ctx->refs);
 	ctx->pid = get_task_pid(current, PIDTYPE_TGID);
 	ctx->euid = current_euid();
+	ctx->node_user = fbinder_node_user_get(ctx->euid);
+	if (!ctx->node_user) {
+		put_pid(ctx->pid);
+		kfree(ctx);
+		return NULL;
+	}
 	fbinder_alloc_init(&ctx->alloc);
 	ctx->threads = RB_ROOT;
 	ctx->nodes = RB_ROOT;
@@ -73,6 +79,7 @@ static void fbinder_ctx_free(struct kref *kref)
 {
 	struct fbinder_ctx *ctx = container_of(kref, struct fbinder_ctx, refs);
 
+	fbinder_node_user_put(ctx->node_user);
 	put_pid(ctx->pid);
 	kfree(ctx);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_CONTEXTS);

@@ -114,6 +114,10 @@
 extern unsigned int fbinder_max_handles;	/* module parameter */
 extern unsigned int fbinder_handle_id_start;	/* module parameter */
 extern unsigned int fbinder_max_death_links;	/* module parameter */
+extern unsigned int fbinder_max_nodes;		/* module parameter */
+extern unsigned int fbinder_max_user_nodes;	/* module parameter */
+
+struct fbinder_node_user;
 
 struct fbinder_device {
 	struct miscdevice misc;
@@ -180,6 +184,9 @@ struct fbinder_ctx {
 	/* for FBINDER_IOC_INFO, under fbinder_device.lock */
 	u32 nr_threads;			/* in threads */
 	u32 nr_nodes;			/* in nodes */
+	/* its nodes in nodes or with a release notice unread: max_nodes */
+	u32 nr_owned;
+	struct fbinder_node_user *node_user;	/* its euid's: max_user_nodes */
 	u64 received;			/* calls and oneways queued to it */
 	u64 sent;			/* calls and oneways its threads sent */
 	u64 failed;			/* its failed sends and replies */
@@ -425,6 +432,8 @@ do {								\
 bool fbinder_thread_wants_ctx_work(struct fbinder_thread *thread);
 
 /* node.c */
+struct fbinder_node_user *fbinder_node_user_get(kuid_t uid);
+void fbinder_node_user_put(struct fbinder_node_user *u);
 struct fbinder_node *fbinder_node_new(void);
 u64 fbinder_node_new_id(void);
 struct fbinder_handle *fbinder_handle_new(void);

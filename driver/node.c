@@ -20,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/hashtable.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
 
@@ -39,6 +40,72 @@ unsigned int fbinder_handle_id_start = 1;
 module_param_named(handle_id_start, fbinder_handle_id_start, uint, 0644);
 MODULE_PARM_DESC(handle_id_start,
 		 "First handle id of a new context, for tests of the id wrap (default 1)");
+
+/*
+ * Nodes a context owns: in its tree, or out of it with a release notice
+ * the owner has not read yet (an owner that never reads keeps them all).
+ * Each is kernel memory its owner makes at will, one per cookie it sends,
+ * so they are bounded per context and, since one user may open any
+ * number of contexts, per user (the context's euid at open).  Both are
+ * read at each node's creation: the send that would create one more
+ * fails with EDQUOT.
+ */
+unsigned int fbinder_max_nodes = 65536;
+module_param_named(max_nodes, fbinder_max_nodes, uint, 0644);
+MODULE_PARM_DESC(max_nodes,
+		 "Most nodes one context may own, those with an unread release notice included (default 65536)");
+
+unsigned int fbinder_max_user_nodes = 262144;
+module_param_named(max_user_nodes, fbinder_max_user_nodes, uint, 0644);
+MODULE_PARM_DESC(max_user_nodes,
+		 "Most nodes the contexts of one user may own together (default 262144)");
+
+/* The count of max_user_nodes, one per euid with a context. */
+struct fbinder_node_user {
+	struct hlist_node entry;	/* fbinder_node_users */
+	kuid_t uid;
+	u32 refs;			/* its contexts, under fbinder_node_users_lock */
+	atomic_t nodes;			/* they own, as fbinder_ctx.nr_owned */
+};
+
+static DEFINE_HASHTABLE(fbinder_node_users, 6);
+/* A leaf: taken alone, or inside fbinder_device.lock by the last put of a context. */
+static DEFINE_SPINLOCK(fbinder_node_users_lock);
+
+struct fbinder_node_user *fbinder_node_user_get(kuid_t uid)
+{
+	struct fbinder_node_user *u, *new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+
+	if (!new)
+		return NULL;
+	spin_lock(&fbinder_node_users_lock);
+	hash_for_each_possible(fbinder_node_users, u, entry, __kuid_val(uid)) {
+		if (uid_eq(u->uid, uid)) {
+			u->refs++;
+			spin_unlock(&fbinder_node_users_lock);
+			kfree(new);
+			return u;
+		}
+	}
+	new->uid = uid;
+	new->refs = 1;
+	hash_add(fbinder_node_users, &new->entry, __kuid_val(uid));
+	spin_unlock(&fbinder_node_users_lock);
+	return new;
+}
+
+void fbinder_node_user_put(struct fbinder_node_user *u)
+{
+	spin_lock(&fbinder_node_users_lock);
+	if (--u->refs) {
+		u = NULL;
+	} else {
+		WARN_ON_ONCE(atomic_read(&u->nodes));
+		hash_del(&u->entry);
+	}
+	spin_unlock(&fbinder_node_users_lock);
+	kfree(u);
+}
 
 static atomic64_t fbinder_node_ids = ATOMIC64_INIT(0);
 
@@ -120,17 +187,27 @@ struct fbinder_node *fbinder_node_lookup_locked(struct fbinder_ctx *ctx, u64 coo
 
 /*
  * The live node of ctx for cookie; inserts *spare (and clears it) when
- * there is none.  NULL when there is none and no spare.
+ * there is none.  NULL when there is none and no spare; -EDQUOT when ctx
+ * or its user owns as many nodes as it may.
  */
 struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, u64 cookie,
 						       struct fbinder_node **spare)
 {
+	struct fbinder_node_user *u = ctx->node_user;
 	struct fbinder_node *node;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	node = fbinder_node_lookup_locked(ctx, cookie);
 	if (node || !*spare)
 		return node;
+	if (ctx->nr_owned >= READ_ONCE(fbinder_max_nodes))
+		return ERR_PTR(-EDQUOT);
+	/* other devices' locks guard the user's other contexts: atomic */
+	if (atomic_inc_return(&u->nodes) > READ_ONCE(fbinder_max_user_nodes)) {
+		atomic_dec(&u->nodes);
+		return ERR_PTR(-EDQUOT);
+	}
+	ctx->nr_owned++;
 	node = *spare;
 	*spare = NULL;
 	node->owner = ctx;
@@ -154,6 +231,14 @@ static void fbinder_node_free_locked(struct fbinder_node *node)
 	fbinder_stat_dec(FBINDER_STAT_LIVE_NODES);
 }
 
+/* The node leaves its owner's count (fbinder_ctx.nr_owned): freed or dead. */
+static void fbinder_node_unown_locked(struct fbinder_node *node)
+{
+	lockdep_assert_held(&node->dev->lock);
+	node->owner->nr_owned--;
+	atomic_dec(&node->owner->node_user->nodes);
+}
+
 /* Called after any of a node's counts dropped. */
 void fbinder_node_check_locked(struct fbinder_node *node)
 {
@@ -172,7 +257,9 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 		rb_erase(&node->rb_node, &node->owner->nodes);
 		node->owner->nr_nodes--;
 		RB_CLEAR_NODE(&node->rb_node);
-		if (!node->exports) {
+		/* an ending owner reads no notice (fbinder_ctx_end()) */
+		if (!node->exports || node->owner->dead) {
+			fbinder_node_unown_locked(node);
 			fbinder_node_free_locked(node);
 			return;
 		}
@@ -194,6 +281,7 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 void fbinder_node_notice_done_locked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
+	fbinder_node_unown_locked(node);
 	fbinder_node_free_locked(node);
 }
 
@@ -221,6 +309,7 @@ void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dy
 		if (dev->ctx_mgr == node)
 			dev->ctx_mgr = NULL;
 		node->is_ctx_mgr = false;
+		fbinder_node_unown_locked(node);
 		node->state = FBINDER_NODE_DEAD;
 		node->owner = NULL;
 		node->buf_refs = 0;	/* the buffers die with the context */
@@ -518,6 +607,10 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 		ret = -EBUSY;
 	} else {
 		node = fbinder_node_get_or_insert_locked(ctx, cookie, &spare);
+		if (IS_ERR(node)) {
+			ret = PTR_ERR(node);
+			goto out;
+		}
 		/* like a send's, the flags count when they create the node */
 		if (!spare)
 			node->accepts_fds = flags & FBINDER_OBJF_ACCEPTS_FDS;
@@ -526,6 +619,7 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 		dev->ctx_mgr = node;
 		dev->ctx_mgr_uid = euid;
 	}
+out:
 	spin_unlock(&dev->lock);
 	kfree(spare);
 	return ret;

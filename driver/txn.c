@@ -370,6 +370,8 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 			return -EAGAIN;
 		node = fbinder_node_get_or_insert_locked(x->from, obj->cookie,
 							 &x->spare_node);
+		if (IS_ERR(node))
+			return PTR_ERR(node);
 		/* the send that creates a node sets its minimum priority */
 		if (!x->spare_node) {
 			node->has_min_prio =
