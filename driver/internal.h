@@ -372,7 +372,8 @@ fbinder_stack_next(struct fbinder_thread *thread, struct fbinder_txn *t)
  * context's end, a node's deaths, a holder's links), holds
  * fbinder_device.lock for FBINDER_BATCH of them at most, then drops it
  * and reschedules: fbinder_hold_step_relock() after each object.  Each
- * such hold is timed; debugfs "max_hold_ns" keeps the longest.
+ * such hold is timed and counted; debugfs "max_hold_ns" keeps the longest,
+ * "max_hold_objects" the most objects one freed.
  */
 struct fbinder_hold {
 	struct fbinder_device *dev;
@@ -457,8 +458,9 @@ void fbinder_ctx_drop_dying_handles(struct fbinder_ctx *ctx);
 int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id);
 int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id);
 int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags);
-void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dying);
-void fbinder_ctx_drop_handles_locked(struct fbinder_ctx *ctx);
+void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dying,
+				   struct fbinder_hold *b);
+void fbinder_ctx_drop_handles_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b);
 
 /* death.c */
 int fbinder_death_link(struct fbinder_ctx *ctx, const struct fbinder_death *req);
@@ -470,7 +472,6 @@ bool fbinder_handle_drop_deaths_locked(struct fbinder_handle *h,
 				       struct list_head *freed);
 void fbinder_death_free_list(struct list_head *freed);
 void fbinder_ctx_drop_deaths(struct fbinder_ctx *ctx);
-void fbinder_ctx_drop_deaths_locked(struct fbinder_ctx *ctx);
 
 /* region.c */
 long fbinder_region_ioctl(struct fbinder_ctx *ctx, unsigned int cmd, void __user *uarg);
@@ -479,7 +480,7 @@ int fbinder_region_copy(struct fbinder_ctx *ctx, struct fbinder_region_copy __us
 bool fbinder_region_check_locked(struct fbinder_node *node);
 void fbinder_region_free_locked(struct fbinder_node *node);
 bool fbinder_region_kill_child_locked(struct fbinder_node *node, struct list_head *dying);
-void fbinder_ctx_drop_regions_locked(struct fbinder_ctx *ctx, struct list_head *dying);
+bool fbinder_ctx_drop_region_locked(struct fbinder_ctx *ctx, struct list_head *dying);
 void fbinder_regions_exit(void);
 
 /* device.c */
@@ -514,9 +515,9 @@ int fbinder_send_batch(struct fbinder_thread *thread,
 int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 			 u32 *freed);
 void fbinder_txn_count_locked(struct fbinder_txn *t, int delta);
-void fbinder_ctx_drop_senders_locked(struct fbinder_ctx *ctx);
+void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b);
 void fbinder_txn_fail_locked(struct fbinder_txn *call, int error);
-void fbinder_txn_discard_locked(struct fbinder_txn *txn);
+struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *txn);
 void fbinder_thread_unwind_locked(struct fbinder_thread *thread);
 void fbinder_txn_free(struct fbinder_txn *txn);
 void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf);

@@ -286,23 +286,33 @@ void fbinder_node_notice_done_locked(struct fbinder_node *node)
 }
 
 /*
- * The owner is gone: its nodes die, oneway work still queued for them too.
- * A node that holders linked to goes on *dying, pinned, and its holders
- * hear of the death from fbinder_nodes_fire_deaths() once the caller dropped
- * the lock: any number of contexts may have linked to one node.  A dead
- * node never sends its release notice, so its work entry is free for
- * that list.
+ * The owner is gone: its nodes die, oneway work still queued for them too,
+ * one object per step of b.  A node that holders linked to goes on *dying,
+ * pinned, and its holders hear of the death from fbinder_nodes_fire_deaths()
+ * once the caller dropped the lock: any number of contexts may have linked
+ * to one node.  A dead node never sends its release notice, so its work
+ * entry is free for that list.
  */
-void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dying)
+void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dying,
+				   struct fbinder_hold *b)
+	__must_hold(&ctx->dev->lock)
 {
 	struct fbinder_device *dev = ctx->dev;
-	struct fbinder_txn *txn, *tmp;
+	struct fbinder_txn *txn;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&dev->lock);
 	while ((rb = rb_first(&ctx->nodes))) {
 		struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
 
+		txn = list_first_entry_or_null(&node->async_todo, struct fbinder_txn,
+					       work.entry);
+		if (txn) {
+			list_del_init(&txn->work.entry);
+			fbinder_txn_discard_locked(txn);
+			fbinder_hold_step_relock(b);
+			continue;
+		}
 		rb_erase(rb, &ctx->nodes);
 		ctx->nr_nodes--;
 		RB_CLEAR_NODE(rb);
@@ -313,17 +323,13 @@ void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dy
 		node->state = FBINDER_NODE_DEAD;
 		node->owner = NULL;
 		node->buf_refs = 0;	/* the buffers die with the context */
-		list_for_each_entry_safe(txn, tmp, &node->async_todo,
-					 work.entry) {
-			list_del_init(&txn->work.entry);
-			fbinder_txn_discard_locked(txn);
-		}
 		node->async_out = 0;
 		if (!list_empty(&node->deaths)) {
 			node->tmp_refs++;
 			list_add_tail(&node->work.entry, dying);
 		}
 		fbinder_node_check_locked(node);
+		fbinder_hold_step_relock(b);
 	}
 }
 
@@ -483,38 +489,51 @@ void fbinder_ctx_drop_dying_handles(struct fbinder_ctx *ctx)
 {
 	struct fbinder_device *dev = ctx->dev;
 	struct fbinder_handle *h;
+	struct fbinder_hold b;
 	LIST_HEAD(freed);
 
 	spin_lock(&dev->lock);
+	fbinder_hold_start_locked(&b, dev);
 	while ((h = list_first_entry_or_null(&ctx->dying_handles,
 					     struct fbinder_handle, dying_entry))) {
 		if (!fbinder_handle_drop_deaths_locked(h, &freed)) {
 			list_del(&h->dying_entry);
 			fbinder_handle_destroy_locked(h);
 		}
+		fbinder_hold_end_locked(&b);
 		spin_unlock(&dev->lock);
 		fbinder_death_free_list(&freed);
 		cond_resched();
 		spin_lock(&dev->lock);
+		fbinder_hold_start_locked(&b, dev);
 	}
+	fbinder_hold_end_locked(&b);
 	spin_unlock(&dev->lock);
 }
 
-/* At release: the context's links are gone already (fbinder_ctx_drop_deaths()). */
-void fbinder_ctx_drop_handles_locked(struct fbinder_ctx *ctx)
+/*
+ * At the context's end, one handle per step of b.  Its links are gone
+ * already (fbinder_ctx_drop_deaths()), those of a handle freed just
+ * before too (fbinder_ctx_drop_dying_handles() ran before its ioctl returned).
+ */
+void fbinder_ctx_drop_handles_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b)
+	__must_hold(&ctx->dev->lock)
 {
 	struct fbinder_handle *h;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	while ((rb = rb_first(&ctx->handles)))
+	while ((rb = rb_first(&ctx->handles))) {
 		fbinder_handle_free_locked(rb_entry(rb, struct fbinder_handle, rb_id));
+		fbinder_hold_step_relock(b);
+	}
 	while ((h = list_first_entry_or_null(&ctx->dying_handles,
 					     struct fbinder_handle, dying_entry))) {
-		while (fbinder_handle_drop_deaths_locked(h, NULL))
-			;
-		list_del(&h->dying_entry);
-		fbinder_handle_destroy_locked(h);
+		if (!fbinder_handle_drop_deaths_locked(h, NULL)) {
+			list_del(&h->dying_entry);
+			fbinder_handle_destroy_locked(h);
+		}
+		fbinder_hold_step_relock(b);
 	}
 }
 

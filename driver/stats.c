@@ -30,8 +30,20 @@
 
 atomic64_t fbinder_stats[FBINDER_STAT_COUNT];
 
-/* The longest hold of a teardown batch (internal.h), ns; debugfs max_hold_ns. */
+/*
+ * The longest hold of a teardown batch (internal.h) in ns, and the most
+ * objects one freed: debugfs max_hold_ns and max_hold_objects.
+ */
 atomic64_t fbinder_max_hold_ns;
+atomic64_t fbinder_max_hold_objects;
+
+static void fbinder_atomic_max(atomic64_t *max, s64 val)
+{
+	s64 old = atomic64_read(max);
+
+	while (val > old && !atomic64_try_cmpxchg(max, &old, val))
+		;
+}
 
 void fbinder_hold_start_locked(struct fbinder_hold *b, struct fbinder_device *dev)
 {
@@ -43,12 +55,9 @@ void fbinder_hold_start_locked(struct fbinder_hold *b, struct fbinder_device *de
 
 void fbinder_hold_end_locked(struct fbinder_hold *b)
 {
-	s64 ns = ktime_get_ns() - b->start;
-	s64 old = atomic64_read(&fbinder_max_hold_ns);
-
 	lockdep_assert_held(&b->dev->lock);
-	while (ns > old && !atomic64_try_cmpxchg(&fbinder_max_hold_ns, &old, ns))
-		;
+	fbinder_atomic_max(&fbinder_max_hold_ns, ktime_get_ns() - b->start);
+	fbinder_atomic_max(&fbinder_max_hold_objects, b->n);
 }
 
 /*
