@@ -108,6 +108,9 @@ VM_ROOT_TESTS	+= burst_spares
 # starts the service manager.
 VM_ROOT_TESTS	+= attack_death_links attack_handle_ids attack_long_stream \
 		   attack_thread_records
+# The same for nodes (issue 33): root also reads and resets debugfs
+# max_hold_ns around the attacker's exit.
+VM_ROOT_TESTS	+= attack_nodes
 # FBINDER_IOC_INFO against debugfs, and what uid 65534 and 65533 see of
 # root's and each other's contexts (info_ioctl); tracefs (trace_events);
 # a manager, then fbstat as 65534 in a mount namespace without debugfs

@@ -16,6 +16,7 @@ stress_VM_TESTS := \
 	attack_handle_ids.c \
 	attack_long_stream.c \
 	attack_nested_unwind.c \
+	attack_nodes.c \
 	attack_oneway_flood.c \
 	attack_orphan_ctx.c \
 	attack_peek_objects.c \
