@@ -95,6 +95,9 @@ VM_CLAIM_TESTS	:= buffer_mapping burst_frees calls concurrent_traffic death_noti
 # The same, for the memory-region attack: its owners, holders and copiers
 # all run as 65534 once the relay manager has claimed handle 0.
 VM_CLAIM_TESTS	+= attack_region_revoke
+# A reply and a routed call to a thread that exited without THREAD_EXIT
+# (issue 33): the manager replies as 65534, the caller is 65534.
+VM_CLAIM_TESTS	+= attack_reaped_reply
 VM_ROOT_TESTS	+= $(VM_CLAIM_TESTS)
 # The security attacks that reload the module or read debugfs: they start
 # as root and attack from children that drop privileges.

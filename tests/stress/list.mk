@@ -21,6 +21,7 @@ stress_VM_TESTS := \
 	attack_orphan_ctx.c \
 	attack_peek_objects.c \
 	attack_prio.c \
+	attack_reaped_reply.c \
 	attack_region_revoke.c \
 	attack_stalled_sender.c \
 	attack_thread_records.c \
