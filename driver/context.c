@@ -537,6 +537,9 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 	ctx->dead = true;
 	ctx->active_senders++;
 	list_del_init(&ctx->dev_entry);
+	/* handle 0 is free for a new manager now, not once its turn came */
+	if (dev->ctx_mgr && dev->ctx_mgr->owner == ctx)
+		dev->ctx_mgr = NULL;
 	spin_unlock(&dev->lock);
 
 	/* its own links first, a batch at a time */
