@@ -13,7 +13,9 @@
  *     the transaction-layer fields of fbinder_buffer (txn, target_node), and the
  *     device's spare transactions.  It is held only for bookkeeping: no
  *     allocation, no user copy, no sleep; so reclaim may take it (the spare
- *     transactions' shrinker, txn_pool.c).
+ *     transactions' shrinker, txn_pool.c).  And never for work that grows
+ *     with what an opener made: a loop that frees such objects drops it
+ *     every FBINDER_BATCH of them (struct fbinder_hold, below).
  *
  *   fbinder_alloc.lock (mutex, one per context): the slots and pages of that
  *     context's buffer.  Taken by alloc.c only (the others call its
@@ -27,7 +29,9 @@
  * fbinder_lru_lock inside fbinder_alloc.lock (the shrinker holds it
  * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_slot_pool_lock
  * inside fbinder_alloc.lock (slot_pool.c, whose shrinker takes it alone);
- * fbinder_users_lock (alloc.c), taken with neither held.  The hot paths
+ * fbinder_users_lock (alloc.c), taken with neither held;
+ * fbinder_node_users_lock (node.c), taken alone or inside
+ * fbinder_device.lock (a context's last put).  The hot paths
  * wake the one thread they chose just after dropping fbinder_device.lock
  * instead (fbinder_unlock_wake), so the woken thread does not find it held.
  *
@@ -54,13 +58,17 @@
  *              of it while its last thread exits, or, when the owner held
  *              no descriptor of it then, off the wake-up of the owner's
  *              pid (fbinder_pid_exit_wq()); at ->release at the latest, which
- *              then only drops the file's reference.  Its buffer goes at
- *              the end too, or, when senders are still copying into it
- *              (active_senders), with the last of them: the end never
- *              waits for another process (its page faults may stall).
+ *              then only drops the file's reference.  The end marks it
+ *              dead, then frees what it holds in batches, the lock dropped
+ *              in between: nothing new reaches a dead context.  Its buffer
+ *              goes at the end too, or, when senders are still copying
+ *              into it (active_senders, in which the end counts itself
+ *              until done), with the last of them: the end never waits
+ *              for another process (its page faults may stall).
  *   fbinder_thread  lives until FBINDER_IOC_THREAD_EXIT, the context's end, or a
- *              sweep finds its thread gone (fbinder_thread_get());
- *              a transaction points at it only while it is on its stack.
+ *              sweep finds its thread gone (fbinder_thread_get()), which
+ *              frees the buffers of the replies and routed calls left for
+ *              it; a transaction points at it only while it is on its stack.
  *              Once raised it holds a reference on its task, so the
  *              release (which may run in another task) can lower it.
  *              An epoll set may hold an entry on its wait queue (polled
@@ -68,7 +76,9 @@
  *              wake_up_pollfree() and the memory goes after an RCU grace
  *              period.
  *   fbinder_node    freed once it is out of its owner's tree and no handle,
- *              buffer or temporary user refers to it (fbinder_node_check).
+ *              buffer or temporary user refers to it (fbinder_node_check),
+ *              and its owner read its release notice or ended; it counts
+ *              against max_nodes and max_user_nodes until then (nr_owned).
  *   fbinder_handle  freed when its own and its buffers' references reach zero;
  *              one with more death links than a batch leaves its id at
  *              once and goes once they went (fbinder_ctx_drop_dying_handles()),
