@@ -163,7 +163,7 @@ static void wait_gone(pid_t tid)
 /* Slots in use in the caller's own context, from FBINDER_IOC_INFO. */
 static long long slots_in_use(const struct fbt_ctx *p)
 {
-	struct fbinder_info_context e[16];
+	struct fbinder_info_context e[16] = { 0 };
 	struct fbinder_info in = {
 		.what = FBINDER_INFO_CONTEXTS,
 		.entry_size = sizeof(e[0]),
