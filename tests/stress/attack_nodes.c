@@ -19,11 +19,13 @@
  *    Their times are the VM's wall clock: under TCG on a busy host a hold
  *    also counts the host's preemption of the vCPU, and a guest without
  *    paravirtual spinlocks spins test-and-set (unfair), so the bystander
- *    may wait out many holds; HOLD_MS and BY_MS only catch a teardown
- *    that is not batched at all, as does the check that no hold took
- *    half of the exit (one hold took nine tenths of it before).  The work of one hold, under QEMU's
- *    -icount (scripts/vm/run.sh -I: 1 ns per instruction), is about 25 us;
- *    the whole teardown of the bound, one hold before the batches, 19 ms;
+ *    may wait out many holds (with PREEMPT_RT's sleeping locks it does
+ *    not: 3.5 ms).  So the times only catch a teardown that is not
+ *    batched at all: no hold may take half of the exit (the one hold
+ *    before took nine tenths of it), no bystander's ioctl BY_MS.  The
+ *    work of one hold, under QEMU's -icount (scripts/vm/run.sh -I: 1 ns
+ *    per instruction), is about 25 us; the whole teardown of the bound,
+ *    one hold before the batches, 19 ms;
  *  - every live count returns to 0.
  *
  * Root only for debugfs, the module parameters and the manager: the
@@ -44,7 +46,6 @@
 #define HOLD_NS		"/sys/kernel/debug/fastbinder/max_hold_ns"
 #define HOLD_OBJS	"/sys/kernel/debug/fastbinder/max_hold_objects"
 #define BATCH		64		/* the driver's FBINDER_BATCH */
-#define HOLD_MS		fbt_deadline_ms(100)
 #define BY_MS		fbt_deadline_ms(1000)
 #define SMALL_NODES	1024		/* the per-user check's max_nodes */
 
@@ -299,9 +300,7 @@ int main(void)
 	CHECK(hold / 1000 * 2 <= exit_us,
 	      "one hold of the device lock took %lld us of the exit's %lld us",
 	      hold / 1000, exit_us);
-	CHECK(hold > 0 && hold <= HOLD_MS * 1000000LL,
-	      "the longest teardown hold of the device lock: %lld us, want at most %d ms",
-	      hold / 1000, HOLD_MS);
+	CHECK(hold > 0, "no teardown hold of the device lock was timed");
 	CHECK(by.failed == 0 && by.uses > 0, "the bystander: %lld done, %lld failed",
 	      by.uses, by.failed);
 	CHECK(by.max_us <= BY_MS * 1000LL,
