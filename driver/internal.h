@@ -96,8 +96,8 @@
  *              goes back to its device's spares (fbinder_device.spare_txns,
  *              txn_pool.c) or to the slab.
  */
-#ifndef _FB_INTERNAL_H
-#define _FB_INTERNAL_H
+#ifndef _FBINDER_INTERNAL_H
+#define _FBINDER_INTERNAL_H
 
 #include <linux/kref.h>
 #include <linux/llist.h>
@@ -462,7 +462,7 @@ int fbinder_handle_selftest(void);
 #endif
 int fbinder_handle_for_node_locked(struct fbinder_ctx *ctx, struct fbinder_node *node,
 				   struct fbinder_handle **spare,
-			      struct fbinder_handle **out);
+				   struct fbinder_handle **out);
 bool fbinder_handle_check_locked(struct fbinder_handle *handle);
 void fbinder_ctx_drop_dying_handles(struct fbinder_ctx *ctx);
 int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id);
@@ -552,4 +552,4 @@ void fbinder_record_failure_pid(int error, enum fbinder_failure_what what,
 /* info.c */
 long fbinder_info(void __user *arg);
 
-#endif /* _FB_INTERNAL_H */
+#endif /* _FBINDER_INTERNAL_H */

@@ -168,7 +168,7 @@ static int fbinder_handle_id_from_cmp(const void *id, const struct rb_node *n)
 static int fbinder_handle_node_cmp(const void *node, const struct rb_node *n)
 {
 	return fbinder_cmp((unsigned long)node,
-		      (unsigned long)fbinder_handle_of_node(n)->node);
+			   (unsigned long)fbinder_handle_of_node(n)->node);
 }
 
 static bool fbinder_handle_node_less(struct rb_node *a, const struct rb_node *b)
@@ -537,24 +537,38 @@ void fbinder_ctx_drop_handles_relock(struct fbinder_ctx *ctx, struct fbinder_hol
 	}
 }
 
+/*
+ * What FBINDER_CMD_ACQUIRE and FBINDER_CMD_RELEASE count on: the handle,
+ * or NULL.  Handle 0 is permanent, so there is nothing to count (*ret 0),
+ * unless the device has no context manager (*ret -ENOENT, as for an id
+ * that names no handle).
+ */
+static struct fbinder_handle *fbinder_handle_ref_target_locked(struct fbinder_ctx *ctx,
+							       u32 id, int *ret)
+{
+	struct fbinder_handle *h;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	if (id == FBINDER_CONTEXT_MGR_HANDLE) {
+		*ret = ctx->dev->ctx_mgr ? 0 : -ENOENT;
+		return NULL;
+	}
+	h = fbinder_handle_lookup_locked(ctx, id);
+	*ret = h ? 0 : -ENOENT;
+	return h;
+}
+
 int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id)
 {
 	struct fbinder_handle *h;
-	int ret = 0;
+	int ret;
 
 	spin_lock(&ctx->dev->lock);
-	if (id == FBINDER_CONTEXT_MGR_HANDLE) {
-		if (!ctx->dev->ctx_mgr)
-			ret = -ENOENT;
-	} else {
-		h = fbinder_handle_lookup_locked(ctx, id);
-		if (!h)
-			ret = -ENOENT;
-		else if (h->user_refs == U32_MAX)
-			ret = -EOVERFLOW;
-		else
-			h->user_refs++;
-	}
+	h = fbinder_handle_ref_target_locked(ctx, id, &ret);
+	if (h && h->user_refs == U32_MAX)
+		ret = -EOVERFLOW;
+	else if (h)
+		h->user_refs++;
 	spin_unlock(&ctx->dev->lock);
 	return ret;
 }
@@ -563,22 +577,15 @@ int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id)
 {
 	bool dying = false;
 	struct fbinder_handle *h;
-	int ret = 0;
+	int ret;
 
 	spin_lock(&ctx->dev->lock);
-	if (id == FBINDER_CONTEXT_MGR_HANDLE) {
-		if (!ctx->dev->ctx_mgr)
-			ret = -ENOENT;
-	} else {
-		h = fbinder_handle_lookup_locked(ctx, id);
-		if (!h) {
-			ret = -ENOENT;
-		} else if (!h->user_refs) {
-			ret = -EINVAL;
-		} else {
-			h->user_refs--;
-			dying = fbinder_handle_check_locked(h);
-		}
+	h = fbinder_handle_ref_target_locked(ctx, id, &ret);
+	if (h && !h->user_refs) {
+		ret = -EINVAL;
+	} else if (h) {
+		h->user_refs--;
+		dying = fbinder_handle_check_locked(h);
 	}
 	spin_unlock(&ctx->dev->lock);
 	if (dying)

@@ -186,7 +186,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(BL_A) uapi/linux/fastbinder.h
 abi-m32:
 	@if echo '#include <linux/types.h>' | $(CC) -m32 -x c -fsyntax-only - 2>/dev/null; then \
 		echo "  ABI     -m32 layout"; \
-		$(CC) -m32 -std=c11 -Wall -Wextra -Werror -fsyntax-only -DABI_STATIC_ONLY \
+		$(CC) -m32 -std=c11 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -DABI_STATIC_ONLY \
 			-I uapi tests/unit/abi_layout.c; \
 	fi
 
