@@ -39,6 +39,8 @@ enum fbinder_stat {
 
 /* stats.c */
 extern atomic64_t fbinder_stats[FBINDER_STAT_COUNT];
+extern atomic64_t fbinder_max_hold_ns;
+extern atomic64_t fbinder_max_hold_objects;
 extern const char *const fbinder_stat_names[FBINDER_STAT_COUNT];
 
 static inline void fbinder_stat_inc(enum fbinder_stat stat)

@@ -221,16 +221,18 @@ void fbinder_txn_count_locked(struct fbinder_txn *t, int delta)
 }
 
 /* The context is gone and so are its buffers: forget who held them. */
-void fbinder_ctx_drop_senders_locked(struct fbinder_ctx *ctx)
+void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b)
+	__must_hold(&ctx->dev->lock)
 {
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	ctx->idle_sender = NULL;
 	while ((rb = rb_first(&ctx->senders))) {
 		rb_erase(rb, &ctx->senders);
 		kfree(rb_entry(rb, struct fbinder_sender, rb_node));
+		fbinder_hold_step_relock(b);
 	}
-	ctx->idle_sender = NULL;
 }
 
 /* Tell a waiting caller its call ended without a reply. */
@@ -252,19 +254,24 @@ void fbinder_txn_fail_locked(struct fbinder_txn *call, int error)
 }
 
 /*
- * Work taken off a todo list of a context or thread that is going away.
- * Its buffer, if any, dies with that context.
+ * Work taken off a todo list of a context or thread that is going away: a
+ * call fails to its caller, the rest is freed.  Returns the buffer its
+ * message was in (in t->to_ctx's), unlinked, or NULL: the caller frees it
+ * (fbinder_buffer_discard()) once it dropped the lock, unless that context
+ * ended (its buffers go with it).
  */
-void fbinder_txn_discard_locked(struct fbinder_txn *t)
+struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *t)
 {
+	struct fbinder_buffer *buf = t->buffer;
+
 	lockdep_assert_held(&t->to_ctx->dev->lock);
 	if (t->work.type == FBINDER_WORK_FAILED) {
 		fbinder_txn_free(t);
-		return;
+		return NULL;
 	}
 	fbinder_txn_count_locked(t, -1);
-	if (t->buffer) {
-		t->buffer->txn = NULL;
+	if (buf) {
+		buf->txn = NULL;
 		t->buffer = NULL;
 	}
 	if (t->is_reply) {
@@ -275,6 +282,7 @@ void fbinder_txn_discard_locked(struct fbinder_txn *t)
 	} else {
 		fbinder_txn_free(t);
 	}
+	return buf;
 }
 
 /*
@@ -370,6 +378,8 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 			return -EAGAIN;
 		node = fbinder_node_get_or_insert_locked(x->from, obj->cookie,
 							 &x->spare_node);
+		if (IS_ERR(node))
+			return PTR_ERR(node);
 		/* the send that creates a node sets its minimum priority */
 		if (!x->spare_node) {
 			node->has_min_prio =
