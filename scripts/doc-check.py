@@ -8,7 +8,9 @@
 #
 #   constants   every "`NAME` (VALUE)" and "`NAME` (default VALUE" in docs/,
 #               man/ and README.md, NAME a #define of uapi/ or driver/ or a
-#               module parameter, states NAME's value (units: KiB MiB GiB).
+#               module parameter, states NAME's value (units: KiB MiB GiB);
+#               "`sizeof(struct NAME)` (VALUE)" the size DWARF of the built
+#               module gives, "`A` × `B` (VALUE)" the product of two such.
 #   limits      abi.md's Limits table: every number of a bound is such a
 #               pair; every errno "at the bound" is returned by a driver
 #               function that uses the bound's constant or parameter; the
@@ -204,6 +206,58 @@ def parse_number(num, unit):
     return v * UNITS.get(unit or '', 1)
 
 
+# "`sizeof(struct NAME)` (VALUE)": the size DWARF of the built module gives
+SIZEOF = re.compile(r'`sizeof\(struct (\w+)\)` \((\d+)\)')
+# "`A` × `B` (VALUE unit)": a product of two such names
+PRODUCT = re.compile(r'`([\w() ]+)` × `([\w() ]+)` \((\d+)(?: (KiB|MiB|GiB))?\)')
+struct_sizes = {}
+
+
+def load_struct_sizes(ko):
+    if not ko or not os.path.exists(ko):
+        return
+    try:
+        out = subprocess.run(['readelf', '--debug-dump=info', ko], capture_output=True,
+                             text=True).stdout
+    except OSError:
+        return
+    for m in re.finditer(r'DW_TAG_structure_type\)\n\s*<[0-9a-f]+>\s+DW_AT_name\s*:.*?: (\w+)\n'
+                         r'\s*<[0-9a-f]+>\s+DW_AT_byte_size\s*: (\d+)', out):
+        struct_sizes.setdefault(m.group(1), int(m.group(2)))
+
+
+def value_of(name):
+    m = re.fullmatch(r'sizeof\(struct (\w+)\)', name)
+    if m:
+        return struct_sizes.get(m.group(1))
+    if name in params and not isinstance(params[name][1], str):
+        return params[name][1]
+    return values.get(name)
+
+
+def check_sizes(where, text):
+    """The sizeof and product pairs of text; returns text without them."""
+    for m in PRODUCT.finditer(text):
+        a, b = value_of(m.group(1)), value_of(m.group(2))
+        got = parse_number(m.group(3), m.group(4))
+        if a is None or b is None:
+            finding(where, f'{m.group(1)} × {m.group(2)}: no value for a name '
+                           '(a module parameter, a #define, or a struct of the built module)')
+        elif a * b != got:
+            finding(where, f'{m.group(1)} × {m.group(2)} is {a * b}, the text says '
+                           f'{m.group(3)}{" " + m.group(4) if m.group(4) else ""}')
+    text = PRODUCT.sub(' ', text)
+    for m in SIZEOF.finditer(text):
+        want = struct_sizes.get(m.group(1))
+        if want is None:
+            finding(where, f'struct {m.group(1)}: not in the built module\'s DWARF '
+                           '(build it, or name it as it is)')
+        elif want != int(m.group(2)):
+            finding(where, f'sizeof(struct {m.group(1)}) is {want} in the built module, '
+                           f'the text says {m.group(2)}')
+    return SIZEOF.sub(' ', text)
+
+
 # "`NAME` (VALUE", "`NAME` (default VALUE", "NAME (default VALUE" (man),
 # "VALUE (`NAME`)"
 PAIR = re.compile(r'`?\b([A-Za-z_][A-Za-z0-9_]*)\b`?,? \((default )?(-?(?:0x[0-9a-f]+|[0-9]+))'
@@ -231,6 +285,7 @@ def check_value(where, name, num, unit, default):
 
 def check_pairs(path):
     for i, line in enumerate(doc_lines(path), 1):
+        line = check_sizes(f'{path}:{i}', line)
         for m in PAIR.finditer(line):
             name, default, num, unit = m.groups()
             if name.startswith(('FBINDER_', 'BL_')) or name in params:
@@ -263,6 +318,7 @@ def check_limits():
             continue
         bound, errors = cells[1], cells[3]
         named = []
+        bound = check_sizes(where, bound)
         rest = bound
         for m in PAIR.finditer(bound):
             name, default, num, unit = m.groups()
@@ -276,7 +332,7 @@ def check_limits():
                 finding(where, f'`{name}` is named without its value: write `{name}` (default N)')
                 named.append(name)
         rest = re.sub(r'\b\d+\^\d+( - 1)?', ' ', rest)          # 2^32 - 1: a type's range
-        for num in re.findall(r'(?<![\w.])\d[\d,.]*\b', rest):
+        for num in re.findall(r'(?<![\w.-])\d[\d,.]*\b', rest):
             finding(where, f'the bound states {num} without the constant it comes from '
                            '(write `NAME` (VALUE))')
         for name in named:
@@ -514,6 +570,7 @@ EXAMPLE_ERRNOS = returned_errnos(glob.glob('examples/*/*.[ch]'))
 # kbuild's own, passed through KBUILD_ARGS
 KBUILD_VARIABLES = {'C', 'CHECK', 'W', 'KCFLAGS', 'M'}
 ko = sys.argv[1] if len(sys.argv) > 1 else None
+load_struct_sizes(ko)
 
 check_limits()
 for p in DOCS + MANS:
