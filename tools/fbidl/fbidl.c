@@ -6,8 +6,9 @@
  *
  *   fbidl [-o DIR] [--header NAME.h --source NAME.c] FILE.fbidl
  *
- * Exit status: 0 done, 1 the input has an error (printed as
- * file:line:col: message; nothing is written), 2 usage or output errors.
+ * Exit status (tools/lib/fbtool.h): 0 done, 1 the input has an error
+ * (printed as file:line:col: message; nothing is written) or an output
+ * could not be written, 2 a usage error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "fbidl.h"
+#include "fbtool.h"
 
 static void usage(FILE *f)
 {
@@ -29,8 +31,9 @@ static void usage(FILE *f)
 		"  --header F    the header's path (overrides -o for it)\n"
 		"  --source F    the source's path\n"
 		"  --check       only check the file\n"
-		"  -h, --help    this text; --version: the version\n"
-		"Exit status: 0 done, 1 an error in the input, 2 usage or output error.\n");
+		"  -h, --help    this text\n"
+		"  --version     the version\n"
+		"Exit status: 0 done, 1 an error in the input or the output, 2 usage.\n");
 }
 
 /* Writes path through a temporary, so a failed run leaves nothing half. */
@@ -84,17 +87,18 @@ int main(int argc, char **argv)
 	bool check_only = false;
 	struct fi_file *f;
 	FILE *h = NULL, *c = NULL;
-	int i, rc = 2;
+	int i, rc = FBTOOL_EXIT_FAILED;
 
+	fbtool_init("fbidl");
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			return 0;
+			return FBTOOL_EXIT_OK;
 		} else if (!strcmp(a, "--version")) {
-			printf("fbidl %s\n", FBIDL_VERSION);
-			return 0;
+			fbtool_version();
+			return FBTOOL_EXIT_OK;
 		} else if (!strcmp(a, "--check")) {
 			check_only = true;
 		} else if ((!strcmp(a, "-o") || !strcmp(a, "--header") ||
@@ -106,23 +110,18 @@ int main(int argc, char **argv)
 			else
 				source = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "fbidl: unknown option or missing value: %s\n", a);
-			usage(stderr);
-			return 2;
+			return fbtool_usage_error("unknown option or missing value: %s", a);
 		} else if (input) {
-			fprintf(stderr, "fbidl: one input file only\n");
-			return 2;
+			return fbtool_usage_error("one input file only");
 		} else {
 			input = a;
 		}
 	}
-	if (!input) {
-		usage(stderr);
-		return 2;
-	}
+	if (!input)
+		return fbtool_usage_error("no input file");
 	f = fi_parse_file(input, stderr);
 	if (!f)
-		return 1;
+		return FBTOOL_EXIT_FAILED;
 	if (check_only) {
 		fi_free(f);
 		return 0;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The generator's own version, in the generated files' first line. */
 #define FBIDL_VERSION	"0.1"
 
 /* The types of the language; see docs/idl.md for their C and wire mapping. */

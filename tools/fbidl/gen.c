@@ -732,14 +732,14 @@ static void find_used(const struct fi_file *f, struct used *u)
 	}
 }
 
-static const char prelude[] =
+static const char *const prelude[] = {
 "/* the helpers a file does not use: clang warns about unused static inline ones */\n"
 "#if defined(__GNUC__) || defined(__clang__)\n"
 "#define FB_UNUSED __attribute__((unused))\n"
 "#else\n"
 "#define FB_UNUSED\n"
 "#endif\n"
-"\n"
+"\n",
 "/*\n"
 " * Helpers: each reads or writes one value; a read that fails leaves the\n"
 " * reader where it was and nothing allocated.\n"
@@ -748,14 +748,14 @@ static const char prelude[] =
 "{\n"
 "\treturn bl_parcel_write_double(p, v);\n"
 "}\n"
-"\n"
+"\n",
 "/* a double that a float holds exactly (or NaN, or an infinity) */\n"
 "static inline FB_UNUSED int fb_rd_float(struct bl_reader *r, float *v)\n"
 "{\n"
 "\tstruct bl_reader fb_s = *r;\n"
 "\tdouble d;\n"
 "\tint ret = bl_reader_read_double(r, &d);\n"
-"\n"
+"\n",
 "\tif (ret)\n"
 "\t\treturn ret;\n"
 "\tif (d == d && d >= -FLT_MAX && d <= FLT_MAX && (double)(float)d != d) {\n"
@@ -769,14 +769,14 @@ static const char prelude[] =
 "\t*v = (float)d;\n"
 "\treturn 0;\n"
 "}\n"
-"\n"
+"\n",
 "static inline FB_UNUSED int fb_rd_string_dup(struct bl_reader *r, char **v)\n"
 "{\n"
 "\tstruct bl_reader fb_s = *r;\n"
 "\tconst char *s;\n"
 "\tsize_t len;\n"
 "\tint ret = bl_reader_read_string(r, &s, &len);\n"
-"\n"
+"\n",
 "\tif (ret)\n"
 "\t\treturn ret;\n"
 "\t*v = malloc(len + 1);\n"
@@ -787,24 +787,24 @@ static const char prelude[] =
 "\tmemcpy(*v, s, len + 1);\n"
 "\treturn 0;\n"
 "}\n"
-"\n"
+"\n",
 "static inline FB_UNUSED int fb_rd_blob_ref(struct bl_reader *r, const uint8_t **v, size_t *n)\n"
 "{\n"
 "\tconst void *b;\n"
 "\tint ret = bl_reader_read_blob(r, &b, n);\n"
-"\n"
+"\n",
 "\tif (!ret)\n"
 "\t\t*v = b;\n"
 "\treturn ret;\n"
 "}\n"
-"\n"
+"\n",
 "static inline FB_UNUSED int fb_rd_blob_dup(struct bl_reader *r, uint8_t **v, size_t *n)\n"
 "{\n"
 "\tstruct bl_reader fb_s = *r;\n"
 "\tconst void *b;\n"
 "\tsize_t len;\n"
 "\tint ret = bl_reader_read_blob(r, &b, &len);\n"
-"\n"
+"\n",
 "\tif (ret)\n"
 "\t\treturn ret;\n"
 "\t*v = NULL;\n"
@@ -819,13 +819,13 @@ static const char prelude[] =
 "\t*n = len;\n"
 "\treturn 0;\n"
 "}\n"
-"\n"
+"\n",
 "/* a descriptor of a reply: the reply closes its own, the caller gets a dup */\n"
 "static inline FB_UNUSED int fb_rd_fd_dup(struct bl_reader *r, int *v)\n"
 "{\n"
 "\tstruct bl_reader fb_s = *r;\n"
 "\tint fd, ret = bl_reader_read_fd(r, &fd);\n"
-"\n"
+"\n",
 "\tif (ret)\n"
 "\t\treturn ret;\n"
 "\t*v = fcntl(fd, F_DUPFD_CLOEXEC, 0);\n"
@@ -835,26 +835,26 @@ static const char prelude[] =
 "\t}\n"
 "\treturn ret;\n"
 "}\n"
-"\n"
+"\n",
 "/* a region handle of a reply, acquired for the caller */\n"
 "static inline FB_UNUSED int fb_rd_region_keep(struct bl_context *ctx, struct bl_reader *r,\n"
 "\t\t\t\t    uint32_t *v)\n"
 "{\n"
 "\tstruct bl_reader fb_s = *r;\n"
 "\tint ret = bl_reader_read_region(r, v);\n"
-"\n"
+"\n",
 "\tif (!ret)\n"
 "\t\tret = bl_handle_acquire(ctx, *v);\n"
 "\tif (ret)\n"
 "\t\t*r = fb_s;\n"
 "\treturn ret;\n"
 "}\n"
-"\n"
+"\n",
 "static inline FB_UNUSED int fb_wr_binder(struct bl_parcel *p, struct bl_binder b)\n"
 "{\n"
 "\treturn b.obj ? bl_parcel_write_obj(p, b.obj) : bl_parcel_write_handle(p, b.handle);\n"
 "}\n"
-"\n"
+"\n",
 "/*\n"
 " * An interface: a handle (acquired when keep), or one of our own objects\n"
 " * (with a new reference).\n"
@@ -865,7 +865,7 @@ static const char prelude[] =
 "\tstruct bl_reader fb_s = *r;\n"
 "\tstruct fbinder_object o;\n"
 "\tint ret = bl_reader_read_object(r, &o);\n"
-"\n"
+"\n",
 "\tif (ret)\n"
 "\t\treturn ret;\n"
 "\tb->obj = NULL;\n"
@@ -883,7 +883,7 @@ static const char prelude[] =
 "\t\t*r = fb_s;\n"
 "\treturn ret;\n"
 "}\n"
-"\n"
+"\n",
 "/* the version and hash of a stable interface (the built-in methods) */\n"
 "static inline FB_UNUSED int32_t fb_builtin(uint32_t code, struct bl_reader *r,\n"
 "\t\t\t\t struct bl_parcel *reply, int32_t version,\n"
@@ -897,7 +897,7 @@ static const char prelude[] =
 "\t\treturn bl_parcel_write_i32(reply, version);\n"
 "\treturn bl_parcel_write_string(reply, hash);\n"
 "}\n"
-"\n"
+"\n",
 "static inline FB_UNUSED int fb_call_builtin(struct bl_context *ctx, uint32_t handle,\n"
 "\t\t\t\t  const char *descriptor, uint32_t code,\n"
 "\t\t\t\t  int32_t *version, char **hash)\n"
@@ -907,7 +907,7 @@ static const char prelude[] =
 "\tint32_t v = 0;\n"
 "\tchar *h = NULL;\n"
 "\tint fb_ret;\n"
-"\n"
+"\n",
 "\tfb_ret = bl_parcel_write_string(&fb_req, descriptor);\n"
 "\tif (!fb_ret)\n"
 "\t\tfb_ret = bl_call(ctx, handle, code, &fb_req, &fb_rep, BL_NO_TIMEOUT);\n"
@@ -938,7 +938,8 @@ static const char prelude[] =
 "\t\tfree(h);\n"
 "\treturn 0;\n"
 "}\n"
-"\n";
+"\n",
+};
 
 static void scalar_helpers(enum fi_kind k)
 {
@@ -1421,7 +1422,8 @@ static void gen_source(const struct fi_file *f, const char *header_name)
 	emit("#include <errno.h>\n#include <fcntl.h>\n#include <float.h>\n"
 	     "#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n\n");
 	emit("#include \"%s\"\n\n", header_name);
-	emit("%s", prelude);
+	for (size_t i = 0; i < sizeof(prelude) / sizeof(prelude[0]); i++)
+		emit("%s", prelude[i]);
 	for (enum fi_kind k = FI_BYTE; k <= FI_BOOL; k++)
 		scalar_helpers(k);
 	for (enum fi_kind k = FI_BYTE; k <= FI_BOOL; k++)
