@@ -39,7 +39,10 @@ $(TOOL_BINS) $(SM_BIN): private PROG_CFLAGS += -I tools/lib
 FBSTAT_SRCS	:= $(wildcard tools/fbstat/*.c)
 
 $(BUILD)/bin/fbversion: tools/fbversion/fbversion.c $(BL_A) $(TOOL_HDRS)
-$(BUILD)/bin/fbservice: tools/fbservice/fbservice.c $(BL_A) $(TOOL_HDRS)
+# fbservice call --idl parses interface files with fbidl's parser
+$(BUILD)/bin/fbservice: tools/fbservice/fbservice.c tools/fbidl/parse.c \
+		tools/fbidl/fbidl.h $(BL_A) $(TOOL_HDRS)
+$(BUILD)/bin/fbservice: private PROG_CFLAGS += -I tools/fbidl
 $(BUILD)/bin/fbstat: $(FBSTAT_SRCS) tools/fbstat/fbstat.h $(BL_A) $(TOOL_HDRS)
 # fbidl: the parser (shared with fbservice call --idl), the generator, the command
 FBIDL_SRCS	:= tools/fbidl/parse.c tools/fbidl/gen.c tools/fbidl/fbidl.c

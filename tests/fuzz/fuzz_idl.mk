@@ -8,7 +8,7 @@
 #   make check                      replays tests/fuzz/corpus/idl/NAME
 #                                   (fuzz_idl_seeds.sh, gcc + ASan + UBSan)
 #   make fuzz-idl-corpus            regenerates the seeds (gen_idl_corpus.c)
-# New inputs go to build/fuzz/corpus/idl/NAME, crashes to build/fuzz/artifacts/.
+# New inputs go to FUZZ_CORPUS/idl-NAME, crashes to build/fuzz/artifacts/.
 
 FUZZ_IDL_NAMES	:= types versioned versioned_v1
 FUZZ_IDL_SEEDS	:= tests/fuzz/corpus/idl
@@ -32,12 +32,12 @@ $(FUZZ_DIR)/fuzz_idl_%: tests/fuzz/fuzz_idl.c $(FUZZ_IDL_GEN) $(FUZZ_IDL_HDRS) \
 fuzz-idl: $(FUZZ_IDL_BINS)
 	@mkdir -p $(FUZZ_DIR)/artifacts
 	@set -e; for n in $(FUZZ_IDL_NAMES); do \
-		mkdir -p $(FUZZ_DIR)/corpus/idl/$$n; \
+		mkdir -p $(FUZZ_CORPUS)/idl-$$n; \
 		echo "  FUZZ    idl $$n ($(FUZZ_TIME) s)"; \
 		$(FUZZ_ENV) $(FUZZ_DIR)/fuzz_idl_$$n -max_total_time=$(FUZZ_TIME) -timeout=10 \
 		    -rss_limit_mb=2048 -print_final_stats=1 \
 		    -artifact_prefix=$(FUZZ_DIR)/artifacts/idl-$$n- \
-		    $(FUZZ_DIR)/corpus/idl/$$n $(FUZZ_IDL_SEEDS)/$$n; \
+		    $(FUZZ_CORPUS)/idl-$$n $(FUZZ_IDL_SEEDS)/$$n; \
 	done
 
 $(FUZZ_DIR)/gen_idl_corpus: tests/fuzz/gen_idl_corpus.c $(FUZZ_IDL_GEN) $(FUZZ_IDL_HDRS) $(BL_A)
