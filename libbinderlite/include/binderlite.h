@@ -131,7 +131,7 @@ struct bl_parcel {
 	uint32_t array_head;		/* innermost open array header, or UINT32_MAX */
 	uint32_t array_items;		/* items written at the current level */
 	uint32_t depth;			/* open arrays */
-	uint32_t reserved;
+	int32_t error;			/* the first write's error: bl_parcel_error() */
 	struct bl_held_objects *held;	/* bl_parcel_write_obj() refs */
 };
 
@@ -272,6 +272,18 @@ static inline const uint64_t *bl_parcel_offsets(const struct bl_parcel *p)
 static inline size_t bl_parcel_offsets_count(const struct bl_parcel *p)
 {
 	return p->offsets_count;
+}
+
+/*
+ * The first error a write into p returned since bl_parcel_init() or
+ * bl_parcel_reset() (0: none).  Sticky: a sequence of writes may be
+ * checked once, here or by the call, since bl_call(), bl_send_oneway()
+ * and bl_send_oneway_batch() refuse a parcel with an error, returning it.
+ * Each write still fails alone and leaves the parcel as it was.
+ */
+static inline int bl_parcel_error(const struct bl_parcel *p)
+{
+	return p->error;
 }
 
 /* Arrays opened and not closed yet; a parcel is complete when this is 0. */
@@ -613,6 +625,7 @@ void bl_reply_fini(struct bl_reply *reply);
  * reply, at most timeout_ms milliseconds (BL_NO_TIMEOUT: no limit).  On
  * success returns 0 and fills *reply (NULL: discard it); the handler's
  * status is reply->status.  Errors, with nothing to fini:
+ *   the request's first write error (bl_parcel_error()): nothing is sent
  *   -ENOENT      no such handle
  *   -EOWNERDEAD  the object's owner died (before or during the call)
  *   -ETIMEDOUT   no reply in time: the call carries on in the callee, its

@@ -11,8 +11,9 @@
  * (an undeclared enum value, trailing items, a float a float cannot hold:
  * -EBADMSG, and the implementation is not called), a malformed reply
  * (-EPROTO), an implementation's status, the timeout variant, the version
- * and hash built-ins, and a server that dies in the middle of a call
- * (-EOWNERDEAD).
+ * and hash built-ins, a parcel's sticky write error (bl_call() refuses it,
+ * a reply whose write failed becomes that error), and a server that dies
+ * in the middle of a call (-EOWNERDEAD).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -285,6 +286,10 @@ static int32_t liar(struct bl_object *obj, uint32_t code, struct bl_reader *req,
 		int ret = bl_parcel_write_i64(reply, 1);
 
 		return ret ? ret : bl_parcel_write_i64(reply, 2);
+	}
+	if (code == TYPES_CODE_ECHO_DOUBLE) {	/* a failed write, ignored */
+		(void)bl_parcel_write_string(reply, "\xff");
+		return 0;
 	}
 	return bl_parcel_write_i32(reply, 1);
 }
@@ -620,8 +625,26 @@ static void test_refusals(struct bl_context *ctx, const struct types_proxy *p)
 	CHECK(types_echo_long(&lie, 1, &l) == -EPROTO, "an extra item: -EPROTO");
 	CHECK(types_echo_string(&lie, "x", &s) == -EPROTO && !s,
 	      "an i32 for a String: -EPROTO");
+	CHECK(types_echo_double(&lie, 1.0, NULL) == -EINVAL,
+	      "a handler whose reply write failed: the write's error, not half a reply");
 	types_proxy_release(&lie);
-	printf("ok: tokens, codes, malformed requests and replies\n");
+
+	/* the parcel's first write error is sticky: the call returns it */
+	{
+		struct bl_parcel req = BL_PARCEL_INIT;
+		struct bl_reply rep;
+
+		CHECK(bl_parcel_write_string(&req, TYPES_DESCRIPTOR) == 0 &&
+		      bl_parcel_write_string(&req, "\xff") == -EINVAL &&
+		      bl_parcel_write_i32(&req, 1) == 0 && bl_parcel_error(&req) == -EINVAL,
+		      "a failed write among good ones");
+		CHECK(bl_call(ctx, p->handle, TYPES_CODE_ECHO_INT, &req, &rep, 5000) == -EINVAL,
+		      "bl_call() refuses the parcel with its first error");
+		CHECK(bl_send_oneway(ctx, p->handle, TYPES_CODE_NOTE, &req) == -EINVAL,
+		      "so does bl_send_oneway()");
+		bl_parcel_fini(&req);
+	}
+	printf("ok: tokens, codes, malformed requests and replies, sticky errors\n");
 }
 
 static void test_versions(const struct types_proxy *p)
