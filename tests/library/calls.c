@@ -1017,10 +1017,10 @@ static int oom_main(void *arg)
 	bl_object_unref(gone);
 	ret = bl_call(e.ctx, e.h, M_KEEP, &p, &r, 5000);
 	bl_parcel_fini(&p);
-	if (!ret)
+	if (!ret) {
 		bl_reply_fini(&r);
-	if (!ret)
 		ret = bl_call(e.ctx, e.h, M_DROP, NULL, &r, 5000);
+	}
 	if (!ret)
 		bl_reply_fini(&r);
 	CHECK(ret == 0, "oom: keep and drop: %d", ret);
