@@ -209,7 +209,8 @@ check-matrix: deps-matrix
 # ---- the VM by hand ----------------------------------------------------------------
 .PHONY: demo vm-shell vm-run
 demo: deps-vm module $(VM_BINS)
-	@$(VM_RUN) -m $(MODULE) $(addprefix -b ,$(VM_BINS)) -T 300 sh /fb/demo.sh
+	@$(VM_RUN) -m $(MODULE) $(addprefix -b ,$(VM_BINS)) $(addprefix -f ,$(EX_IDLS)) \
+		-T 300 sh /fb/demo.sh
 
 # Interactive shell, module loaded, tests in PATH.  Ctrl-A X quits.
 vm-shell: deps-vm module $(VM_BINS) $(VM_TESTS)
@@ -254,7 +255,8 @@ help:
 	@echo "  VM       demo vm-shell vm-run (CMD= FILES=)"
 	@echo "  fuzz     fuzz fuzz-parcel (FUZZ_TIME=60) fuzz-build fuzz-deps fuzz-regress"
 	@echo "           fuzz-corpus fuzz-replay (FUZZ_CC=clang FUZZ_CORPUS=build/fuzz/corpus"
-	@echo "           FUZZ_CORPUS_MAX=4000)"
+	@echo "           FUZZ_CORPUS_MAX=4000) fuzz-idl fuzz-idl-corpus (the generated"
+	@echo "           stubs' targets, tests/fuzz/fuzz_idl.mk)"
 	@echo "  bench    bench (BENCH_ARGS= MODE=wallclock|icount BENCH_TIMEOUT=540)"
 	@echo "           bench-ab (REV=main AB_ROUNDS=3 AB_WORKLOADS=rt,bw,oneway,mem)"
 	@echo "           bench-profile (PROFILE_ARGS= PROFILE_CALLERS=) bench-sections (SECTIONS_ARGS=)"

@@ -54,6 +54,8 @@ static void fill_txn(struct fbinder_txn_data *tr, uint32_t handle, uint32_t code
 
 static int check_request(const struct bl_parcel *p)
 {
+	if (p && p->error)
+		return p->error;	/* a write into it failed: bl_parcel_error() */
 	if (p && (bl_parcel_open_arrays(p) || p->offsets_count > UINT32_MAX))
 		return -EINVAL;
 	return 0;

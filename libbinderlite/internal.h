@@ -43,6 +43,8 @@ struct bl_held_objects {
 void bl__parcel_release_held(struct bl_parcel *p);
 
 /* parcel.c: an object item with any flags (min priority of a local). */
+/* Records ret as p's first error (bl_parcel_error()) and returns it. */
+int bl__parcel_sticky(struct bl_parcel *p, int ret);
 int bl__parcel_write_raw_object(struct bl_parcel *p,
 				const struct fbinder_object *obj);
 

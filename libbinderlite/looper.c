@@ -141,6 +141,10 @@ void bl__dispatch_txn(struct bl_io *io, const struct fbinder_txn_msg *msg)
 		/* a handler bug: do not send half a reply */
 		bl_parcel_reset(&io->reply);
 		status = -EINVAL;
+	} else if (!status && bl_parcel_error(&io->reply)) {
+		/* a write into the reply failed: its error, not half a reply */
+		status = bl_parcel_error(&io->reply);
+		bl_parcel_reset(&io->reply);
 	}
 	memset(&tr, 0, sizeof(tr));
 	tr.code = (uint32_t)status;

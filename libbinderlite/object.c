@@ -188,7 +188,7 @@ static int held_reserve(struct bl_parcel *p)
 	return 0;
 }
 
-int bl_parcel_write_obj(struct bl_parcel *p, struct bl_object *obj)
+static int do_parcel_write_obj(struct bl_parcel *p, struct bl_object *obj)
 {
 	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL };
 	int ret;
@@ -204,6 +204,11 @@ int bl_parcel_write_obj(struct bl_parcel *p, struct bl_object *obj)
 	if (!ret)
 		p->held->objs[p->held->count++] = bl_object_ref(obj);
 	return ret;
+}
+
+int bl_parcel_write_obj(struct bl_parcel *p, struct bl_object *obj)
+{
+	return bl__parcel_sticky(p, do_parcel_write_obj(p, obj));
 }
 
 void bl__parcel_release_held(struct bl_parcel *p)

@@ -127,12 +127,26 @@ void bl_parcel_reset(struct bl_parcel *p)
 {
 	if (!p)
 		return;
+	p->error = 0;
 	p->size = 0;
 	p->offsets_count = 0;
 	p->array_head = NONE;
 	p->array_items = 0;
 	p->depth = 0;
 	bl__parcel_release_held(p);
+}
+
+/*
+ * The first error a write returned since init or reset stays in the
+ * parcel (bl_parcel_error()); bl_call() and the sends refuse it with that
+ * error, so a sequence of writes needs one check.  The write itself
+ * behaves as ever: it fails alone and leaves the parcel unchanged.
+ */
+int bl__parcel_sticky(struct bl_parcel *p, int ret)
+{
+	if (ret && p && !p->error)
+		p->error = ret;
+	return ret;
 }
 
 /* Room for bytes more data bytes; the parcel is untouched on failure. */
@@ -231,57 +245,107 @@ static int write64(struct bl_parcel *p, enum bl_type type, uint64_t v)
 	return 0;
 }
 
-int bl_parcel_write_u8(struct bl_parcel *p, uint8_t v)
+static int do_parcel_write_u8(struct bl_parcel *p, uint8_t v)
 {
 	return write32(p, BL_TYPE_U8, v);
 }
 
-int bl_parcel_write_i8(struct bl_parcel *p, int8_t v)
+int bl_parcel_write_u8(struct bl_parcel *p, uint8_t v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_u8(p, v));
+}
+
+static int do_parcel_write_i8(struct bl_parcel *p, int8_t v)
 {
 	return write32(p, BL_TYPE_I8, (uint32_t)(int32_t)v);
 }
 
-int bl_parcel_write_u16(struct bl_parcel *p, uint16_t v)
+int bl_parcel_write_i8(struct bl_parcel *p, int8_t v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_i8(p, v));
+}
+
+static int do_parcel_write_u16(struct bl_parcel *p, uint16_t v)
 {
 	return write32(p, BL_TYPE_U16, v);
 }
 
-int bl_parcel_write_i16(struct bl_parcel *p, int16_t v)
+int bl_parcel_write_u16(struct bl_parcel *p, uint16_t v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_u16(p, v));
+}
+
+static int do_parcel_write_i16(struct bl_parcel *p, int16_t v)
 {
 	return write32(p, BL_TYPE_I16, (uint32_t)(int32_t)v);
 }
 
-int bl_parcel_write_u32(struct bl_parcel *p, uint32_t v)
+int bl_parcel_write_i16(struct bl_parcel *p, int16_t v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_i16(p, v));
+}
+
+static int do_parcel_write_u32(struct bl_parcel *p, uint32_t v)
 {
 	return write32(p, BL_TYPE_U32, v);
 }
 
-int bl_parcel_write_i32(struct bl_parcel *p, int32_t v)
+int bl_parcel_write_u32(struct bl_parcel *p, uint32_t v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_u32(p, v));
+}
+
+static int do_parcel_write_i32(struct bl_parcel *p, int32_t v)
 {
 	return write32(p, BL_TYPE_I32, (uint32_t)v);
 }
 
-int bl_parcel_write_u64(struct bl_parcel *p, uint64_t v)
+int bl_parcel_write_i32(struct bl_parcel *p, int32_t v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_i32(p, v));
+}
+
+static int do_parcel_write_u64(struct bl_parcel *p, uint64_t v)
 {
 	return write64(p, BL_TYPE_U64, v);
 }
 
-int bl_parcel_write_i64(struct bl_parcel *p, int64_t v)
+int bl_parcel_write_u64(struct bl_parcel *p, uint64_t v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_u64(p, v));
+}
+
+static int do_parcel_write_i64(struct bl_parcel *p, int64_t v)
 {
 	return write64(p, BL_TYPE_I64, (uint64_t)v);
 }
 
-int bl_parcel_write_bool(struct bl_parcel *p, bool v)
+int bl_parcel_write_i64(struct bl_parcel *p, int64_t v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_i64(p, v));
+}
+
+static int do_parcel_write_bool(struct bl_parcel *p, bool v)
 {
 	return write32(p, BL_TYPE_BOOL, v ? 1 : 0);
 }
 
-int bl_parcel_write_double(struct bl_parcel *p, double v)
+int bl_parcel_write_bool(struct bl_parcel *p, bool v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_bool(p, v));
+}
+
+static int do_parcel_write_double(struct bl_parcel *p, double v)
 {
 	uint64_t bits;
 
 	memcpy(&bits, &v, sizeof(bits));
 	return write64(p, BL_TYPE_DOUBLE, bits);
+}
+
+int bl_parcel_write_double(struct bl_parcel *p, double v)
+{
+	return bl__parcel_sticky(p, do_parcel_write_double(p, v));
 }
 
 /*
@@ -321,7 +385,7 @@ static int write_copy(struct bl_parcel *p, enum bl_type type, const void *data, 
 	return 0;
 }
 
-int bl_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
+static int do_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
 {
 	if (!p || (!s && len))
 		return -EINVAL;
@@ -330,14 +394,24 @@ int bl_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
 	return write_copy(p, BL_TYPE_STRING, s, len);
 }
 
-int bl_parcel_write_string(struct bl_parcel *p, const char *s)
+int bl_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
+{
+	return bl__parcel_sticky(p, do_parcel_write_string_len(p, s, len));
+}
+
+static int do_parcel_write_string(struct bl_parcel *p, const char *s)
 {
 	if (!s)
 		return -EINVAL;
 	return bl_parcel_write_string_len(p, s, strlen(s));
 }
 
-int bl_parcel_alloc_blob(struct bl_parcel *p, size_t len, void **out)
+int bl_parcel_write_string(struct bl_parcel *p, const char *s)
+{
+	return bl__parcel_sticky(p, do_parcel_write_string(p, s));
+}
+
+static int do_parcel_alloc_blob(struct bl_parcel *p, size_t len, void **out)
 {
 	uint8_t *bytes;
 	int ret;
@@ -351,11 +425,21 @@ int bl_parcel_alloc_blob(struct bl_parcel *p, size_t len, void **out)
 	return 0;
 }
 
-int bl_parcel_write_blob(struct bl_parcel *p, const void *data, size_t len)
+int bl_parcel_alloc_blob(struct bl_parcel *p, size_t len, void **out)
+{
+	return bl__parcel_sticky(p, do_parcel_alloc_blob(p, len, out));
+}
+
+static int do_parcel_write_blob(struct bl_parcel *p, const void *data, size_t len)
 {
 	if (!p || (!data && len))
 		return -EINVAL;
 	return write_copy(p, BL_TYPE_BLOB, data, len);
+}
+
+int bl_parcel_write_blob(struct bl_parcel *p, const void *data, size_t len)
+{
+	return bl__parcel_sticky(p, do_parcel_write_blob(p, data, len));
 }
 
 static int write_obj(struct bl_parcel *p, const struct fbinder_object *obj)
@@ -383,7 +467,7 @@ int bl__parcel_write_raw_object(struct bl_parcel *p,
 	return write_obj(p, obj);
 }
 
-int bl_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj)
+static int do_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj)
 {
 	struct fbinder_object o;
 
@@ -410,6 +494,11 @@ int bl_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj
 	return write_obj(p, &o);
 }
 
+int bl_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj)
+{
+	return bl__parcel_sticky(p, do_parcel_write_object(p, obj));
+}
+
 /* An object of one kind, from the one field the caller gives. */
 #define DEFINE_WRITE_OBJ(name, ctype, kind, field)			\
 int bl_parcel_write_##name(struct bl_parcel *p, ctype v)		\
@@ -430,7 +519,7 @@ DEFINE_WRITE_OBJ(fd, int, FBINDER_OBJ_FD, fd)
  * field the enclosing array's header position (NONE at the top).  So open
  * arrays form a list threaded through the buffer and need no allocation.
  */
-int bl_parcel_begin_array(struct bl_parcel *p)
+static int do_parcel_begin_array(struct bl_parcel *p)
 {
 	uint32_t items;
 	uint8_t *at;
@@ -452,7 +541,12 @@ int bl_parcel_begin_array(struct bl_parcel *p)
 	return 0;
 }
 
-int bl_parcel_end_array(struct bl_parcel *p)
+int bl_parcel_begin_array(struct bl_parcel *p)
+{
+	return bl__parcel_sticky(p, do_parcel_begin_array(p));
+}
+
+static int do_parcel_end_array(struct bl_parcel *p)
 {
 	uint8_t *at;
 	uint32_t parent_items, parent_head;
@@ -468,6 +562,11 @@ int bl_parcel_end_array(struct bl_parcel *p)
 	p->array_items = parent_items + 1;
 	p->depth--;
 	return 0;
+}
+
+int bl_parcel_end_array(struct bl_parcel *p)
+{
+	return bl__parcel_sticky(p, do_parcel_end_array(p));
 }
 
 /* ---- the read parcel --------------------------------------------------- */

@@ -52,9 +52,11 @@ $(VG_DIR)/fb-servicemanager: $(SM_OBJS) $(FBTOOL_O) $(BL_A)
 	@mkdir -p $(@D)
 	$(CC) -pthread -o $@ $(SM_OBJS) $(FBTOOL_O) $(BL_A)
 
-$(VG_DIR)/fbservice: tools/fbservice/fbservice.c $(FBTOOL_O) $(BL_A) $(TOOL_HDRS)
+$(VG_DIR)/fbservice: tools/fbservice/fbservice.c tools/fbidl/parse.c tools/fbidl/fbidl.h \
+		$(FBTOOL_O) $(BL_A) $(TOOL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -I tools/lib -o $@ $< $(FBTOOL_O) $(BL_A)
+	$(CC) $(USER_CFLAGS) -I tools/lib -I tools/fbidl -o $@ $< tools/fbidl/parse.c \
+		$(FBTOOL_O) $(BL_A)
 
 $(VG_DIR)/fbstat: $(FBSTAT_SRCS) tools/fbstat/fbstat.h $(FBTOOL_O) $(BL_A) $(TOOL_HDRS)
 	@mkdir -p $(@D)

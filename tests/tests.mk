@@ -19,7 +19,7 @@
 #   build/tests/libfbt.a         the helper library tests/lib/ (fbt_*)
 #   build/tests/lib/fb-nobody    runs a VM test as uid 65534
 
-TEST_LAYERS	:= driver library servicemanager system stress unit fuzz
+TEST_LAYERS	:= driver library servicemanager system stress unit fuzz idl
 include $(foreach l,$(TEST_LAYERS),tests/$(l)/list.mk)
 
 # ---- the lists and the folders agree ------------------------------------------
@@ -49,6 +49,8 @@ DEBUG_VM_TESTS	:= $(call test_progs,DEBUG_TESTS)
 DEBUG_VM_SH_TESTS := $(call test_scripts,DEBUG_TESTS)
 HOST_TESTS	:= $(call test_progs,HOST_TESTS)
 HOST_SH_TESTS	+= $(call test_scripts,HOST_TESTS)
+# tests/idl's host scripts run the compiler
+HOST_SH_DEPS	+= $(BUILD)/bin/fbidl
 
 # ---- who runs as root -------------------------------------------------------------
 # Every VM test runs as uid 65534 through fb-nobody (docs/security.md: every
@@ -95,6 +97,8 @@ VM_CLAIM_TESTS	:= buffer_mapping burst_frees calls concurrent_traffic death_noti
 # The same, for the memory-region attack: its owners, holders and copiers
 # all run as 65534 once the relay manager has claimed handle 0.
 VM_CLAIM_TESTS	+= attack_region_revoke
+# The generated stubs' tests: a root manager, the clients and services as 65534.
+VM_CLAIM_TESTS	+= idl_calls idl_versions
 # A reply and a routed call to a thread that exited without THREAD_EXIT
 # (issue 33): the manager replies as 65534, the caller is 65534.
 VM_CLAIM_TESTS	+= attack_reaped_reply
@@ -153,7 +157,8 @@ $(FB_NOBODY): tests/lib/fb-nobody.c $(FBT_LIB) $(FBT_HDRS)
 # The driver layer is built without libbinderlite: neither its header on
 # the include path nor the archive on the link line.
 VM_DRIVER_PROGS	:= $(filter $(BUILD)/tests/driver/%,$(VM_TESTS) $(DEBUG_VM_TESTS))
-VM_BL_PROGS	:= $(filter-out $(VM_DRIVER_PROGS),$(VM_TESTS) $(DEBUG_VM_TESTS))
+VM_IDL_PROGS	:= $(filter $(BUILD)/tests/idl/%,$(VM_TESTS) $(DEBUG_VM_TESTS))
+VM_BL_PROGS	:= $(filter-out $(VM_DRIVER_PROGS) $(VM_IDL_PROGS),$(VM_TESTS) $(DEBUG_VM_TESTS))
 
 $(VM_DRIVER_PROGS): $(BUILD)/tests/%: tests/%.c $(FBT_LIB) $(FBT_HDRS)
 	@mkdir -p $(@D)
@@ -163,7 +168,15 @@ $(VM_BL_PROGS): $(BUILD)/tests/%: tests/%.c $(FBT_LIB) $(BL_A) $(FBT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(VM_CFLAGS) $(VM_BL_CFLAGS) -o $@ $< $(FBT_LIB) $(BL_A)
 
-.SECONDARY: $(FBT_LIB_OBJS)
+# The stubs' tests link the C that fbidl generated from every tests/idl/*.fbidl.
+IDL_TEST_NAMES	:= $(basename $(notdir $(wildcard tests/idl/*.fbidl)))
+IDL_TEST_GEN	:= $(foreach n,$(IDL_TEST_NAMES),$(BUILD)/idl/$(n).c $(BUILD)/idl/$(n).h)
+$(VM_IDL_PROGS): $(BUILD)/tests/%: tests/%.c $(IDL_TEST_GEN) $(FBT_LIB) $(BL_A) $(FBT_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(VM_CFLAGS) $(VM_BL_CFLAGS) -I $(BUILD)/idl -o $@ $< \
+		$(filter %.c,$(IDL_TEST_GEN)) $(FBT_LIB) $(BL_A) -lm
+
+.SECONDARY: $(FBT_LIB_OBJS) $(IDL_TEST_GEN)
 
 # ---- host unit tests ----------------------------------------------------------------
 # libcheck programs, linked against the static libbinderlite.  A test that
@@ -192,3 +205,4 @@ abi-m32:
 
 # ---- the fuzzer ---------------------------------------------------------------------
 include tests/fuzz/fuzz.mk
+include tests/fuzz/fuzz_idl.mk

@@ -2,7 +2,8 @@
 #
 # tools/tools.mk - the command-line tools "make install" ships, one
 # directory each: fbversion (the module's ABI version), fbservice (the
-# service manager's registry) and fbstat (the driver's state).  Static
+# service manager's registry), fbstat (the driver's state) and fbidl (the
+# interface compiler, docs/idl.md).  Static
 # programs (the top Makefile's rule), linked with libbinderlite.a, so the
 # same binary runs on the host and in the VM.  Developer and harness
 # scripts live in scripts/, not here.
@@ -11,7 +12,7 @@
 # exit statuses, --help, --version, the "cannot use fastbinder" message);
 # the tools, fb-servicemanager and the examples link FBTOOL_O.
 
-TOOL_NAMES	:= fbversion fbservice fbstat
+TOOL_NAMES	:= fbversion fbservice fbstat fbidl
 TOOL_BINS	:= $(addprefix $(BUILD)/bin/,$(TOOL_NAMES))
 
 USERSPACE	+= $(TOOL_BINS)
@@ -38,5 +39,19 @@ $(TOOL_BINS) $(SM_BIN): private PROG_CFLAGS += -I tools/lib
 FBSTAT_SRCS	:= $(wildcard tools/fbstat/*.c)
 
 $(BUILD)/bin/fbversion: tools/fbversion/fbversion.c $(BL_A) $(TOOL_HDRS)
-$(BUILD)/bin/fbservice: tools/fbservice/fbservice.c $(BL_A) $(TOOL_HDRS)
+# fbservice call --idl parses interface files with fbidl's parser
+$(BUILD)/bin/fbservice: tools/fbservice/fbservice.c tools/fbidl/parse.c \
+		tools/fbidl/fbidl.h $(BL_A) $(TOOL_HDRS)
+$(BUILD)/bin/fbservice: private PROG_CFLAGS += -I tools/fbidl
 $(BUILD)/bin/fbstat: $(FBSTAT_SRCS) tools/fbstat/fbstat.h $(BL_A) $(TOOL_HDRS)
+# fbidl: the parser (shared with fbservice call --idl), the generator, the command
+FBIDL_SRCS	:= tools/fbidl/parse.c tools/fbidl/gen.c tools/fbidl/fbidl.c
+FBIDL		:= $(BUILD)/bin/fbidl
+$(FBIDL): $(FBIDL_SRCS) tools/fbidl/fbidl.h
+
+# ---- generated stubs ------------------------------------------------------
+# $(BUILD)/idl/NAME.h and NAME.c from an interface file NAME.fbidl (the
+# tests' in tests/idl/, the examples' next to them): one fbidl run makes both.
+$(BUILD)/idl/%.h $(BUILD)/idl/%.c: tests/idl/%.fbidl $(FBIDL)
+	@mkdir -p $(@D)
+	$(FBIDL) -o $(@D) $<

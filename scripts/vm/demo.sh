@@ -45,8 +45,9 @@ until_ok "fbservice list"
 smlog
 
 step "3. Two services register"
-say "echo-service and calculator-service (examples/) each create an object with a"
-say "handler function and register it under a name with bl_sm_add()."
+say "echo-service and calculator-service (examples/) each create an object (echo: a"
+say "handler function; calculator: the stub fbidl generated from calculator.fbidl)"
+say "and register it under a name with bl_sm_add()."
 run "echo-service >/tmp/echo.log 2>&1 &"
 run "calculator-service >/tmp/calc.log 2>&1 &"
 run "fbservice wait echo 5000 && fbservice wait calculator 5000" || exit 1
@@ -62,8 +63,8 @@ run "calculator-client div 47 5"
 run "calculator-client upper 'binder without android'"
 say "Errors come back as a status from the handler (here -EDOM):"
 run "calculator-client div 1 0; echo \"exit status \$?\""
-say "fbservice calls any service with typed arguments, like Android's 'service call':"
-run "fbservice call calculator 3 i64 6 i64 7"
+say "fbservice calls any service, typed by its interface file, like Android's 'service call':"
+run "fbservice call --idl /fb/files/calculator.fbidl calculator mul 6 7"
 
 step "5. Many clients at once: a pool of looper threads"
 run "threadpool-service >/tmp/pool.log 2>&1 &"
@@ -90,7 +91,7 @@ until_ok "! fbservice check calculator"
 smlog
 run "fbservice list"
 run "fbservice check calculator; echo \"exit status \$?\""
-run "fbservice call calculator 1 i64 1 i64 1; echo \"exit status \$?\""
+run "fbservice call --idl /fb/files/calculator.fbidl calculator add 1 1; echo \"exit status \$?\""
 
 step "8. Bulk data by memory region"
 say "A message is copied into the receiver's mapping (16 MiB at most). For bulk data a"

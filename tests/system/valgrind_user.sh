@@ -169,7 +169,7 @@ else bad "fbservice wait: $(cat wait.out)"; fi
 fbservice wait calculator 10000 >/dev/null || bad "calculator did not register"
 
 # memcheck in parallel (two vCPUs): the tools, and a second manager
-vg fbservice $VGBIN/fbservice call calculator 1 i64 40 i64 2 >call.out 2>&1 &
+vg fbservice $VGBIN/fbservice call calculator 1 str example.calc.ICalculator i64 40 i64 2 >call.out 2>&1 &
 P1=$!
 vg fbservice $VGBIN/fbservice list >list.out 2>&1 &
 P3=$!

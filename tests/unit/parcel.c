@@ -1046,6 +1046,33 @@ START_TEST(test_writer_growth)
 }
 END_TEST
 
+/* The first write error stays in the parcel until reset: one check suffices. */
+START_TEST(test_sticky_error)
+{
+	struct bl_parcel p = BL_PARCEL_INIT;
+
+	ck_assert_int_eq(bl_parcel_error(&p), 0);
+	ck_assert_int_eq(bl_parcel_write_i32(&p, 1), 0);
+	ck_assert_int_eq(bl_parcel_error(&p), 0);
+	ck_assert_int_eq(bl_parcel_write_string(&p, "bad \xff"), -EINVAL);
+	ck_assert_int_eq(bl_parcel_error(&p), -EINVAL);
+	/* later writes work as ever, and the first error stays */
+	ck_assert_int_eq(bl_parcel_write_i32(&p, 2), 0);
+	ck_assert_int_eq(bl_parcel_write_fd(&p, -1), -EBADF);
+	ck_assert_int_eq(bl_parcel_error(&p), -EINVAL);
+	ck_assert_int_eq(bl_parcel_end_array(&p), -EINVAL);
+	ck_assert_int_eq(bl_parcel_error(&p), -EINVAL);
+	bl_parcel_reset(&p);
+	ck_assert_int_eq(bl_parcel_error(&p), 0);
+	ck_assert_int_eq(bl_parcel_write_blob(&p, NULL, 3), -EINVAL);
+	ck_assert_int_eq(bl_parcel_error(&p), -EINVAL);
+	bl_parcel_fini(&p);
+	ck_assert_int_eq(bl_parcel_error(&p), 0);
+	bl_parcel_init(&p);
+	ck_assert_int_eq(bl_parcel_error(&p), 0);
+}
+END_TEST
+
 START_TEST(test_writer_misuse)
 {
 	struct bl_parcel p = BL_PARCEL_INIT;
@@ -1349,6 +1376,7 @@ static Suite *parcel_suite(void)
 
 	tcase_add_test(wr, test_writer_growth);
 	tcase_add_test(wr, test_writer_misuse);
+	tcase_add_test(wr, test_sticky_error);
 	tcase_add_test(wr, test_enomem);
 	tcase_set_timeout(wr, 120);	/* valgrind */
 	suite_add_tcase(s, wr);

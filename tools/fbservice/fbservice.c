@@ -8,6 +8,7 @@
  *	fbservice [-d DEVICE] check NAME
  *	fbservice [-d DEVICE] wait NAME [TIMEOUT_MS]
  *	fbservice [-d DEVICE] [-t TIMEOUT_MS] call NAME CODE [TYPE VALUE]...
+ *	fbservice [-d DEVICE] [-t TIMEOUT_MS] call --idl FILE NAME METHOD [VALUE]...
  *
  * DESCRIPTION
  *	list	prints the registered names, one per line, sorted.
@@ -24,6 +25,13 @@
  *		Argument types: i32 i64 u32 u64 (decimal, 0x hex, 0 octal),
  *		f64 (a double), str or s16 (a UTF-8 string; s16 is Android's
  *		name for it), bool (0|1|true|false), blob (hex digits).
+ *		With --idl FILE, the method is named and typed by an
+ *		interface file (docs/idl.md): the request starts with the
+ *		interface's descriptor token, the code is the method's, and
+ *		each VALUE is the next in or inout parameter, parsed as its
+ *		type (numbers, true/false, text, an enumerator's name or
+ *		value, hex digits for byte[], comma-separated scalars for
+ *		other arrays); a oneway method is sent, not called.
  *
  * EXIT STATUS
  *	0  success: list printed, name found, call made with status 0
@@ -48,6 +56,7 @@
 #include <unistd.h>
 
 #include "binderlite.h"
+#include "fbidl.h"
 #include "fbtool.h"
 
 /* the exit statuses every fastbinder program shares (fbtool.h) */
@@ -69,6 +78,7 @@ static void usage(FILE *f)
 "       fbservice [-d DEVICE] check NAME\n"
 "       fbservice [-d DEVICE] wait NAME [TIMEOUT_MS]\n"
 "       fbservice [-d DEVICE] [-t TIMEOUT_MS] call NAME CODE [TYPE VALUE]...\n"
+"       fbservice [-d DEVICE] [-t TIMEOUT_MS] call --idl FILE NAME METHOD [VALUE]...\n"
 "\n"
 "Talks to the services registered with fb-servicemanager.\n"
 "  list             the registered names, one per line\n"
@@ -76,9 +86,12 @@ static void usage(FILE *f)
 "  wait NAME [MS]   wait until NAME is registered (forever, or MS ms)\n"
 "  call NAME CODE   call method CODE of NAME with the arguments, print the\n"
 "                   reply's status and every item of it, typed\n"
+"  call --idl FILE NAME METHOD   the same, METHOD and the types of its in\n"
+"                   and inout VALUEs taken from the interface FILE\n"
 "Argument TYPEs: i32 i64 u32 u64 (decimal, 0x hex), f64, str or s16 (a\n"
 "UTF-8 string), bool (0|1|true|false), blob (hex digits, e.g. 00ff).\n"
-"  e.g. fbservice call calculator 1 i64 6 i64 7\n"
+"  e.g. fbservice call calculator 1 str example.calc.ICalculator i64 6 i64 7\n"
+"       fbservice call --idl calculator.fbidl calculator add 6 7\n"
 "\n"
 "Options:\n"
 "  -d, --device PATH      the device (default %s)\n"
@@ -227,6 +240,192 @@ static int write_arg(struct bl_parcel *p, const char *type, const char *val)
 		return EXIT_FAILED;
 	}
 	return 0;
+}
+
+/* ---- a request typed by an interface file (--idl) --------------------------- */
+
+/* One scalar or enum VALUE of type t (not an array). */
+static int write_idl_scalar(struct bl_parcel *p, const struct fi_type *t,
+			    const char *what, const char *val)
+{
+	int64_t i;
+	int ret;
+
+	switch (t->kind) {
+	case FI_BYTE:
+		if (!parse_i64(val, INT8_MIN, INT8_MAX, &i))
+			return fbtool_usage_error("%s: '%s' is not a byte", what, val);
+		ret = bl_parcel_write_i8(p, (int8_t)i);
+		break;
+	case FI_CHAR:
+		if (!parse_i64(val, 0, UINT16_MAX, &i))
+			return fbtool_usage_error("%s: '%s' is not a char (0..65535)", what, val);
+		ret = bl_parcel_write_u16(p, (uint16_t)i);
+		break;
+	case FI_INT:
+		if (!parse_i64(val, INT32_MIN, INT32_MAX, &i))
+			return fbtool_usage_error("%s: '%s' is not an int", what, val);
+		ret = bl_parcel_write_i32(p, (int32_t)i);
+		break;
+	case FI_LONG:
+		if (!parse_i64(val, INT64_MIN, INT64_MAX, &i))
+			return fbtool_usage_error("%s: '%s' is not a long", what, val);
+		ret = bl_parcel_write_i64(p, i);
+		break;
+	case FI_FLOAT:
+	case FI_DOUBLE: {
+		char *end;
+		double d;
+
+		errno = 0;
+		d = strtod(val, &end);
+		if (errno || end == val || *end)
+			return fbtool_usage_error("%s: '%s' is not a number", what, val);
+		if (t->kind == FI_FLOAT)
+			d = (float)d;
+		ret = bl_parcel_write_double(p, d);
+		break;
+	}
+	case FI_BOOL:
+		if (strcmp(val, "true") && strcmp(val, "false") && strcmp(val, "1") &&
+		    strcmp(val, "0"))
+			return fbtool_usage_error("%s: '%s' is not true or false", what, val);
+		ret = bl_parcel_write_bool(p, !strcmp(val, "true") || !strcmp(val, "1"));
+		break;
+	case FI_ENUM: {
+		const struct fi_decl *e = t->decl;
+		size_t k;
+
+		for (k = 0; k < e->nitems; k++)
+			if (!strcmp(val, e->items[k].name))
+				break;
+		if (k == e->nitems) {
+			if (!parse_i64(val, INT64_MIN, INT64_MAX, &i))
+				return fbtool_usage_error("%s: '%s' is not a %s", what, val,
+							  e->name);
+			for (k = 0; k < e->nitems; k++)
+				if (e->items[k].value == i)
+					break;
+			if (k == e->nitems)
+				return fbtool_usage_error("%s: %s has no value %s", what,
+							  e->name, val);
+		}
+		i = e->items[k].value;
+		ret = e->backing == FI_BYTE ? bl_parcel_write_i8(p, (int8_t)i) :
+		      e->backing == FI_INT ? bl_parcel_write_i32(p, (int32_t)i) :
+		      bl_parcel_write_i64(p, i);
+		break;
+	}
+	default:
+		return fbtool_usage_error("%s: a %s cannot be given on the command line",
+					  what, t->name);
+	}
+	if (ret) {
+		fbtool_err("cannot write %s: %s", what, strerror(-ret));
+		return EXIT_FAILED;
+	}
+	return 0;
+}
+
+/* One VALUE of parameter type t: scalars, String, byte[] (hex), arrays (a,b,c). */
+static int write_idl_arg(struct bl_parcel *p, const struct fi_type *t,
+			 const char *what, const char *val)
+{
+	struct fi_type elem = *t;
+	char *copy, *item, *save = NULL;
+	int ret, rc = 0;
+
+	if (t->kind == FI_STRING && !t->array) {
+		ret = bl_parcel_write_string(p, val);
+		if (ret == -EINVAL)
+			return fbtool_usage_error("%s: not valid UTF-8", what);
+		return ret ? EXIT_FAILED : 0;
+	}
+	if (t->kind == FI_BYTE && t->array)
+		return write_arg(p, "blob", val);
+	if (!t->array)
+		return write_idl_scalar(p, t, what, val);
+	if (t->kind == FI_PARCEL)
+		return fbtool_usage_error("%s: a %s[] cannot be given on the command line",
+					  what, t->name);
+	elem.array = false;
+	copy = strdup(val);
+	if (!copy || bl_parcel_begin_array(p)) {
+		free(copy);
+		fbtool_err("out of memory");
+		return EXIT_FAILED;
+	}
+	for (item = strtok_r(copy, ",", &save); item && !rc;
+	     item = strtok_r(NULL, ",", &save))
+		rc = write_idl_scalar(p, &elem, what, item);
+	free(copy);
+	if (!rc && bl_parcel_end_array(p))
+		rc = EXIT_FAILED;
+	return rc;
+}
+
+/*
+ * The request of METHOD with values[0..n): *code, *oneway, the token and
+ * the arguments in req.  METHOD is a method's name, or IFACE.method when
+ * several interfaces of the file have it.
+ */
+static int idl_request(const char *file, const char *method, char **values,
+		       int n, struct bl_parcel *req, uint32_t *code, bool *oneway)
+{
+	const struct fi_method *m = NULL;
+	const struct fi_decl *iface = NULL;
+	const char *dot = strchr(method, '.');
+	struct fi_file *f = fi_parse_file(file, stderr);
+	int rc = 0, wanted = 0, k = 0;
+
+	if (!f)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < f->ndecls; i++) {
+		const struct fi_decl *d = f->decls[i];
+
+		if (d->what != FI_INTERFACE)
+			continue;
+		if (dot && (strncmp(d->name, method, (size_t)(dot - method)) ||
+			    d->name[dot - method]))
+			continue;
+		for (size_t j = 0; j < d->nmethods; j++) {
+			if (strcmp(d->methods[j].name, dot ? dot + 1 : method))
+				continue;
+			if (m) {
+				fi_free(f);
+				return fbtool_usage_error("%s is a method of %s and %s: "
+							  "say which, as %s.%s", method,
+							  iface->name, d->name, d->name,
+							  method);
+			}
+			m = &d->methods[j];
+			iface = d;
+		}
+	}
+	if (!m) {
+		fi_free(f);
+		return fbtool_usage_error("%s: no method %s", file, method);
+	}
+	for (size_t j = 0; j < m->nparams; j++)
+		wanted += m->params[j].dir != FI_OUT;
+	if (n != wanted) {
+		fbtool_usage_error("%s takes %d value%s, not %d", method, wanted,
+				   wanted == 1 ? "" : "s", n);
+		fi_free(f);
+		return EXIT_USAGE;
+	}
+	*code = m->code;
+	*oneway = m->oneway;
+	if (bl_parcel_write_string(req, fi_descriptor(f, iface)))
+		rc = EXIT_FAILED;
+	for (size_t j = 0; j < m->nparams && !rc; j++) {
+		if (m->params[j].dir == FI_OUT)
+			continue;
+		rc = write_idl_arg(req, &m->params[j].type, m->params[j].name,
+				   values[k++]);
+	}
+	fi_free(f);
+	return rc;
 }
 
 /* ---- printing the reply ---------------------------------------------------- */
@@ -547,7 +746,7 @@ static int cmd_wait(struct bl_context *ctx, const char *name, int timeout_ms)
 }
 
 static int cmd_call(struct bl_context *ctx, const char *name, uint32_t code,
-		    struct bl_parcel *req, int timeout_ms)
+		    struct bl_parcel *req, int timeout_ms, bool oneway)
 {
 	struct bl_reply reply;
 	uint32_t h;
@@ -556,6 +755,17 @@ static int cmd_call(struct bl_context *ctx, const char *name, uint32_t code,
 	ret = bl_sm_check(ctx, name, &h);
 	if (ret)
 		return lookup_failed(name, ret);
+	if (oneway) {
+		ret = bl_send_oneway(ctx, h, code, req);
+		bl_handle_release(ctx, h);
+		if (ret) {
+			fbtool_err("%s: send failed: %s (%s)", name, strerror(-ret),
+				   errname(-ret));
+			return EXIT_FAILED;
+		}
+		printf("sent (oneway)\n");
+		return EXIT_OK;
+	}
 	ret = bl_call(ctx, h, code, req, &reply, timeout_ms);
 	bl_handle_release(ctx, h);
 	if (ret) {
@@ -602,6 +812,7 @@ int main(int argc, char **argv)
 	const char *device = NULL, *cmd, *name = NULL;
 	struct bl_context *ctx;
 	uint32_t code = 0;
+	bool oneway = false;
 	int64_t v;
 	int c, ret, rc;
 
@@ -654,6 +865,16 @@ int main(int argc, char **argv)
 						   "milliseconds", argv[1]);
 			wait_timeout = (int)v;
 		}
+	} else if (!strcmp(cmd, "call") && argc >= 1 && !strcmp(argv[0], "--idl")) {
+		if (argc < 4)
+			return fbtool_usage_error("usage: call --idl FILE NAME METHOD [VALUE]...");
+		name = argv[2];
+		rc = idl_request(argv[1], argv[3], argv + 4, argc - 4, &req, &code,
+				 &oneway);
+		if (rc) {
+			bl_parcel_fini(&req);
+			return rc;
+		}
 	} else if (!strcmp(cmd, "call")) {
 		uint64_t u;
 
@@ -694,7 +915,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "wait"))
 		rc = cmd_wait(ctx, name, wait_timeout);
 	else
-		rc = cmd_call(ctx, name, code, &req, call_timeout);
+		rc = cmd_call(ctx, name, code, &req, call_timeout, oneway);
 	bl_context_close(ctx);
 	bl_parcel_fini(&req);
 	if (fflush(stdout) == EOF || ferror(stdout)) {

@@ -1,24 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bulk.h - the bulk interface, shared by bulk-service and bulk-client: a
- * large buffer handed over by memory region instead of in messages.
+ * bulk_sum.h - the checksum bulk-service and bulk-client both compute of
+ * the buffer (the interface itself is bulk.fbidl).
  */
-#ifndef EXAMPLE_BULK_H
-#define EXAMPLE_BULK_H
+#ifndef EXAMPLE_BULK_SUM_H
+#define EXAMPLE_BULK_SUM_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define BULK_SERVICE_NAME	"bulk"
-#define BULK_DEFAULT_MIB	256
-
-/*
- * request: nothing  ->  reply: region (read only), u64 size, u64 checksum
- * of the buffer's bytes (bulk_sum()).
- */
-#define BULK_METHOD_GET		1
-/* request: u64 checksum the client computed  ->  reply: nothing; status 0 if it matches */
-#define BULK_METHOD_CONFIRM	2
 
 /*
  * A checksum both sides compute: 64-bit words (and the tail bytes)
