@@ -5,7 +5,8 @@
  * One program, one process tree per measurement: the orchestrator (main.c)
  * forks a server process (with 1 or 2 serving threads) and one or two
  * client processes, collects each client's figures through a pipe, then
- * kills the server.  Every transport implements the same struct transport,
+ * kills the server; the scale workload forks a server and a client per
+ * pair, server i serving connection i only (srv_cfg.pair).  Every transport implements the same struct transport,
  * so every workload drives every transport the same way.
  *
  * Wire conventions, the same for all transports:
