@@ -14,6 +14,9 @@
  * is the context manager, each pair's server sends it its object, and each
  * client asks it for its pair's server once (setup only; the broker sleeps
  * while the pairs run).
+ *
+ * Two copies on purpose: written in parallel with tr_binder.c (see there).
+ * Its helpers are fb_*: fbinder_* names are the driver's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,11 +47,11 @@ static void backoff(void)
 	nanosleep(&ts, NULL);
 }
 
-#define FBINDER_DEV		"/dev/fastbinder"
-#define FBINDER_MAP		(8u << 20)	/* 4 MiB payloads fit */
+#define FB_DEV		"/dev/fastbinder"
+#define FB_MAP		(8u << 20)	/* 4 MiB payloads fit */
 #define RBUF_MSGS	256
 
-struct fbinder_conn {
+struct fb_conn {
 	int fd;
 	uint32_t handle;		/* the server: 0, or a scale pair's */
 	const unsigned char *map;
@@ -57,15 +60,15 @@ struct fbinder_conn {
 	struct fbinder_batch_msg batch[BENCH_BATCH];	/* oneway batches */
 };
 
-static int fbinder_open_map(size_t map_size, const unsigned char **map)
+static int fb_open_map(size_t map_size, const unsigned char **map)
 {
 	struct fbinder_version v;
 	void *m;
 	int fd;
 
-	fd = open(FBINDER_DEV, O_RDWR | O_CLOEXEC);
+	fd = open(FB_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		die_errno("open %s", FBINDER_DEV);
+		die_errno("open %s", FB_DEV);
 	if (ioctl(fd, FBINDER_IOC_VERSION, &v) < 0 || v.abi_version != FBINDER_ABI_VERSION)
 		die("fastbinder ABI version mismatch");
 	m = mmap(NULL, map_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -89,7 +92,7 @@ struct broker_msg {
 static pid_t broker_pid;
 
 /* One WRITE_READ, retried on EINTR; what it read, in bytes. */
-static size_t fbinder_wr(int fd, const void *w, size_t wlen, void *r, size_t rcap)
+static size_t fb_wr(int fd, const void *w, size_t wlen, void *r, size_t rcap)
 {
 	struct fbinder_write_read wr = {
 		.write_buffer = (uintptr_t)w, .write_size = wlen,
@@ -126,7 +129,7 @@ static uint32_t broker_call(int fd, const unsigned char *map, uint32_t code,
 		struct fbinder_txn_msg m;
 		uint32_t cmd;
 
-		got = fbinder_wr(fd, w, wlen, r, sizeof(r));
+		got = fb_wr(fd, w, wlen, r, sizeof(r));
 		wlen = 0;
 		for (pos = 0; pos + 4 + sizeof(m) <= got; pos += 4 + sizeof(m)) {
 			memcpy(&cmd, r + pos, 4);
@@ -148,7 +151,7 @@ static uint32_t broker_call(int fd, const unsigned char *map, uint32_t code,
 						   sizeof(handle));
 			wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
 					   sizeof(m.data));
-			fbinder_wr(fd, w, wlen, NULL, 0);
+			fb_wr(fd, w, wlen, NULL, 0);
 			return handle;
 		}
 	}
@@ -161,7 +164,7 @@ static void __attribute__((noreturn)) broker(int ready_fd)
 	uint32_t handles[BENCH_MAX_CLIENTS] = { 0 };
 	const unsigned char *map;
 	unsigned char w[128], r[512];
-	int fd = fbinder_open_map(1u << 20, &map);
+	int fd = fb_open_map(1u << 20, &map);
 	size_t wlen;
 
 	if (ioctl(fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0)
@@ -169,7 +172,7 @@ static void __attribute__((noreturn)) broker(int ready_fd)
 	signal_ready(ready_fd);
 	wlen = fbt_put_cmd(w, 0, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
 	for (;;) {
-		size_t got = fbinder_wr(fd, w, wlen, r, sizeof(r)), pos = 0;
+		size_t got = fb_wr(fd, w, wlen, r, sizeof(r)), pos = 0;
 
 		wlen = 0;
 		while (pos + 4 <= got) {
@@ -215,14 +218,14 @@ static void __attribute__((noreturn)) broker(int ready_fd)
 			wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_REPLY, &tr, sizeof(tr));
 			wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
 					   sizeof(m.data));
-			fbinder_wr(fd, w, wlen, NULL, 0);
+			fb_wr(fd, w, wlen, NULL, 0);
 			wlen = 0;
 		}
 	}
 }
 
 /* A scale measurement: start the broker. */
-static int fbinder_prepare(int nclients, size_t max_msg)
+static int fb_prepare(int nclients, size_t max_msg)
 {
 	int p[2];
 	char b;
@@ -250,7 +253,7 @@ static int fbinder_prepare(int nclients, size_t max_msg)
 	return 0;
 }
 
-static void fbinder_unprepare(void)
+static void fb_unprepare(void)
 {
 	if (broker_pid > 0) {
 		kill(broker_pid, SIGKILL);
@@ -262,7 +265,7 @@ static void fbinder_unprepare(void)
 /* ---- server ---- */
 
 /* Each message of a delivered batch, checked against the batch's data. */
-static void fbinder_rx_batch(struct oneway_rx *rx, const unsigned char *map,
+static void fb_rx_batch(struct oneway_rx *rx, const unsigned char *map,
 			     const struct fbinder_txn_msg *m)
 {
 	const size_t head = sizeof(struct fbinder_batch);
@@ -287,16 +290,16 @@ static void fbinder_rx_batch(struct oneway_rx *rx, const unsigned char *map,
 	}
 }
 
-struct fbinder_srv {
+struct fb_srv {
 	int fd;
 	const unsigned char *map;
 	const struct srv_cfg *cfg;
 	struct oneway_rx rx;
 };
 
-static void fbinder_serve(void *arg, int idx)
+static void fb_serve(void *arg, int idx)
 {
-	struct fbinder_srv *s = arg;
+	struct fb_srv *s = arg;
 	size_t wcap = 64 + RBUF_MSGS * (4 + sizeof(uint64_t));
 	size_t rcap = RBUF_MSGS * (4 + sizeof(struct fbinder_txn_msg));
 	unsigned char *w = malloc(wcap), *r = malloc(rcap);
@@ -332,7 +335,7 @@ static void fbinder_serve(void *arg, int idx)
 			memcpy(&m, r + pos, sizeof(m));
 			pos += sizeof(m);
 			if (m.flags & FBINDER_TXN_BATCH) {
-				fbinder_rx_batch(&s->rx, s->map, &m);
+				fb_rx_batch(&s->rx, s->map, &m);
 			} else if (m.flags & FBINDER_TXN_ONEWAY) {
 				oneway_rx_msg(&s->rx, s->map + m.data,
 					      m.data_size);
@@ -363,13 +366,13 @@ static void fbinder_serve(void *arg, int idx)
 	}
 }
 
-static void fbinder_server(const struct srv_cfg *cfg)
+static void fb_server(const struct srv_cfg *cfg)
 {
 	struct fbinder_context_mgr mgr = { .cookie = 0x1234 };
-	struct fbinder_srv s = { .cfg = cfg };
+	struct fb_srv s = { .cfg = cfg };
 	char go;
 
-	s.fd = fbinder_open_map(cfg->map_size ? cfg->map_size : FBINDER_MAP, &s.map);
+	s.fd = fb_open_map(cfg->map_size ? cfg->map_size : FB_MAP, &s.map);
 	if (cfg->pair >= 0) {
 		struct broker_msg reg = { .pair = (uint32_t)cfg->pair };
 
@@ -383,19 +386,19 @@ static void fbinder_server(const struct srv_cfg *cfg)
 	signal_ready(cfg->ready_fd);
 	if (cfg->mode == MODE_IDLE && read(cfg->go_fd, &go, 1) != 1)
 		die("go pipe");
-	run_threads(cfg->nthreads, fbinder_serve, &s);
+	run_threads(cfg->nthreads, fb_serve, &s);
 	_exit(0);
 }
 
 /* ---- client ---- */
 
-static void *fbinder_client_open(int idx, size_t map_size)
+static void *fb_client_open(int idx, size_t map_size)
 {
-	struct fbinder_conn *c = calloc(1, sizeof(*c));
+	struct fb_conn *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		die("malloc");
-	c->fd = fbinder_open_map(map_size ? map_size : FBINDER_MAP, &c->map);
+	c->fd = fb_open_map(map_size ? map_size : FB_MAP, &c->map);
 	c->pending_free = -1;
 	if (bench_pairs) {
 		struct broker_msg q = { .pair = (uint32_t)idx };
@@ -407,10 +410,10 @@ static void *fbinder_client_open(int idx, size_t map_size)
 	return c;
 }
 
-static int fbinder_call(void *cp, const void *req, size_t len, size_t want,
+static int fb_call(void *cp, const void *req, size_t len, size_t want,
 		   const void **reply, size_t *rlen)
 {
-	struct fbinder_conn *c = cp;
+	struct fb_conn *c = cp;
 	unsigned char w[64];
 	struct fbinder_txn_data tr = { .handle = c->handle, .code = 1 };
 	struct fbinder_write_read wr = { 0 };
@@ -466,10 +469,10 @@ static int fbinder_call(void *cp, const void *req, size_t len, size_t want,
  * n messages to handle 0: one FBINDER_CMD_SEND_BATCH when batched (at most
  * BENCH_BATCH of them), else an FBINDER_CMD_SEND each.
  */
-static int fbinder_oneway(void *cp, const void *const *msgs, size_t len, int n,
+static int fb_oneway(void *cp, const void *const *msgs, size_t len, int n,
 		     bool batch)
 {
-	struct fbinder_conn *c = cp;
+	struct fb_conn *c = cp;
 	unsigned char w[64];
 	int i = 0;
 
@@ -520,7 +523,7 @@ static int fbinder_oneway(void *cp, const void *const *msgs, size_t len, int n,
 
 const struct transport tr_fastbinder = {
 	.name = "fastbinder", .label = "fastbinder",
-	.prepare = fbinder_prepare, .unprepare = fbinder_unprepare,
-	.server = fbinder_server, .open = fbinder_client_open,
-	.call = fbinder_call, .oneway = fbinder_oneway,
+	.prepare = fb_prepare, .unprepare = fb_unprepare,
+	.server = fb_server, .open = fb_client_open,
+	.call = fb_call, .oneway = fb_oneway,
 };

@@ -23,8 +23,8 @@
  * no cycles).  Which lock a call takes is told from its argument's
  * spelling, so a new lock is "other" (not counted) until named here.
  */
-#ifndef _FB_SECTIONS_H
-#define _FB_SECTIONS_H
+#ifndef _FBINDER_SECTIONS_H
+#define _FBINDER_SECTIONS_H
 
 #if defined(CONFIG_FASTBINDER_SECTIONS) && !defined(pr_fmt)
 /* Included first (Kbuild): the prefix the module's printing files define. */
@@ -219,4 +219,4 @@ static inline void fbinder_sections_debugfs(struct dentry *dir)
 }
 #endif
 
-#endif /* _FB_SECTIONS_H */
+#endif /* _FBINDER_SECTIONS_H */

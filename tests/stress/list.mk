@@ -16,10 +16,12 @@ stress_VM_TESTS := \
 	attack_handle_ids.c \
 	attack_long_stream.c \
 	attack_nested_unwind.c \
+	attack_nodes.c \
 	attack_oneway_flood.c \
 	attack_orphan_ctx.c \
 	attack_peek_objects.c \
 	attack_prio.c \
+	attack_reaped_reply.c \
 	attack_region_revoke.c \
 	attack_stalled_sender.c \
 	attack_thread_records.c \
