@@ -19,8 +19,8 @@
  * lock also sums the instructions it was held (FBINDER_SEC_HELD_*: count
  * is holds, nested holds of one kind counted once), and each atomic
  * read-modify-write of a module-wide counter (the statistics, the ids, the
- * LRU count) or of a user's page count is counted (FBINDER_SEC_ATOMIC_*:
- * no cycles).  Which lock a call takes is told from its argument's
+ * LRU count) or of a user's page or node count is counted
+ * (FBINDER_SEC_ATOMIC_*: no cycles).  Which lock a call takes is told from its argument's
  * spelling, so a new lock is "other" (not counted) until named here.
  */
 #ifndef _FBINDER_SECTIONS_H
@@ -55,7 +55,7 @@ enum fbinder_section {
 	FBINDER_SEC_HELD_SHARED,	/* either held (their union) */
 	FBINDER_SEC_ATOMIC_STATS,	/* an fbinder_stats[] update */
 	FBINDER_SEC_ATOMIC_MODULE,	/* another module-wide atomic */
-	FBINDER_SEC_ATOMIC_USER,	/* a user's atomic page count */
+	FBINDER_SEC_ATOMIC_USER,	/* a user's atomic page or node count */
 	FBINDER_SEC_NR
 };
 
@@ -175,17 +175,24 @@ static __always_inline void fbinder_sec_spin_unlock(spinlock_t *lock, int kind)
 #define spin_lock(l)	fbinder_sec_spin_lock(l, FBINDER_SEC_LOCK_KIND(#l))
 #define spin_unlock(l)	fbinder_sec_spin_unlock(l, FBINDER_SEC_LOCK_KIND(#l))
 
-static __always_inline void fbinder_sec_atomic(enum fbinder_section sec)
+static __always_inline void fbinder_sec_atomic(int sec)
 {
-	this_cpu_inc(fbinder_section_sums.count[sec]);
+	if (sec >= 0)
+		this_cpu_inc(fbinder_section_sums.count[sec]);
 }
 
-/* an atomic's section from its spelling */
+/*
+ * An atomic's section from its spelling: a user's counts are its pages and
+ * nodes; any other (a kernel header's inline functions, say) is not counted.
+ */
 #define FBINDER_SEC_ATOMIC(name)					\
 	fbinder_sec_atomic(!__builtin_strncmp(name, "&fbinder_stats", 14) ? \
 			   FBINDER_SEC_ATOMIC_STATS :			\
 			   !__builtin_strncmp(name, "&fbinder_", 9) ?	\
-			   FBINDER_SEC_ATOMIC_MODULE : FBINDER_SEC_ATOMIC_USER)
+			   FBINDER_SEC_ATOMIC_MODULE :			\
+			   __builtin_strstr(name, "->pages") ||		\
+			   __builtin_strstr(name, "->nodes") ?		\
+			   FBINDER_SEC_ATOMIC_USER : -1)
 
 #undef atomic64_inc
 #undef atomic64_dec
@@ -195,6 +202,8 @@ static __always_inline void fbinder_sec_atomic(enum fbinder_section sec)
 #undef atomic_long_dec
 #undef atomic_long_sub
 #undef atomic_long_add_return
+#undef atomic_inc_return
+#undef atomic_dec
 #define atomic64_inc(v)		(FBINDER_SEC_ATOMIC(#v), (atomic64_inc)(v))
 #define atomic64_dec(v)		(FBINDER_SEC_ATOMIC(#v), (atomic64_dec)(v))
 #define atomic64_sub(i, v)	(FBINDER_SEC_ATOMIC(#v), (atomic64_sub)(i, v))
@@ -204,6 +213,8 @@ static __always_inline void fbinder_sec_atomic(enum fbinder_section sec)
 #define atomic_long_sub(i, v)	(FBINDER_SEC_ATOMIC(#v), (atomic_long_sub)(i, v))
 #define atomic_long_add_return(i, v)					\
 	(FBINDER_SEC_ATOMIC(#v), (atomic_long_add_return)(i, v))
+#define atomic_inc_return(v)	(FBINDER_SEC_ATOMIC(#v), (atomic_inc_return)(v))
+#define atomic_dec(v)		(FBINDER_SEC_ATOMIC(#v), (atomic_dec)(v))
 #else
 static inline u64 fbinder_section_start(void)
 {
