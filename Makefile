@@ -260,6 +260,7 @@ help:
 	@echo "  bench    bench (BENCH_ARGS= MODE=wallclock|icount BENCH_TIMEOUT=540)"
 	@echo "           bench-ab (REV=main AB_ROUNDS=3 AB_WORKLOADS=rt,bw,oneway,mem)"
 	@echo "           bench-profile (PROFILE_ARGS= PROFILE_CALLERS=) bench-sections (SECTIONS_ARGS=)"
+	@echo "           bench-contention (CONTENTION_ARGS=; the debug kernel: FBINDER_CACHE_DIR=)"
 	@echo "  debug    debug-kernel module-debug (DEBUG_KERNEL_DIR= DEBUG_SCALE=0.5 DEBUG_SLOW=5"
 	@echo "           DEBUG_FUZZ_SECONDS=120 DEBUG_TEST_TIMEOUT=400 DEBUG_VM_TIMEOUT=1750"
 	@echo "           DEBUG_SOAK_SLAB_KB=65536)"

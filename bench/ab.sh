@@ -30,7 +30,7 @@ KERNEL=${KERNEL:-6.1}
 rounds=${AB_ROUNDS:-3}
 wl=${AB_WORKLOADS:-rt,bw,oneway,mem}
 # the peers' workloads: those of wl they take part in (region brings its own)
-peerwl=$(tr , '\n' <<<"$wl" | grep -xE 'rt|rt1|bw|oneway|oneway1|oneway64|scale' | paste -sd, || true)
+peerwl=$(tr , '\n' <<<"$wl" | grep -xE 'rt|rt1|bw|oneway|oneway1|oneway64|clients|scale' | paste -sd, || true)
 cd "$top"
 
 sha=$(git rev-parse --verify --short "$rev^{commit}") ||

@@ -5,7 +5,8 @@
  * One program, one process tree per measurement: the orchestrator (main.c)
  * forks a server process (with 1 or 2 serving threads) and one or two
  * client processes, collects each client's figures through a pipe, then
- * kills the server.  Every transport implements the same struct transport,
+ * kills the server; the scale workload forks a server and a client per
+ * pair, server i serving connection i only (srv_cfg.pair).  Every transport implements the same struct transport,
  * so every workload drives every transport the same way.
  *
  * Wire conventions, the same for all transports:
@@ -34,7 +35,7 @@
 #define BENCH_END	UINT64_MAX	/* sequence number of the end marker */
 #define BENCH_ONEWAY_SZ	128
 #define BENCH_BATCH	64
-#define BENCH_MAX_CLIENTS 2
+#define BENCH_MAX_CLIENTS 8	/* clients, or pairs of the scale workload */
 
 enum srv_mode {
 	MODE_ECHO,	/* reply = request */
@@ -51,6 +52,7 @@ struct srv_cfg {
 	int ready_fd;		/* the server writes one byte when it serves */
 	int done_fd;		/* ONEWAY/IDLE: the server writes a u64 count */
 	int go_fd;		/* IDLE: the server reads a byte first */
+	int pair;		/* scale: serve connection pair only (1 thread); else -1 */
 };
 
 struct transport {
@@ -83,6 +85,12 @@ extern const struct transport tr_fastbinder, tr_binder, tr_stream,
 
 /* ---- helpers (main.c) ---- */
 extern unsigned char *bench_pattern;	/* BENCH_PATTERN random bytes */
+/*
+ * While a scale measurement runs (prepare to unprepare, and in its
+ * processes): its number of disjoint pairs, server and client i making
+ * pair i; else 0.
+ */
+extern int bench_pairs;
 
 uint64_t now_ns(void);
 /* wl_region.c: the region workload; prints its table, returns its failures. */

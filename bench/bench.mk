@@ -23,6 +23,11 @@
 #                              deterministic mode; SECTIONS_ARGS: other fbbench
 #                              arguments), written to build/bench/sections.md
 #                              (bench/sections.sh, driver/sections.h)
+#   make bench-contention      lock_stat of the module's lock classes while 2
+#                              disjoint pairs run (the debug kernel's LOCK_STAT,
+#                              mk/debug.mk; CONTENTION_ARGS: other fbbench
+#                              arguments), written to build/bench/contention.md
+#                              (bench/contention.sh)
 #
 # build/bench/fbbench is static (the top Makefile's rule) and also runs on the host (without the
 # fastbinder and binder columns): build/bench/fbbench -t unix-stream,pipe
@@ -38,6 +43,7 @@ AB_ROUNDS	?= 3
 AB_WORKLOADS	?= rt,bw,oneway,mem
 PROFILE_ARGS	?=
 SECTIONS_ARGS	?=
+CONTENTION_ARGS	?=
 
 USERSPACE	+= $(BENCH_BIN)
 STATIC_PROGS	+= $(BENCH_BIN)
@@ -68,3 +74,9 @@ bench-profile: deps-profile module $(BENCH_BIN)
 bench-sections: module-selftest $(BENCH_BIN)
 	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) \
 		bench/sections.sh $(SELFTEST_MODULE) $(BENCH_BIN) $(SECTIONS_ARGS)
+
+.PHONY: bench-contention
+# The debug kernel and the module built for it (mk/debug.mk: module-debug).
+bench-contention: module-debug $(BENCH_BIN)
+	@KERNEL=$(KERNEL) BENCH_TIMEOUT=$(BENCH_TIMEOUT) \
+		bench/contention.sh $(DEBUG_IMAGE) $(DEBUG_MODULE) $(BENCH_BIN) $(CONTENTION_ARGS)

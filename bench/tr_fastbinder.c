@@ -10,6 +10,11 @@
  * sent n per call go as one FBINDER_CMD_SEND_BATCH, one slot and one read
  * for the lot.
  *
+ * The scale workload's pairs cannot all be handle 0: there a broker process
+ * is the context manager, each pair's server sends it its object, and each
+ * client asks it for its pair's server once (setup only; the broker sleeps
+ * while the pairs run).
+ *
  * Two copies on purpose: written in parallel with tr_binder.c (see there).
  * Its helpers are fb_*: fbinder_* names are the driver's.
  */
@@ -19,7 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +53,7 @@ static void backoff(void)
 
 struct fb_conn {
 	int fd;
+	uint32_t handle;		/* the server: 0, or a scale pair's */
 	const unsigned char *map;
 	int64_t pending_free;		/* reply buffer to free, or -1 */
 	unsigned char rbuf[512];
@@ -68,6 +76,190 @@ static int fb_open_map(size_t map_size, const unsigned char **map)
 		die_errno("mmap fastbinder");
 	*map = m;
 	return fd;
+}
+
+/* ---- the scale workload's broker ---- */
+
+#define BROKER_REGISTER	0x5201	/* a pair's server: u32 pair, its object */
+#define BROKER_LOOKUP	0x5202	/* a client: u32 pair; the reply: a handle */
+
+struct broker_msg {
+	uint32_t pair;
+	uint32_t pad;
+	struct fbinder_object obj;
+};
+
+static pid_t broker_pid;
+
+/* One WRITE_READ, retried on EINTR; what it read, in bytes. */
+static size_t fb_wr(int fd, const void *w, size_t wlen, void *r, size_t rcap)
+{
+	struct fbinder_write_read wr = {
+		.write_buffer = (uintptr_t)w, .write_size = wlen,
+		.read_buffer = (uintptr_t)r, .read_size = rcap,
+	};
+
+	while (ioctl(fd, FBINDER_IOC_WRITE_READ, &wr) < 0)
+		if (errno != EINTR && errno != EAGAIN)
+			die_errno("fastbinder WRITE_READ");
+	return wr.read_consumed;
+}
+
+/*
+ * A call to handle 0 carrying msg (and its object, if obj); returns the
+ * handle the reply carries, or 0; the reply's buffer is freed.
+ */
+static uint32_t broker_call(int fd, const unsigned char *map, uint32_t code,
+			    const struct broker_msg *msg, bool obj)
+{
+	uint64_t off = offsetof(struct broker_msg, obj);
+	struct fbinder_txn_data tr = { .handle = 0, .code = code };
+	unsigned char w[64], r[256];
+	uint32_t handle = 0;
+	size_t wlen, got, pos;
+
+	tr.data = (uintptr_t)msg;
+	tr.data_size = sizeof(*msg);
+	if (obj) {
+		tr.offsets = (uintptr_t)&off;
+		tr.offsets_count = 1;
+	}
+	wlen = fbt_put_cmd(w, 0, FBINDER_CMD_SEND, &tr, sizeof(tr));
+	for (;;) {
+		struct fbinder_txn_msg m;
+		uint32_t cmd;
+
+		got = fb_wr(fd, w, wlen, r, sizeof(r));
+		wlen = 0;
+		for (pos = 0; pos + 4 + sizeof(m) <= got; pos += 4 + sizeof(m)) {
+			memcpy(&cmd, r + pos, 4);
+			if (cmd == FBINDER_RET_FAILED)
+				die("fastbinder broker call 0x%x failed", code);
+			if (cmd != FBINDER_RET_REPLY)
+				die("fastbinder broker call: return 0x%x", cmd);
+			memcpy(&m, r + pos + 4, sizeof(m));
+			if (m.offsets_count == 1 && m.data_size >= sizeof(struct fbinder_object)) {
+				struct fbinder_object o;
+
+				memcpy(&o, map + m.data, sizeof(o));
+				if (o.type == FBINDER_OBJ_HANDLE)
+					handle = o.handle;
+			}
+			/* keep the handle past the reply's buffer */
+			if (handle)
+				wlen = fbt_put_cmd(w, 0, FBINDER_CMD_ACQUIRE, &handle,
+						   sizeof(handle));
+			wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
+					   sizeof(m.data));
+			fb_wr(fd, w, wlen, NULL, 0);
+			return handle;
+		}
+	}
+}
+
+/* The broker: handle 0; keeps each pair's server, hands it out. */
+static void __attribute__((noreturn)) broker(int ready_fd)
+{
+	struct fbinder_context_mgr mgr = { .cookie = 0xb0 };
+	uint32_t handles[BENCH_MAX_CLIENTS] = { 0 };
+	const unsigned char *map;
+	unsigned char w[128], r[512];
+	int fd = fb_open_map(1u << 20, &map);
+	size_t wlen;
+
+	if (ioctl(fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0)
+		die_errno("fastbinder broker: SET_CONTEXT_MGR");
+	signal_ready(ready_fd);
+	wlen = fbt_put_cmd(w, 0, FBINDER_CMD_ENTER_LOOPER, NULL, 0);
+	for (;;) {
+		size_t got = fb_wr(fd, w, wlen, r, sizeof(r)), pos = 0;
+
+		wlen = 0;
+		while (pos + 4 <= got) {
+			struct fbinder_txn_data tr = { .code = 0 };
+			struct broker_msg in, out = { 0 };
+			struct fbinder_txn_msg m;
+			uint64_t off = offsetof(struct broker_msg, obj);
+			uint32_t cmd;
+
+			memcpy(&cmd, r + pos, 4);
+			pos += 4;
+			if (cmd == FBINDER_RET_SPAWN_LOOPER)
+				continue;
+			if (cmd != FBINDER_RET_TRANSACTION)
+				die("fastbinder broker: return 0x%x", cmd);
+			memcpy(&m, r + pos, sizeof(m));
+			pos += sizeof(m);
+			memset(&in, 0, sizeof(in));
+			memcpy(&in, map + m.data,
+			       m.data_size < sizeof(in) ? m.data_size : sizeof(in));
+			if (in.pair >= BENCH_MAX_CLIENTS)
+				die("fastbinder broker: pair %u", in.pair);
+			wlen = 0;
+			if (m.code == BROKER_REGISTER && m.offsets_count == 1 &&
+			    in.obj.type == FBINDER_OBJ_HANDLE) {
+				handles[in.pair] = in.obj.handle;
+				wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_ACQUIRE,
+						   &in.obj.handle, sizeof(in.obj.handle));
+				tr.data = (uintptr_t)&out;
+				tr.data_size = sizeof(out);
+			} else if (m.code == BROKER_LOOKUP && handles[in.pair]) {
+				out.obj.type = FBINDER_OBJ_HANDLE;
+				out.obj.handle = handles[in.pair];
+				tr.data = (uintptr_t)&out.obj;
+				tr.data_size = sizeof(out.obj);
+				off = 0;
+				tr.offsets = (uintptr_t)&off;
+				tr.offsets_count = 1;
+			} else {
+				die("fastbinder broker: message 0x%x for pair %u",
+				    m.code, in.pair);
+			}
+			wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_REPLY, &tr, sizeof(tr));
+			wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
+					   sizeof(m.data));
+			fb_wr(fd, w, wlen, NULL, 0);
+			wlen = 0;
+		}
+	}
+}
+
+/* A scale measurement: start the broker. */
+static int fb_prepare(int nclients, size_t max_msg)
+{
+	int p[2];
+	char b;
+
+	(void)nclients;
+	(void)max_msg;
+	if (!bench_pairs)
+		return 0;
+	if (pipe(p))
+		return -errno;
+	broker_pid = fork();
+	if (broker_pid < 0)
+		return -errno;
+	if (broker_pid == 0) {
+		close(p[0]);
+		alarm(300);
+		broker(p[1]);
+	}
+	close(p[1]);
+	if (read(p[0], &b, 1) != 1) {
+		close(p[0]);
+		return -EIO;
+	}
+	close(p[0]);
+	return 0;
+}
+
+static void fb_unprepare(void)
+{
+	if (broker_pid > 0) {
+		kill(broker_pid, SIGKILL);
+		waitpid(broker_pid, NULL, 0);
+	}
+	broker_pid = 0;
 }
 
 /* ---- server ---- */
@@ -181,8 +373,15 @@ static void fb_server(const struct srv_cfg *cfg)
 	char go;
 
 	s.fd = fb_open_map(cfg->map_size ? cfg->map_size : FB_MAP, &s.map);
-	if (ioctl(s.fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0)
+	if (cfg->pair >= 0) {
+		struct broker_msg reg = { .pair = (uint32_t)cfg->pair };
+
+		reg.obj.type = FBINDER_OBJ_LOCAL;
+		reg.obj.cookie = 0x1234 + (uint64_t)cfg->pair;
+		broker_call(s.fd, s.map, BROKER_REGISTER, &reg, true);
+	} else if (ioctl(s.fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0) {
 		die_errno("FBINDER_IOC_SET_CONTEXT_MGR");
+	}
 	s.rx.done_fd = cfg->done_fd;
 	signal_ready(cfg->ready_fd);
 	if (cfg->mode == MODE_IDLE && read(cfg->go_fd, &go, 1) != 1)
@@ -197,11 +396,17 @@ static void *fb_client_open(int idx, size_t map_size)
 {
 	struct fb_conn *c = calloc(1, sizeof(*c));
 
-	(void)idx;
 	if (!c)
 		die("malloc");
 	c->fd = fb_open_map(map_size ? map_size : FB_MAP, &c->map);
 	c->pending_free = -1;
+	if (bench_pairs) {
+		struct broker_msg q = { .pair = (uint32_t)idx };
+
+		c->handle = broker_call(c->fd, c->map, BROKER_LOOKUP, &q, false);
+		if (!c->handle)
+			die("fastbinder: no server for pair %d", idx);
+	}
 	return c;
 }
 
@@ -210,7 +415,7 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 {
 	struct fb_conn *c = cp;
 	unsigned char w[64];
-	struct fbinder_txn_data tr = { .handle = 0, .code = 1 };
+	struct fbinder_txn_data tr = { .handle = c->handle, .code = 1 };
 	struct fbinder_write_read wr = { 0 };
 	size_t wlen = 0;
 
@@ -280,7 +485,7 @@ static int fb_oneway(void *cp, const void *const *msgs, size_t len, int n,
 
 		if (k > 1) {
 			struct fbinder_batch_send bs = {
-				.handle = 0, .count = (uint32_t)k,
+				.handle = c->handle, .count = (uint32_t)k,
 				.msgs = (uintptr_t)c->batch,
 			};
 
@@ -292,7 +497,7 @@ static int fb_oneway(void *cp, const void *const *msgs, size_t len, int n,
 			wlen = fbt_put_cmd(w, 0, FBINDER_CMD_SEND_BATCH, &bs,
 					   sizeof(bs));
 		} else {
-			struct fbinder_txn_data tr = { .handle = 0, .code = 2,
+			struct fbinder_txn_data tr = { .handle = c->handle, .code = 2,
 					     .flags = FBINDER_TXN_ONEWAY };
 
 			tr.data = (uintptr_t)msgs[i];
@@ -318,6 +523,7 @@ static int fb_oneway(void *cp, const void *const *msgs, size_t len, int n,
 
 const struct transport tr_fastbinder = {
 	.name = "fastbinder", .label = "fastbinder",
+	.prepare = fb_prepare, .unprepare = fb_unprepare,
 	.server = fb_server, .open = fb_client_open,
 	.call = fb_call, .oneway = fb_oneway,
 };

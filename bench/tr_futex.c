@@ -214,6 +214,8 @@ static void fx_serve(void *arg, int idx)
 static void fx_server(const struct srv_cfg *cfg)
 {
 	signal_ready(cfg->ready_fd);
+	if (cfg->pair >= 0)
+		fx_serve((void *)cfg, cfg->pair);	/* never returns */
 	run_threads(cfg->nthreads, fx_serve, (void *)cfg);
 	_exit(0);
 }

@@ -4,7 +4,7 @@
  * pair, the peers a user would pick instead of binder.
  *
  * One connection per client, made before the fork; server thread i serves
- * connection i.  Calls are a blocking write of the request and a blocking
+ * connection i (a scale pair's server: connection pair only).  Calls are a blocking write of the request and a blocking
  * read of the whole reply (MSG_WAITALL on a stream).  Batched oneway
  * messages use writev() (stream, pipe) or sendmmsg() (seqpacket); the
  * receiver reads as much as is there in one call (recvmmsg() for
@@ -245,6 +245,8 @@ static void sk_server(const struct srv_cfg *cfg)
 	struct sk_srv s = { .cfg = cfg };
 
 	signal_ready(cfg->ready_fd);
+	if (cfg->pair >= 0)
+		sk_serve(&s, cfg->pair);	/* never returns */
 	run_threads(cfg->nthreads, sk_serve, &s);
 	_exit(0);
 }

@@ -12,6 +12,7 @@
 #include "sections.h"
 
 DEFINE_PER_CPU(struct fbinder_section_sums, fbinder_section_sums);
+DEFINE_PER_CPU(struct fbinder_section_held, fbinder_section_held);
 
 static const char *const fbinder_section_names[FBINDER_SEC_NR] = {
 	[FBINDER_SEC_WRITE_READ] = "write_read",
@@ -28,6 +29,12 @@ static const char *const fbinder_section_names[FBINDER_SEC_NR] = {
 	[FBINDER_SEC_TAKE] = "take",
 	[FBINDER_SEC_DELIVER] = "deliver",
 	[FBINDER_SEC_FINISH] = "finish",
+	[FBINDER_SEC_HELD_DEVICE] = "held_device",
+	[FBINDER_SEC_HELD_MODULE] = "held_module",
+	[FBINDER_SEC_HELD_SHARED] = "held_shared",
+	[FBINDER_SEC_ATOMIC_STATS] = "atomic_stats",
+	[FBINDER_SEC_ATOMIC_MODULE] = "atomic_module",
+	[FBINDER_SEC_ATOMIC_USER] = "atomic_user",
 };
 
 static int fbinder_sections_show(struct seq_file *m, void *unused)

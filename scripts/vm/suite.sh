@@ -58,7 +58,10 @@ echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
 # make bench-sections) over runs of the sync_call test: a reset after one
 # zeroes them, and over the next every step ran and took time, and each
 # step's sum holds the steps inside it (a section ended in the wrong place,
-# or a sum that loses counts, breaks one of these).
+# or a sum that loses counts, breaks one of these); the device's lock was
+# held and statistics were counted, and the union of the shared locks' holds
+# lies between the device's and the sum of both kinds (a lock or unlock
+# not seen, or a depth gone wrong, breaks it).
 sections_run() {
 	# as in the loop below: root to claim handle 0, its calls from uid 65534
 	d=$(mktemp -d /tmp/sections.XXXXXX)
@@ -79,8 +82,15 @@ sections_check() {
 	function no(why) { print why; bad = 1 }
 	function within(inner, outer) { if (inner > c[outer]) no("the steps inside " outer " sum to more than it") }
 	END {
-		if (k != 14) no(k " steps, not 14")
-		for (x in n) if (n[x] == 0 || c[x] < n[x]) no(x ": ran " n[x] " times in " c[x] " cycles")
+		if (k != 20) no(k " lines, not 20")
+		for (x in n) if (x !~ /^(held|atomic)_/ && (n[x] == 0 || c[x] < n[x])) no(x ": ran " n[x] " times in " c[x] " cycles")
+		if (!n["held_device"] || c["held_device"] < n["held_device"] || !n["atomic_stats"])
+			no("the device lock held " n["held_device"] " times in " c["held_device"] " cycles, " n["atomic_stats"] " statistics")
+		if (c["held_shared"] < c["held_device"] || c["held_shared"] > c["held_device"] + c["held_module"] ||
+		    !n["held_shared"] || n["held_shared"] > n["held_device"] + n["held_module"])
+			no("shared holds " n["held_shared"] "/" c["held_shared"] " against the device lock " n["held_device"] "/" c["held_device"] " and the module-wide " n["held_module"] "/" c["held_module"])
+		if (c["atomic_stats"] || c["atomic_module"] || c["atomic_user"])
+			no("an atomic count with cycles")
 		if (n["send_prepare"] != n["send"] || n["send_copy"] > n["send"] ||
 		    n["send_slot"] != n["send_copy"] || n["send_commit"] > n["send_copy"])
 			no("the steps of a send ran " n["send_prepare"] "/" n["send_copy"] "/" n["send_commit"] " times in " n["send"] " sends")
