@@ -115,10 +115,11 @@
  * handler and close (which get the vma from the mm); it is compared, never
  * dereferenced.  munmap() takes the vma out of the tree, then frees its
  * page tables and the vma itself with the mmap lock only held for reading,
- * so the shrinker, holding it for reading too, could meet a vma that is
- * being torn down: it looks the vma up in the mm instead (vma_lookup()),
- * which finds only vmas still in the tree, as binder does since
- * 1da52815d5f1.
+ * so the shrinker and the unmap at a context's end (a CLONE_VM sibling
+ * may be unmapping), holding it for reading too, could meet a vma that is
+ * being torn down: they look the vma up in the mm instead
+ * (fbinder_vma_lookup()), which finds only vmas still in the tree, as
+ * binder does since 1da52815d5f1.
  *
  * A context's fbinder_alloc lives inside memory that is freed soon after
  * fbinder_alloc_release().  The shrinker only reaches an fbinder_alloc through one
@@ -603,6 +604,28 @@ int fbinder_alloc_setup_unmapped(struct fbinder_alloc *alloc, size_t size)
 }
 #endif
 
+static const struct vm_operations_struct fbinder_vm_ops;
+
+/*
+ * Our vma at addr of mm, if it is still in mm's tree: munmap() takes a
+ * vma out of the tree, then frees its page tables and calls ->close with
+ * the mmap lock only held for reading, so alloc->vma may name a vma that
+ * is being torn down (binder's 1da52815d5f1).  mmap lock held (read).
+ */
+static struct vm_area_struct *fbinder_vma_lookup(struct fbinder_alloc *alloc,
+						 struct mm_struct *mm,
+						 unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	mmap_assert_locked(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && (vma->vm_ops != &fbinder_vm_ops ||
+		    vma->vm_private_data != alloc))
+		return NULL;
+	return vma;
+}
+
 /*
  * Normally the mapping is gone before the buffer: it holds the file, and an
  * exiting owner unmaps before it closes its descriptors.  But a context ends
@@ -616,6 +639,7 @@ int fbinder_alloc_setup_unmapped(struct fbinder_alloc *alloc, size_t size)
  */
 static void fbinder_alloc_unmap(struct fbinder_alloc *alloc)
 {
+	struct vm_area_struct *vma = NULL;
 	struct mm_struct *mm = NULL;
 	bool locked;
 
@@ -629,8 +653,15 @@ static void fbinder_alloc_unmap(struct fbinder_alloc *alloc)
 		return;
 	locked = mmap_read_trylock(mm);
 	mutex_lock(&alloc->lock);
+	/*
+	 * Not alloc->vma itself: a CLONE_VM sibling's munmap() may have
+	 * taken it out of the tree and be freeing its page tables, with only
+	 * the read lock held, before its close clears alloc->vma.
+	 */
 	if (locked && alloc->vma)
-		fbinder_zap_range(alloc->vma, alloc->user_base, alloc->size);
+		vma = fbinder_vma_lookup(alloc, mm, alloc->user_base);
+	if (vma)
+		fbinder_zap_range(vma, alloc->user_base, alloc->size);
 	/* later faults find the vma is not ours any more: SIGBUS */
 	alloc->vma = NULL;
 	mutex_unlock(&alloc->lock);
@@ -1272,8 +1303,7 @@ static bool fbinder_reclaim_page(struct fbinder_alloc *alloc, struct fbinder_pag
 		 * if it were, the page would stay.
 		 */
 		vma = vma_lookup(mm, addr);
-		if (vma && (vma->vm_ops != &fbinder_vm_ops ||
-			    vma->vm_private_data != alloc)) {
+		if (vma && !fbinder_vma_lookup(alloc, mm, addr)) {
 			mmap_read_unlock(mm);
 			mmput_async(mm);
 			return false;

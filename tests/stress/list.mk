@@ -23,6 +23,7 @@ stress_VM_TESTS := \
 	attack_region_revoke.c \
 	attack_stalled_sender.c \
 	attack_thread_records.c \
+	attack_unmap_race.c \
 	fuzz_ioctl.c \
 	killstorm.c \
 	soak.c \
