@@ -14,6 +14,7 @@ stress_VM_TESTS := \
 	attack_fd_flood.c \
 	attack_fork_map.c \
 	attack_handle_ids.c \
+	attack_info_cookies.c \
 	attack_long_stream.c \
 	attack_nested_unwind.c \
 	attack_oneway_flood.c \
