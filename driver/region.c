@@ -488,7 +488,8 @@ static bool fbinder_region_window_locked(struct fbinder_node *node, int delta)
  * Pins up to nr pages of the owner's at addr (page aligned) through its
  * page tables as they are now.  The number pinned, or -errno: EOWNERDEAD
  * when the address space is gone, EFAULT when the first page is not
- * there with the access asked for.
+ * there with the access asked for, EINTR when a signal (any: an owner
+ * that never resolves its fault must not wedge the copier) ended a wait.
  */
 static long fbinder_region_pin(struct fbinder_region_op *op, unsigned long addr,
 			       unsigned long nr, struct page **pages)
@@ -503,8 +504,8 @@ static long fbinder_region_pin(struct fbinder_region_op *op, unsigned long addr,
 		mmput(op->mm);
 		return -EINTR;
 	}
-	got = fbinder_pin_user_pages_remote(op->mm, addr, nr, flags, pages,
-					    &locked);
+	got = fbinder_pin_remote_interruptible(op->mm, addr, nr, flags, pages,
+					       &locked);
 	if (locked)
 		mmap_read_unlock(op->mm);
 	mmput(op->mm);
@@ -512,7 +513,7 @@ static long fbinder_region_pin(struct fbinder_region_op *op, unsigned long addr,
 		return got;
 	if (got == -ENOMEM)
 		return got;
-	return fatal_signal_pending(current) ? -EINTR : -EFAULT;
+	return got == -EINTR || signal_pending(current) ? -EINTR : -EFAULT;
 }
 
 /*

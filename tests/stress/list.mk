@@ -22,6 +22,7 @@ stress_VM_TESTS := \
 	attack_peek_objects.c \
 	attack_prio.c \
 	attack_region_revoke.c \
+	attack_region_stall.c \
 	attack_stalled_sender.c \
 	attack_thread_records.c \
 	attack_unmap_race.c \
