@@ -21,6 +21,7 @@ stress_VM_TESTS := \
 	attack_orphan_ctx.c \
 	attack_peek_objects.c \
 	attack_prio.c \
+	attack_region_mm.c \
 	attack_region_revoke.c \
 	attack_region_stall.c \
 	attack_stalled_sender.c \
