@@ -21,8 +21,10 @@
  * users that send to it (struct fbinder_sender, by euid: an unprivileged user
  * can open any number of contexts and processes, but not get more uids).
  * A message is accepted only if what its user holds there afterwards is no
- * more than was free for everyone before it: alone, a user gets half of
- * each (binder flags a oneway "spammer" at about the same point, half the
+ * more than was free for everyone before it, and, in the oneway half, no
+ * more than half of what the other users leave of it: alone, a user gets
+ * half of the queue, about half of the buffer and a quarter of it in
+ * oneway messages (binder flags a oneway "spammer" at about half the
  * oneway space, but lets it go on), and however many users flood, a
  * newcomer still finds room.  The count is taken before the slot is (so a
  * refused sender costs nothing), released as the message is read and as
@@ -141,22 +143,30 @@ static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinde
 /*
  * The fair-share rule (top of file) for a message of size bytes from the
  * sending user s: -EDQUOT over its share of the queue, -ENOSPC of the
- * buffer or of the oneway half.  A message too big for the buffer at all
- * passes, for fbinder_alloc_new() to say -EMSGSIZE (or -ESRCH, unmapped).
+ * buffer or of the oneway half.  In the oneway half a user may hold no
+ * more than half of what the other users leave of it, whatever the size
+ * of its messages: alone a quarter of the buffer, so one big message
+ * cannot take the whole half from the others; a oneway message bigger
+ * than that quarter never fits (-EMSGSIZE).  A message too big for the
+ * buffer at all passes, for fbinder_alloc_new() to say -EMSGSIZE (or
+ * -ESRCH, unmapped).
  */
 static int fbinder_share_check_locked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
 				      size_t size, bool oneway)
 {
-	size_t map = fbinder_alloc_size(&ctx->alloc), half = map / 2;
+	size_t map = fbinder_alloc_size(&ctx->alloc), half = map / 2, others;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	if (s->queued >= FBINDER_MAX_QUEUED - ctx->senders_queued)
 		return -EDQUOT;
 	if (size > map || (oneway && size > half))
 		return 0;
+	if (oneway && size > half / 2)
+		return -EMSGSIZE;
 	if (s->bytes + size > map - min(map, ctx->senders_bytes))
 		return -ENOSPC;
-	if (oneway && s->oneway + size > half - min(half, ctx->senders_oneway))
+	others = ctx->senders_oneway - s->oneway;
+	if (oneway && s->oneway + size > (half - min(half, others)) / 2)
 		return -ENOSPC;
 	return 0;
 }

@@ -79,7 +79,8 @@ VM_ROOT_TESTS	+= attack_orphan_ctx attack_stalled_sender
 # reaps the CLONE_VM siblings (attack_unmap_race) or sends from a second
 # user, 65533 (attack_oneway_hog); every owner, holder, victim and
 # attacker drops to 65534.
-VM_ROOT_TESTS	+= attack_info_cookies attack_region_mm attack_region_stall attack_unmap_race
+VM_ROOT_TESTS	+= attack_info_cookies attack_oneway_hog attack_region_mm \
+		   attack_region_stall attack_unmap_race
 # Attacks whose attacker drops to 65534 in a child while the root parent
 # serves handle 0, calls at SCHED_FIFO (attack_prio) or runs drop_caches
 # (buffer_mapping's shrinker race), then checks the live counts.

@@ -18,6 +18,7 @@ stress_VM_TESTS := \
 	attack_long_stream.c \
 	attack_nested_unwind.c \
 	attack_oneway_flood.c \
+	attack_oneway_hog.c \
 	attack_orphan_ctx.c \
 	attack_peek_objects.c \
 	attack_prio.c \
