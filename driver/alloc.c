@@ -101,6 +101,10 @@
  * structs count as a page per FBINDER_SLOTS_PER_PAGE allocated slots; the
  * first of those pages from the context's first message to its end, so a
  * flow of single messages does not charge and uncharge it every time.
+ * The same record counts, in sent, the bytes of slots the user's messages
+ * hold in other users' buffers (txn.c charges them with the fair share),
+ * against half of max_user_pages: one sender cannot take a receiving user
+ * to its cap.
  *
  * The fault handler and vma close run with the mmap lock held and take
  * alloc->lock; fbinder_alloc_mmap() likewise.  The shrinker goes the other way
@@ -156,7 +160,7 @@ MODULE_PARM_DESC(max_map_size,
 unsigned long fbinder_max_user_pages = 16384;
 module_param_named(max_user_pages, fbinder_max_user_pages, ulong, 0644);
 MODULE_PARM_DESC(max_user_pages,
-		 "Buffer pages, in use or cached, the contexts of one user may hold; replies may use a quarter more (default 16384, 64 MiB of 4 KiB pages; 0: no limit)");
+		 "Buffer pages, in use or cached, the contexts of one user may hold; replies may use a quarter more; one user's messages in other users' buffers may hold half (default 16384, 64 MiB of 4 KiB pages; 0: no limit)");
 
 /* Larger requests are refused before any arithmetic could overflow. */
 #define FBINDER_ALLOC_MAX_REQUEST	(SIZE_MAX / 4)
@@ -193,7 +197,8 @@ static struct fbinder_user *fbinder_user_find(kuid_t uid)
 	return NULL;
 }
 
-static struct fbinder_user *fbinder_user_get(kuid_t uid)
+/* The record of uid, counted (fbinder_user_put()); NULL without memory. */
+struct fbinder_user *fbinder_user_get(kuid_t uid)
 {
 	struct fbinder_user *u, *new = NULL;
 
@@ -217,10 +222,12 @@ static struct fbinder_user *fbinder_user_get(kuid_t uid)
 		new->uid = uid;
 		refcount_set(&new->refs, 1);
 		atomic_long_set(&new->pages, 0);
+		atomic_long_set(&new->sent, 0);
 	}
 }
 
-static void fbinder_user_put(struct fbinder_user *u)
+/* Takes fbinder_users_lock: may be called under the device lock. */
+void fbinder_user_put(struct fbinder_user *u)
 {
 	bool last;
 
@@ -233,8 +240,36 @@ static void fbinder_user_put(struct fbinder_user *u)
 	spin_unlock(&fbinder_users_lock);
 	if (!last)
 		return;
-	WARN_ON(atomic_long_read(&u->pages));
+	WARN_ON(atomic_long_read(&u->pages) || atomic_long_read(&u->sent));
 	kfree(u);
+}
+
+/*
+ * Charges bytes of a message's slot to its sending user; false, charging
+ * nothing, when its messages would then hold more than half of
+ * max_user_pages in all buffers together: one sender cannot take a
+ * receiving user to its cap, whatever it sends to how many contexts.
+ */
+bool fbinder_user_charge_sent(struct fbinder_user *u, size_t bytes)
+{
+	unsigned long max = READ_ONCE(fbinder_max_user_pages);
+	unsigned long limit = max / 2 * PAGE_SIZE;
+
+	if (max / 2 > ULONG_MAX / PAGE_SIZE)
+		limit = ULONG_MAX;
+	if (!max) {
+		atomic_long_add(bytes, &u->sent);
+		return true;
+	}
+	if (atomic_long_add_return(bytes, &u->sent) <= limit)
+		return true;
+	atomic_long_sub(bytes, &u->sent);
+	return false;
+}
+
+void fbinder_user_uncharge_sent(struct fbinder_user *u, size_t bytes)
+{
+	atomic_long_sub(bytes, &u->sent);
 }
 
 /*

@@ -27,7 +27,8 @@
  * fbinder_lru_lock inside fbinder_alloc.lock (the shrinker holds it
  * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_slot_pool_lock
  * inside fbinder_alloc.lock (slot_pool.c, whose shrinker takes it alone);
- * fbinder_users_lock (alloc.c), taken with neither held.  The hot paths
+ * fbinder_users_lock (alloc.c), taken with neither held, or inside
+ * fbinder_device.lock by fbinder_user_put() (a sender record's user).  The hot paths
  * wake the one thread they chose just after dropping fbinder_device.lock
  * instead (fbinder_unlock_wake), so the woken thread does not find it held.
  *
@@ -310,6 +311,9 @@ struct fbinder_death_link {
 struct fbinder_sender {
 	struct rb_node rb_node;		/* receiver->senders */
 	kuid_t uid;			/* the sender's euid */
+	struct fbinder_user *user;	/* uid's, counted, when the receiver is
+					 * another user's (its euid at open): its
+					 * bytes there count in user->sent */
 	u32 queued;			/* messages not read yet */
 	size_t bytes;			/* slots not freed yet */
 	size_t oneway;			/* of which oneway */

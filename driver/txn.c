@@ -26,9 +26,13 @@
  * half of the queue, about half of the buffer and a quarter of it in
  * oneway messages (binder flags a oneway "spammer" at about half the
  * oneway space, but lets it go on), and however many users flood, a
- * newcomer still finds room.  The count is taken before the slot is (so a
- * refused sender costs nothing), released as the message is read and as
- * its slot is freed.  Replies are never counted nor refused for it: each
+ * newcomer still finds room.  And across receivers: the slots a sending
+ * user's messages hold in contexts of other users (opened with another
+ * euid) count in its fbinder_user.sent, which may not pass half of
+ * max_user_pages (-EDQUOT), so one sender cannot take a receiving user to
+ * its page cap and keep that user's other contexts from everyone.  The
+ * count is taken before the slot is (so a refused sender costs nothing),
+ * released as the message is read and as its slot is freed.  Replies are never counted nor refused for it: each
  * answers a call the receiver made itself, so it bounds them.
  */
 #include <linux/cred.h>
@@ -79,10 +83,20 @@ static int fbinder_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
 		      __kuid_val(fbinder_sender_of(b)->uid));
 }
 
+/* A sender record goes, with its count on its user. */
+static void fbinder_sender_free(struct fbinder_sender *s)
+{
+	if (!s)
+		return;
+	fbinder_user_put(s->user);
+	kfree(s);
+}
+
 /*
  * The record of the sending user uid in ctx: the one in the tree, else
- * *spare, or else the idle record of another user, which leaves the tree,
- * put in as uid's.  NULL when there is none of the three.
+ * *spare (which holds uid's fbinder_user when ctx is another user's) put
+ * in.  NULL when there is neither: the idle record of another user is not
+ * taken over, as its fbinder_user is not uid's.
  */
 static struct fbinder_sender *fbinder_sender_get_locked(struct fbinder_ctx *ctx, kuid_t uid,
 							struct fbinder_sender **spare)
@@ -99,15 +113,9 @@ static struct fbinder_sender *fbinder_sender_get_locked(struct fbinder_ctx *ctx,
 		return s;
 	}
 	s = *spare;
-	if (s) {
-		*spare = NULL;
-	} else {
-		s = ctx->idle_sender;
-		if (!s)
-			return NULL;
-		ctx->idle_sender = NULL;
-		rb_erase(&s->rb_node, &ctx->senders);
-	}
+	if (!s)
+		return NULL;
+	*spare = NULL;
 	s->uid = uid;
 	rb_find_add(&s->rb_node, &ctx->senders, fbinder_sender_add_cmp);
 	return s;
@@ -127,6 +135,8 @@ static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinde
 	ctx->senders_queued -= queued;
 	s->bytes -= bytes;
 	ctx->senders_bytes -= bytes;
+	if (bytes && s->user)
+		fbinder_user_uncharge_sent(s->user, bytes);
 	if (oneway) {
 		s->oneway -= bytes;
 		ctx->senders_oneway -= bytes;
@@ -135,7 +145,7 @@ static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinde
 		return;
 	if (ctx->idle_sender) {
 		rb_erase(&ctx->idle_sender->rb_node, &ctx->senders);
-		kfree(ctx->idle_sender);
+		fbinder_sender_free(ctx->idle_sender);
 	}
 	ctx->idle_sender = s;
 }
@@ -187,7 +197,7 @@ static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_
 	lockdep_assert_held(&to->dev->lock);
 	for (;;) {
 		if (to->dead) {
-			kfree(spare);
+			fbinder_sender_free(spare);
 			return -EOWNERDEAD;
 		}
 		s = fbinder_sender_get_locked(to, uid, &spare);
@@ -195,12 +205,23 @@ static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_
 			break;
 		spin_unlock(&to->dev->lock);
 		spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
+		/* to->euid is fixed from the open on */
+		if (spare && !uid_eq(uid, to->euid)) {
+			spare->user = fbinder_user_get(uid);
+			if (!spare->user) {
+				kfree(spare);
+				spare = NULL;
+			}
+		}
 		spin_lock(&to->dev->lock);
 		if (!spare)
 			return -ENOMEM;
 	}
-	kfree(spare);
+	fbinder_sender_free(spare);
 	ret = fbinder_share_check_locked(to, s, size, oneway);
+	/* and the sending user's bytes in other users' receivers together */
+	if (!ret && s->user && !fbinder_user_charge_sent(s->user, size))
+		ret = -EDQUOT;
 	if (ret) {
 		fbinder_share_uncharge_locked(to, s, 0, 0, false);
 		return ret;
@@ -233,12 +254,16 @@ void fbinder_txn_count_locked(struct fbinder_txn *t, int delta)
 /* The context is gone and so are its buffers: forget who held them. */
 void fbinder_ctx_drop_senders_locked(struct fbinder_ctx *ctx)
 {
+	struct fbinder_sender *s;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	while ((rb = rb_first(&ctx->senders))) {
 		rb_erase(rb, &ctx->senders);
-		kfree(rb_entry(rb, struct fbinder_sender, rb_node));
+		s = rb_entry(rb, struct fbinder_sender, rb_node);
+		if (s->user)
+			fbinder_user_uncharge_sent(s->user, s->bytes);
+		fbinder_sender_free(s);
 	}
 	ctx->idle_sender = NULL;
 }
