@@ -311,9 +311,8 @@ struct fbinder_death_link {
 struct fbinder_sender {
 	struct rb_node rb_node;		/* receiver->senders */
 	kuid_t uid;			/* the sender's euid */
-	struct fbinder_user *user;	/* uid's, counted, when the receiver is
-					 * another user's (its euid at open): its
-					 * bytes there count in user->sent */
+	/* uid's, counted, when the receiver is another user's: bytes count in sent */
+	struct fbinder_user *user;
 	u32 queued;			/* messages not read yet */
 	size_t bytes;			/* slots not freed yet */
 	size_t oneway;			/* of which oneway */

@@ -32,8 +32,9 @@
  * max_user_pages (-EDQUOT), so one sender cannot take a receiving user to
  * its page cap and keep that user's other contexts from everyone.  The
  * count is taken before the slot is (so a refused sender costs nothing),
- * released as the message is read and as its slot is freed.  Replies are never counted nor refused for it: each
- * answers a call the receiver made itself, so it bounds them.
+ * released as the message is read and as its slot is freed.  Replies
+ * are never counted nor refused for it: each answers a call the receiver
+ * made itself, so it bounds them.
  */
 #include <linux/cred.h>
 #include <linux/file.h>
