@@ -43,13 +43,14 @@ KBUILD_ARGS	?= W=1 KCFLAGS=-Werror
 CC		?= cc
 # One set of flags for all user-space C (library, service manager, tools,
 # examples, bench, tests); a part adds only what is its own (-fPIC, -static,
-# sanitizers, an include directory).  The brief asks for C11: -std=c11, no
-# GNU dialect (no file uses a GNU language extension).  -D_DEFAULT_SOURCE
-# declares glibc's POSIX and BSD functions (usleep, MAP_ANONYMOUS, ...)
-# that gnu11 declared implicitly; a file that needs more defines
-# _GNU_SOURCE itself.
-USER_CFLAGS	:= -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -O2 -g -pthread \
-		   -I uapi -I libbinderlite/include
+# sanitizers, an include directory).  The brief asks for C11: -std=c11
+# -pedantic-errors, so a GNU language extension (a?:b, statement
+# expressions, %m) fails the build; make lint checks that every user-space
+# compile line has both (scripts/doc-check.py).  -D_DEFAULT_SOURCE declares
+# glibc's POSIX and BSD functions (usleep, MAP_ANONYMOUS, ...) that gnu11
+# declared implicitly; a file that needs more defines _GNU_SOURCE itself.
+USER_CFLAGS	:= -std=c11 -pedantic-errors -D_DEFAULT_SOURCE -Wall -Wextra -Werror \
+		   -O2 -g -pthread -I uapi -I libbinderlite/include
 # The VM tests: static, with the helper library's headers; the driver
 # layer's tests do not see libbinderlite's header (VM_BL_CFLAGS adds it
 # for the others: tests/tests.mk).
@@ -242,15 +243,35 @@ build-unmounted:
 		echo "make: a make check-fresh run is using $(FRESH_DIR); not deleting" >&2; exit 1; fi
 	@scripts/check-fresh.sh --umount $(BUILD)
 
+# Every target and every variable a user may set is here: make lint fails
+# otherwise (scripts/doc-check.py).
 help:
 	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
-	@echo; echo "targets: all module userspace check check-host check-vm check-matrix"
-	@echo "         check-fresh check-debug lint fuzz (FUZZ_TIME=60) bench"
-	@echo "         bench-ab (REV=) bench-profile (PROFILE_ARGS= PROFILE_CALLERS=)"
-	@echo "         bench-sections (SECTIONS_ARGS=) module-selftest"
-	@echo "         demo vm-shell vm-run clean distclean"
-	@echo "         deps deps-all deps-GROUP ($(DEPS_GROUPS))"
-	@echo "         install uninstall dkms-source (DESTDIR= PREFIX=/usr/local KVER=)"
-	@echo "variables: KERNEL=6.1|6.12|6.1-rt TESTS='name...' CMD='...' FILES='...'"
-	@echo "           KBUILD_ARGS='W=1' DRIVER_DIR=dir NO_SELFTEST=1 VM_TEST_TIMEOUT=60"
+	@echo; echo "targets:"
+	@echo "  build    all module module-selftest module-host userspace bl-all"
+	@echo "  check    check check-host check-vm check-matrix check-debug check-fresh"
+	@echo "           abi-m32 (the ABI layout at -m32) lint vg-progs (valgrind_user's programs)"
+	@echo "  VM       demo vm-shell vm-run (CMD= FILES=)"
+	@echo "  fuzz     fuzz fuzz-parcel (FUZZ_TIME=60) fuzz-build fuzz-deps fuzz-regress"
+	@echo "           fuzz-corpus fuzz-replay (FUZZ_CC=clang)"
+	@echo "  bench    bench (BENCH_ARGS= MODE=wallclock|icount BENCH_TIMEOUT=540)"
+	@echo "           bench-ab (REV=main AB_ROUNDS=3 AB_WORKLOADS=rt,bw,oneway,mem)"
+	@echo "           bench-profile (PROFILE_ARGS= PROFILE_CALLERS=) bench-sections (SECTIONS_ARGS=)"
+	@echo "  debug    debug-kernel module-debug (DEBUG_KERNEL_DIR= DEBUG_SCALE=0.5 DEBUG_SLOW=5"
+	@echo "           DEBUG_FUZZ_SECONDS=120 DEBUG_TEST_TIMEOUT=400 DEBUG_VM_TIMEOUT=1750"
+	@echo "           DEBUG_SOAK_SLAB_KB=65536)"
+	@echo "  fresh    check-fresh (FRESH_DIR= FRESH_TIMEOUT=2400 FRESH_MAX_AGE=14"
+	@echo "           FRESH_MIRROR= FRESH_KEEP=1)"
+	@echo "  install  install uninstall dkms-source install-kver (prints what install"
+	@echo "           would build) module-kver (DESTDIR= PREFIX=/usr/local KVER="
+	@echo "           DEPMOD=/sbin/depmod INSTALL=install)"
+	@echo "  deps     deps deps-all deps-host deps-matrix"
+	@echo "           $(addprefix deps-,$(DEPS_GROUPS))"
+	@echo "  other    clean distclean build-unmounted help"
+	@echo "variables: KERNEL=6.1|6.12|6.1-rt TESTS='name...' CC=cc"
+	@echo "           KBUILD_ARGS='W=1 KCFLAGS=-Werror' DRIVER_DIR=driver UAPI_DIR=uapi"
+	@echo "           NO_SELFTEST=1 VM_TEST_TIMEOUT=60 VM_TIMEOUT=480"
 	@echo "           SKIP_DEPS=1 FBINDER_CACHE_DIR=$(FBINDER_CACHE_DIR)"
+	@echo "the tests' knobs, passed into the VM (docs/testing.md): FBINDER_SCALE=1"
+	@echo "           FBINDER_SLOW=1 FBINDER_FUZZ_SEED=N FBINDER_FUZZ_* FBINDER_KILLSTORM_*"
+	@echo "           FBINDER_SOAK_*"

@@ -88,6 +88,8 @@ uint64_t now_ns(void);
 /* wl_region.c: the region workload; prints its table, returns its failures. */
 int bench_region(bool icount, bool quick, const char *mode);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* die() with ": " and strerror(errno) appended (ISO C has no %m). */
+void die_errno(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void bench_stamp(void *msg, size_t len, uint64_t seq);
 /* Head stamp of a message (the low bytes only when len < 8). */
 uint64_t bench_head(const void *msg, size_t len);

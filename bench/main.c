@@ -69,6 +69,18 @@ void die(const char *fmt, ...)
 	_exit(2);
 }
 
+void die_errno(const char *fmt, ...)
+{
+	int e = errno;
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	die("%s: %s", buf, strerror(e));
+}
+
 void write_full(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -79,7 +91,7 @@ void write_full(int fd, const void *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			die("write to pipe: %m");
+			die_errno("write to pipe");
 		p += n;
 		len -= (size_t)n;
 	}
@@ -232,7 +244,7 @@ static void pin_self(enum workload wl)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
-		die("sched_setaffinity: %m");
+		die_errno("sched_setaffinity");
 }
 
 static const struct transport *const all_tr[] = {
@@ -507,12 +519,12 @@ static struct result *measure(const struct transport *t, enum workload wl,
 	}
 	if (pipe2(ready, O_CLOEXEC) || pipe2(done, O_CLOEXEC) ||
 	    pipe2(rep, O_CLOEXEC))
-		die("pipe: %m");
+		die_errno("pipe");
 	cfg.ready_fd = ready[1];
 	cfg.done_fd = done[1];
 	srv = fork();
 	if (srv < 0)
-		die("fork: %m");
+		die_errno("fork");
 	if (srv == 0) {
 		alarm(120);
 		pin_self(wl);
@@ -527,7 +539,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 	for (i = 0; i < nclients; i++) {
 		cl[i] = fork();
 		if (cl[i] < 0)
-			die("fork: %m");
+			die_errno("fork");
 		if (cl[i] == 0) {
 			struct cres r = { 0 };
 			void *c;
@@ -715,7 +727,7 @@ static void measure_mem(const struct transport *t, long (*pages)(pid_t),
 	m->idle = m->queued = m->after = -1;
 	if (pipe2(ready, O_CLOEXEC) || pipe2(done, O_CLOEXEC) ||
 	    pipe2(go, O_CLOEXEC))
-		die("pipe: %m");
+		die_errno("pipe");
 	cfg.ready_fd = ready[1];
 	cfg.done_fd = done[1];
 	cfg.go_fd = go[0];
@@ -1474,7 +1486,7 @@ int main(int argc, char **argv)
 			      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			      -1, 0);
 	if (shared_samples == MAP_FAILED)
-		die("mmap: %m");
+		die_errno("mmap");
 	signal(SIGPIPE, SIG_IGN);
 	bench_pattern = malloc(BENCH_PATTERN);
 	if (!bench_pattern)

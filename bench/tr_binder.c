@@ -57,13 +57,13 @@ static int bd_open_map(size_t map_size)
 
 	fd = open(BD_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		die("open %s: %m", BD_DEV);
+		die_errno("open %s", BD_DEV);
 	if (ioctl(fd, BINDER_VERSION, &v) < 0 ||
 	    v.protocol_version != BINDER_CURRENT_PROTOCOL_VERSION)
 		die("binder protocol version mismatch");
 	if (mmap(NULL, map_size, PROT_READ, MAP_PRIVATE | MAP_NORESERVE, fd,
 		 0) == MAP_FAILED)
-		die("mmap binder: %m");
+		die_errno("mmap binder");
 	return fd;
 }
 
@@ -93,7 +93,7 @@ static void bd_serve(void *arg, int idx)
 
 		while (ioctl(s->fd, BINDER_WRITE_READ, &wr) < 0) {
 			if (errno != EINTR && errno != EAGAIN)
-				die("binder server WRITE_READ: %m");
+				die_errno("binder server WRITE_READ");
 		}
 		wlen = 0;
 		while (pos + 4 <= wr.read_consumed) {
@@ -147,7 +147,7 @@ static void bd_server(const struct srv_cfg *cfg)
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
 		if (errno != EBUSY || tries > 300)
-			die("BINDER_SET_CONTEXT_MGR: %m");
+			die_errno("BINDER_SET_CONTEXT_MGR");
 		nanosleep(&ts, NULL);
 	}
 	s.rx.done_fd = cfg->done_fd;

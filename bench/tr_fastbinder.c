@@ -57,12 +57,12 @@ static int fbinder_open_map(size_t map_size, const unsigned char **map)
 
 	fd = open(FBINDER_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		die("open %s: %m", FBINDER_DEV);
+		die_errno("open %s", FBINDER_DEV);
 	if (ioctl(fd, FBINDER_IOC_VERSION, &v) < 0 || v.abi_version != FBINDER_ABI_VERSION)
 		die("fastbinder ABI version mismatch");
 	m = mmap(NULL, map_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
-		die("mmap fastbinder: %m");
+		die_errno("mmap fastbinder");
 	*map = m;
 	return fd;
 }
@@ -124,7 +124,7 @@ static void fbinder_serve(void *arg, int idx)
 
 		while (ioctl(s->fd, FBINDER_IOC_WRITE_READ, &wr) < 0) {
 			if (errno != EINTR && errno != EAGAIN)
-				die("fastbinder server WRITE_READ: %m");
+				die_errno("fastbinder server WRITE_READ");
 		}
 		wlen = 0;
 		while (pos + 4 <= wr.read_consumed) {
@@ -179,7 +179,7 @@ static void fbinder_server(const struct srv_cfg *cfg)
 
 	s.fd = fbinder_open_map(cfg->map_size ? cfg->map_size : FBINDER_MAP, &s.map);
 	if (ioctl(s.fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0)
-		die("FBINDER_IOC_SET_CONTEXT_MGR: %m");
+		die_errno("FBINDER_IOC_SET_CONTEXT_MGR");
 	s.rx.done_fd = cfg->done_fd;
 	signal_ready(cfg->ready_fd);
 	if (cfg->mode == MODE_IDLE && read(cfg->go_fd, &go, 1) != 1)

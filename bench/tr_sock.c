@@ -181,7 +181,7 @@ static void sk_serve_oneway(const struct srv_cfg *cfg, int fd)
 			if (n < 0) {
 				if (errno == EINTR)
 					continue;
-				die("recvmmsg: %m");
+				die_errno("recvmmsg");
 			}
 			for (i = 0; i < n; i++)
 				oneway_rx_msg(&rx, iov[i].iov_base, mm[i].msg_len);
@@ -195,7 +195,7 @@ static void sk_serve_oneway(const struct srv_cfg *cfg, int fd)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			die("read: %m");
+			die_errno("read");
 		}
 		if (n == 0)
 			die("oneway peer closed");

@@ -81,9 +81,9 @@ static int rg_open(size_t map)
 	int fd = open("/dev/fastbinder", O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
-		die("open /dev/fastbinder: %m");
+		die_errno("open /dev/fastbinder");
 	if (mmap(NULL, map, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED)
-		die("mmap: %m");
+		die_errno("mmap");
 	return fd;
 }
 
@@ -117,9 +117,9 @@ static void __attribute__((noreturn)) rg_fb_server(int method, unsigned char *bu
 	char c = 'r';
 
 	if (ioctl(fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0)
-		die("region server: SET_CONTEXT_MGR: %m");
+		die_errno("region server: SET_CONTEXT_MGR");
 	if (method == RG_REGION && ioctl(fd, FBINDER_IOC_REGION_CREATE, &rc) < 0)
-		die("region server: REGION_CREATE: %m");
+		die_errno("region server: REGION_CREATE");
 	if (write(ready, &c, 1) != 1)
 		die("ready pipe");
 	for (;;) {
@@ -329,15 +329,15 @@ static void rg_measure(int method, int si, bool quick)
 	}
 	buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
-		die("mmap %zu: %m", size);
+		die_errno("mmap %zu", size);
 	rg_fill(buf, size);	/* before the fork: both have the pattern to compare */
 	if (pipe(ready) || pipe(addr_pipe) ||
 	    (method == RG_STREAM && socketpair(AF_UNIX, SOCK_STREAM, 0, sv)))
-		die("pipe: %m");
+		die_errno("pipe");
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		die("fork: %m");
+		die_errno("fork");
 	if (!pid) {
 		if (method == RG_STREAM)
 			rg_stream_server(buf, size, sv[1], ready[1]);

@@ -48,18 +48,16 @@ $(VG_TESTS): $(VG_DIR)/%: tests/library/%.c $(VG_LIB_OBJS) $(BL_A) $(FBT_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(VG_CFLAGS) -o $@ $< $(VG_LIB_OBJS) $(BL_A)
 
-$(VG_DIR)/fb-servicemanager: $(SM_OBJS) $(BL_A)
+$(VG_DIR)/fb-servicemanager: $(SM_OBJS) $(FBTOOL_O) $(BL_A)
 	@mkdir -p $(@D)
-	$(CC) -pthread -o $@ $(SM_OBJS) $(BL_A)
+	$(CC) -pthread -o $@ $(SM_OBJS) $(FBTOOL_O) $(BL_A)
 
-$(VG_DIR)/fbservice: tools/fbservice/fbservice.c $(BL_A) \
-		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
+$(VG_DIR)/fbservice: tools/fbservice/fbservice.c $(FBTOOL_O) $(BL_A) $(TOOL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $< $(BL_A)
+	$(CC) $(USER_CFLAGS) -I tools/lib -o $@ $< $(FBTOOL_O) $(BL_A)
 
-$(VG_DIR)/fbstat: $(FBSTAT_SRCS) tools/fbstat/fbstat.h $(BL_A) \
-		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
+$(VG_DIR)/fbstat: $(FBSTAT_SRCS) tools/fbstat/fbstat.h $(FBTOOL_O) $(BL_A) $(TOOL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -o $@ $(FBSTAT_SRCS) $(BL_A)
+	$(CC) $(USER_CFLAGS) -I tools/lib -o $@ $(FBSTAT_SRCS) $(FBTOOL_O) $(BL_A)
 
 .SECONDARY: $(VG_LIB_OBJS)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "handler.h"
 #include "log.h"
 
@@ -35,9 +36,11 @@ static void usage(FILE *f)
 		"  -d, --device PATH   the device (default %s)\n"
 		"  -v, --verbose       log every request\n"
 		"  -h, --help          this text\n"
-		"Exit status: 0 after SIGTERM/SIGINT, 1 on a runtime error (no\n"
-		"device, another manager runs, no privilege to claim handle 0),\n"
-		"2 on bad arguments or policy.\n",
+		"      --version       the release and ABI version\n"
+		"Exit status: 0 after SIGTERM/SIGINT; 1 on a runtime error (another\n"
+		"manager runs, no privilege to claim handle 0); 2 on bad arguments\n"
+		"or policy; 3 fastbinder unusable (module not loaded, no such\n"
+		"device, permission denied, another ABI).\n",
 		BL_DEFAULT_DEVICE);
 }
 
@@ -138,6 +141,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *policy_path = NULL, *device = NULL;
@@ -147,6 +151,8 @@ int main(int argc, char **argv)
 	struct bl_object *obj = NULL;
 	int c, ret, sfd;
 
+	fbtool_init("fb-servicemanager");
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "p:d:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -160,18 +166,19 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return FBTOOL_EXIT_OK;
+		case 'V':
+			fbtool_version();
+			return FBTOOL_EXIT_OK;
 		default:
-			usage(stderr);
-			return 2;
+			return fbtool_usage_error("unknown or incomplete option '%s'",
+						  argv[optind - 1]);
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
+	if (optind != argc)
+		return fbtool_usage_error("unexpected argument '%s'", argv[optind]);
 	if (policy_path && load_policy(policy_path, &policy))
-		return 2;
+		return FBTOOL_EXIT_USAGE;
 	sm.policy = policy_path ? &policy : NULL;
 
 	sfd = signals_fd();
@@ -180,11 +187,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ret = bl_context_open(device, 0, &ctx);
-	if (ret) {
-		sm_log("cannot open %s: %s", device ? device : BL_DEFAULT_DEVICE,
-		       strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(device, -ret);
 	sm_registry_init(&sm.registry, ctx);
 	ret = bl_object_new(ctx, sm_handle, NULL, &sm, &obj);
 	if (!ret)

@@ -2,7 +2,7 @@
 #
 # servicemanager/servicemanager.mk - fb-servicemanager, the daemon that owns
 # handle 0 (docs/servicemanager.md).  A static program (the top Makefile's
-# rule), linked with libbinderlite.a.
+# rule), linked with libbinderlite.a and tools/lib's FBTOOL_O (tools/tools.mk).
 
 SM_SRCS		:= $(wildcard servicemanager/*.c)
 SM_OBJS		:= $(patsubst servicemanager/%.c,$(BUILD)/servicemanager/%.o,$(SM_SRCS))
@@ -14,9 +14,10 @@ VM_BINS		+= $(SM_BIN)
 INSTALL_SBIN	+= $(SM_BIN)
 
 $(BUILD)/servicemanager/%.o: servicemanager/%.c $(wildcard servicemanager/*.h) \
-		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
+		libbinderlite/include/binderlite.h uapi/linux/fastbinder.h \
+		tools/lib/fbtool.h
 	@mkdir -p $(@D)
-	$(CC) $(USER_CFLAGS) -c -o $@ $<
+	$(CC) $(USER_CFLAGS) -I tools/lib -c -o $@ $<
 
 $(SM_BIN): $(SM_OBJS) $(BL_A)
 

@@ -6,6 +6,10 @@
 # programs (the top Makefile's rule), linked with libbinderlite.a, so the
 # same binary runs on the host and in the VM.  Developer and harness
 # scripts live in scripts/, not here.
+#
+# tools/lib/fbtool.c is what every program shares (tools/lib/fbtool.h: the
+# exit statuses, --help, --version, the "cannot use fastbinder" message);
+# the tools, fb-servicemanager and the examples link FBTOOL_O.
 
 TOOL_NAMES	:= fbversion fbservice fbstat
 TOOL_BINS	:= $(addprefix $(BUILD)/bin/,$(TOOL_NAMES))
@@ -16,7 +20,20 @@ VM_BINS		+= $(TOOL_BINS)
 INSTALL_BIN	+= $(TOOL_BINS)
 CLEAN_FILES	+= $(TOOL_BINS)
 
-TOOL_HDRS	:= libbinderlite/include/binderlite.h uapi/linux/fastbinder.h
+TOOL_HDRS	:= libbinderlite/include/binderlite.h uapi/linux/fastbinder.h \
+		   tools/lib/fbtool.h
+# --version prints the release: dkms.conf's PACKAGE_VERSION (which follows
+# the module's MODULE_VERSION).
+FBTOOL_VERSION	:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+FBTOOL_O	:= $(BUILD)/tools/lib/fbtool.o
+CLEAN_FILES	+= $(FBTOOL_O)
+
+$(FBTOOL_O): tools/lib/fbtool.c tools/lib/fbtool.h uapi/linux/fastbinder.h dkms.conf
+	@mkdir -p $(@D)
+	$(CC) $(USER_CFLAGS) -DFBTOOL_VERSION='"$(FBTOOL_VERSION)"' -c -o $@ $<
+
+$(TOOL_BINS) $(SM_BIN): $(FBTOOL_O)
+$(TOOL_BINS) $(SM_BIN): private PROG_CFLAGS += -I tools/lib
 # fbstat is several files, one concern each (tools/fbstat/fbstat.h)
 FBSTAT_SRCS	:= $(wildcard tools/fbstat/*.c)
 

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "bulk.h"
 
 static double now(void)
@@ -37,11 +38,10 @@ int main(void)
 	double t;
 	int ret;
 
+	fbtool_init("bulk-client");
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "bulk-client: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	ret = bl_sm_get(ctx, BULK_SERVICE_NAME, 5000, &svc);
 	if (ret) {
 		fprintf(stderr, "bulk-client: find \"%s\": %s\n", BULK_SERVICE_NAME,
@@ -52,10 +52,15 @@ int main(void)
 	/* 1. Ask for the region: a handle of it arrives in the reply. */
 	ret = bl_call(ctx, svc, BULK_METHOD_GET, NULL, &r, BL_NO_TIMEOUT);
 	if (!ret) {
-		ret = r.status ?: bl_reader_read_region(&r.reader, &region) ?:
-		      bl_reader_read_u64(&r.reader, &size) ?:
-		      bl_reader_read_u64(&r.reader, &sum) ?:
-		      bl_handle_acquire(ctx, region);	/* keep it past the reply */
+		ret = r.status;
+		if (!ret)
+			ret = bl_reader_read_region(&r.reader, &region);
+		if (!ret)
+			ret = bl_reader_read_u64(&r.reader, &size);
+		if (!ret)
+			ret = bl_reader_read_u64(&r.reader, &sum);
+		if (!ret)
+			ret = bl_handle_acquire(ctx, region);	/* keep it past the reply */
 		bl_reply_fini(&r);
 	}
 	if (ret) {
@@ -91,8 +96,9 @@ int main(void)
 
 	/* 3. Tell the service what we computed. */
 	bl_parcel_init(&p);
-	ret = bl_parcel_write_u64(&p, mine) ?:
-	      bl_call(ctx, svc, BULK_METHOD_CONFIRM, &p, &r, BL_NO_TIMEOUT);
+	ret = bl_parcel_write_u64(&p, mine);
+	if (!ret)
+		ret = bl_call(ctx, svc, BULK_METHOD_CONFIRM, &p, &r, BL_NO_TIMEOUT);
 	bl_parcel_fini(&p);
 	if (!ret) {
 		ret = r.status;

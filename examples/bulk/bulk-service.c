@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "bulk.h"
 
 struct bulk {
@@ -40,9 +41,12 @@ static int32_t bulk_handler(struct bl_object *obj, uint32_t code,
 	switch (code) {
 	case BULK_METHOD_GET:
 		/* the receiver gets its own handle of the same region */
-		return bl_parcel_write_region(reply, b->region) ?:
-		       bl_parcel_write_u64(reply, b->size) ?:
-		       bl_parcel_write_u64(reply, b->sum);
+		ret = bl_parcel_write_region(reply, b->region);
+		if (!ret)
+			ret = bl_parcel_write_u64(reply, b->size);
+		if (!ret)
+			ret = bl_parcel_write_u64(reply, b->sum);
+		return ret;
 	case BULK_METHOD_CONFIRM:
 		ret = bl_reader_read_u64(request, &theirs);
 		if (ret)
@@ -89,14 +93,14 @@ int main(int argc, char **argv)
 		b.buf[i] = (unsigned char)(i * 31 + (i >> 12));
 	b.sum = bulk_sum(b.buf, b.size);
 
+	fbtool_init("bulk-service");
 	ret = bl_context_open(NULL, 0, &b.ctx);
-	if (ret) {
-		fprintf(stderr, "bulk-service: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	/* the region: our memory, read only for whoever we give it to */
-	ret = bl_region_create(b.ctx, b.buf, b.size, BL_REGION_READ, &b.region) ?:
-	      bl_object_new(b.ctx, bulk_handler, NULL, &b, &obj);
+	ret = bl_region_create(b.ctx, b.buf, b.size, BL_REGION_READ, &b.region);
+	if (!ret)
+		ret = bl_object_new(b.ctx, bulk_handler, NULL, &b, &obj);
 	if (!ret) {
 		ret = bl_sm_add(b.ctx, BULK_SERVICE_NAME, obj);
 		bl_object_unref(obj);

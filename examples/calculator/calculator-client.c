@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "calculator.h"
 
 /*
@@ -134,11 +135,10 @@ int main(int argc, char **argv)
 		return usage();
 	}
 
+	fbtool_init("calculator-client");
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "calculator-client: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	ret = bl_sm_get(ctx, CALC_SERVICE_NAME, 5000, &handle);
 	if (ret) {
 		fprintf(stderr, "calculator-client: no \"%s\" service: %s\n",

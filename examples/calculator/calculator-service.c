@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "calculator.h"
 
 /* Reads the two i64 operands; anything else in the request is an error. */
@@ -149,11 +150,10 @@ int main(void)
 	sigaddset(&stop_signals, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);	/* pool threads inherit it */
 
+	fbtool_init("calculator-service");
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "calculator-service: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	ret = bl_object_new(ctx, calc_handler, NULL, NULL, &obj);
 	if (!ret) {
 		ret = bl_sm_add(ctx, CALC_SERVICE_NAME, obj);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 
 static int32_t target_handler(struct bl_object *obj, uint32_t code,
 			      struct bl_reader *request, struct bl_parcel *reply,
@@ -28,11 +29,10 @@ int main(int argc, char **argv)
 	struct bl_object *obj;
 	int ret;
 
+	fbtool_init("deathwatch-target");
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "deathwatch-target: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	ret = bl_object_new(ctx, target_handler, NULL, NULL, &obj);
 	if (!ret) {
 		ret = bl_sm_add(ctx, name, obj);

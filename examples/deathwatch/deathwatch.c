@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 
 struct watch {
 	const char *name;
@@ -63,11 +64,10 @@ int main(int argc, char **argv)
 	if (argc == 3)
 		alarm((unsigned int)atoi(argv[2]));	/* SIGALRM ends us: exit != 0 */
 
+	fbtool_init("deathwatch");
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "deathwatch: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	/* The handle from bl_sm_get() is acquired: the link lasts while we hold it. */
 	ret = bl_sm_get(ctx, w.name, 10000, &handle);
 	if (ret) {

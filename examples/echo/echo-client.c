@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "echo.h"
 
 /* One call: send text, expect the same text back.  0 or -errno. */
@@ -62,11 +63,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: echo-client TEXT...\n");
 		return 2;
 	}
+	fbtool_init("echo-client");
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "echo-client: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	/* Wait (at most 5 s) until the service is registered. */
 	ret = bl_sm_get(ctx, ECHO_SERVICE_NAME, 5000, &handle);
 	if (ret) {

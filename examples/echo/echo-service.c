@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "echo.h"
 
 /*
@@ -57,11 +58,10 @@ int main(void)
 	int ret;
 
 	/* 1. Open /dev/fastbinder and map the receive buffer. */
+	fbtool_init("echo-service");
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "echo-service: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 
 	/* 2. An object: the handler plus user data (none here). */
 	ret = bl_object_new(ctx, echo_handler, NULL, NULL, &obj);

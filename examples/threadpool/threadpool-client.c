@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "threadpool.h"
 
 static long now_ms(void)
@@ -66,10 +67,8 @@ static int client(int id, int ms)
 	int ret;
 
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "client %d: open: %s\n", id, strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	ret = bl_sm_get(ctx, TP_SERVICE_NAME, 5000, &handle);
 	if (ret) {
 		fprintf(stderr, "client %d: no \"%s\": %s\n", id, TP_SERVICE_NAME,
@@ -94,13 +93,14 @@ int main(int argc, char **argv)
 {
 	int clients = argc > 1 ? atoi(argv[1]) : 4;
 	int ms = argc > 2 ? atoi(argv[2]) : 200;
-	int failed = 0, status, i;
+	int failed = 0, unavailable = 0, status, i;
 	long start, elapsed;
 
 	if (argc > 3 || clients < 1 || clients > 64 || ms < 0 || ms > 10000) {
 		fprintf(stderr, "usage: threadpool-client [CLIENTS (1..64) [MS (0..10000)]]\n");
 		return 2;
 	}
+	fbtool_init("threadpool-client");
 	fflush(stdout);		/* nothing buffered may be copied into the children */
 	start = now_ms();
 	for (i = 0; i < clients; i++) {
@@ -115,8 +115,12 @@ int main(int argc, char **argv)
 	}
 	/* Reap every client. */
 	while (wait(&status) > 0)
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
+		if (WIFEXITED(status) && WEXITSTATUS(status) == FBTOOL_EXIT_UNAVAILABLE)
+			unavailable++;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
 			failed++;
+	if (unavailable)
+		return FBTOOL_EXIT_UNAVAILABLE;
 	elapsed = now_ms() - start;
 	printf("%d clients x %d ms: done in %ld ms (one after another: %d ms)\n",
 	       clients, ms, elapsed, clients * ms);

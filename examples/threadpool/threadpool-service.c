@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 #include "threadpool.h"
 
 static atomic_int in_progress;
@@ -71,11 +72,10 @@ int main(void)
 	sigaddset(&stop_signals, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop_signals, NULL);
 
+	fbtool_init("threadpool-service");
 	ret = bl_context_open(NULL, 0, &ctx);
-	if (ret) {
-		fprintf(stderr, "threadpool-service: open: %s\n", strerror(-ret));
-		return 1;
-	}
+	if (ret)
+		return fbtool_unavailable(NULL, -ret);
 	ret = bl_object_new(ctx, tp_handler, NULL, NULL, &obj);
 	if (!ret) {
 		ret = bl_sm_add(ctx, TP_SERVICE_NAME, obj);

@@ -574,9 +574,13 @@ int bl_object_from_cookie(struct bl_context *ctx, uint64_t cookie,
  * bl_handle_acquire() keeps it for longer, bl_handle_release() lets go.
  * ====================================================================== */
 
-/* -ENOENT: no such handle.  Handle 0 needs neither (always valid). */
+/*
+ * -ENOENT: no such handle, or handle 0 while no service manager runs;
+ * -EOVERFLOW: 2^32 - 1 references held.  Handle 0 needs neither: it is
+ * permanent, and both change nothing on it while a manager runs.
+ */
 int bl_handle_acquire(struct bl_context *ctx, uint32_t handle);
-/* -ENOENT: no such handle; -EINVAL: more releases than acquires. */
+/* -ENOENT: as bl_handle_acquire(); -EINVAL: more releases than acquires. */
 int bl_handle_release(struct bl_context *ctx, uint32_t handle);
 
 /*

@@ -362,15 +362,20 @@ static void killed_after_delivery(void)
  * Each part in a child of its own, which starts its receiver as root (the
  * receiver claims handle 0) and then drops to uid 65534, the receiver too.
  */
+struct part_fn {
+	void (*fn)(void);	/* ISO C: no function pointer through void * */
+};
+
 static int part(void *arg)
 {
-	((void (*)(void))arg)();
+	((struct part_fn *)arg)->fn();
 	return fbt_child_status();
 }
 
 static void run_part(void (*fn)(void))
 {
-	int st = fbt_wait(fbt_fork(part, (void *)fn));
+	struct part_fn p = { fn };
+	int st = fbt_wait(fbt_fork(part, &p));
 
 	CHECK(st == 0, "part exited with %d", st);
 }

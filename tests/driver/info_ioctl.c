@@ -223,7 +223,7 @@ static void check_args(int fd)
 	int n;
 
 	in.reserved[1] = 1;
-	CHECK(ioctl(fd, FBINDER_IOC_INFO, &in) && errno == EINVAL, "reserved set: %m");
+	CHECK(ioctl(fd, FBINDER_IOC_INFO, &in) && errno == EINVAL, "reserved set: %s", strerror(errno));
 	CHECK(info_ex(fd, 9, 0, e, sizeof(e[0]), 4, NULL, NULL) == -EINVAL, "what 9");
 	CHECK(info_ex(fd, FBINDER_INFO_CONTEXTS, 0, e, 0, 4, NULL, NULL) == -EINVAL,
 	      "entry size 0");

@@ -177,9 +177,9 @@ int main(void)
 
 	m = fbt_spawn_manager(S_MAP, 0x3e, m_main, NULL);
 	fbt_ctx_open(&c, MB);
-	CHECK(setpriority(PRIO_PROCESS, 0, -5) == 0, "nice -5: %m");
+	CHECK(setpriority(PRIO_PROCESS, 0, -5) == 0, "nice -5: %s", strerror(errno));
 	call(&c, CODE_CALL, "hello", 5, NULL, 0);
-	CHECK(setpriority(PRIO_PROCESS, 0, 0) == 0, "nice 0: %m");
+	CHECK(setpriority(PRIO_PROCESS, 0, 0) == 0, "nice 0: %s", strerror(errno));
 	call(&c, CODE_OUTER, &obj, sizeof(obj), &off, 1);
 	CHECK(fbt_oneway(&c, 0, CODE_ONEWAY, "one", 3, NULL, 0) == 0, "oneway");
 	CHECK(fbt_oneway(&c, 777, CODE_BAD, NULL, 0, NULL, 0) == -ENOENT, "bad handle");

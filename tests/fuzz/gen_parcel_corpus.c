@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 	if (emit(argv[1], n++, &s))
 		return 1;
 
-	/* 2: objects and fds */
+	/* 2: objects (local, handle, region) and fds */
 	memset(&s, 0, sizeof(s)); bl_parcel_init(&s.p);
 	bl_parcel_write_u32(&s.p, 3); op(&s, RD(BL_TYPE_U32));
 	bl_parcel_write_local(&s.p, 0x7f0012345678ull); op(&s, RD(BL_TYPE_OBJECT));
@@ -104,6 +104,9 @@ int main(int argc, char **argv)
 	bl_parcel_write_handle(&s.p, 0); op(&s, FZ_OP_PEEK); op(&s, RD(BL_TYPE_OBJECT));
 	bl_parcel_write_local(&s.p, 0xabcdef); op(&s, FZ_OP_HANDLE); op(&s, FZ_OP_LOCAL);
 	bl_parcel_write_handle(&s.p, 4); op(&s, FZ_OP_LOCAL); op(&s, FZ_OP_HANDLE);
+	bl_parcel_write_region(&s.p, 7); op(&s, RD(BL_TYPE_OBJECT));
+	bl_parcel_write_region(&s.p, 9); op(&s, FZ_OP_HANDLE); op(&s, FZ_OP_REGION);
+	bl_parcel_write_handle(&s.p, 2); op(&s, FZ_OP_REGION); op(&s, FZ_OP_HANDLE);
 	if (emit(argv[1], n++, &s))
 		return 1;
 

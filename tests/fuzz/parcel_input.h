@@ -26,6 +26,7 @@
 #define FZ_OP_SKIP	17
 #define FZ_OP_LOCAL	18	/* bl_reader_read_local */
 #define FZ_OP_HANDLE	19	/* bl_reader_read_handle */
-#define FZ_NOPS		20
+#define FZ_OP_REGION	20	/* bl_reader_read_region */
+#define FZ_NOPS		21
 
 #endif

@@ -63,12 +63,15 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 			   const struct bl_call_info *info)
 {
 	int32_t v;
+	int ret;
 
 	(void)info;
 	switch (code) {
 	case FBT_SM_ADD_ONE:
-		return bl_reader_read_i32(req, &v) ?:
-		       bl_parcel_write_i32(reply, v + 1);
+		ret = bl_reader_read_i32(req, &v);
+		if (!ret)
+			ret = bl_parcel_write_i32(reply, v + 1);
+		return ret;
 	case FBT_SM_NAME:
 		return bl_parcel_write_string(reply, bl_object_userdata(obj));
 	default:

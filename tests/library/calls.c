@@ -66,8 +66,11 @@ static int32_t child_handler(struct bl_object *obj, uint32_t code,
 			     struct bl_reader *req, struct bl_parcel *reply,
 			     const struct bl_call_info *info)
 {
+	int32_t ret;
+
 	(void)obj; (void)req; (void)info;
-	return bl_parcel_write_string(reply, "child here") ?: (int32_t)code;
+	ret = bl_parcel_write_string(reply, "child here");
+	return ret ? ret : (int32_t)code;
 }
 
 static int32_t echo_all(struct bl_reader *r, struct bl_parcel *w)
@@ -79,37 +82,78 @@ static int32_t echo_all(struct bl_reader *r, struct bl_parcel *w)
 	uint32_t count;
 	int fd, ret;
 
-	ret = bl_reader_read_u8(r, &u8) ?: bl_reader_read_i8(r, &i8) ?:
-	      bl_reader_read_u16(r, &u16) ?: bl_reader_read_i16(r, &i16) ?:
-	      bl_reader_read_u32(r, &u32) ?: bl_reader_read_i32(r, &i32) ?:
-	      bl_reader_read_u64(r, &u64) ?: bl_reader_read_i64(r, &i64) ?:
-	      bl_reader_read_bool(r, &b) ?: bl_reader_read_double(r, &d) ?:
-	      bl_reader_read_string(r, &s, &len) ?:
-	      bl_reader_read_blob(r, &blob, &blen) ?:
-	      bl_reader_enter_array(r, &sub, &count) ?:
-	      bl_reader_read_fd(r, &fd);
+	ret = bl_reader_read_u8(r, &u8);
+	if (!ret)
+		ret = bl_reader_read_i8(r, &i8);
+	if (!ret)
+		ret = bl_reader_read_u16(r, &u16);
+	if (!ret)
+		ret = bl_reader_read_i16(r, &i16);
+	if (!ret)
+		ret = bl_reader_read_u32(r, &u32);
+	if (!ret)
+		ret = bl_reader_read_i32(r, &i32);
+	if (!ret)
+		ret = bl_reader_read_u64(r, &u64);
+	if (!ret)
+		ret = bl_reader_read_i64(r, &i64);
+	if (!ret)
+		ret = bl_reader_read_bool(r, &b);
+	if (!ret)
+		ret = bl_reader_read_double(r, &d);
+	if (!ret)
+		ret = bl_reader_read_string(r, &s, &len);
+	if (!ret)
+		ret = bl_reader_read_blob(r, &blob, &blen);
+	if (!ret)
+		ret = bl_reader_enter_array(r, &sub, &count);
+	if (!ret)
+		ret = bl_reader_read_fd(r, &fd);
 	if (ret)
 		return ret;
 	if (write(fd, "ping", 4) != 4)
 		return -EIO;
-	ret = bl_parcel_write_u8(w, u8) ?: bl_parcel_write_i8(w, i8) ?:
-	      bl_parcel_write_u16(w, u16) ?: bl_parcel_write_i16(w, i16) ?:
-	      bl_parcel_write_u32(w, u32) ?: bl_parcel_write_i32(w, i32) ?:
-	      bl_parcel_write_u64(w, u64) ?: bl_parcel_write_i64(w, i64) ?:
-	      bl_parcel_write_bool(w, b) ?: bl_parcel_write_double(w, d) ?:
-	      bl_parcel_write_string_len(w, s, len) ?:
-	      bl_parcel_write_blob(w, blob, blen) ?:
-	      bl_parcel_begin_array(w);
+	ret = bl_parcel_write_u8(w, u8);
+	if (!ret)
+		ret = bl_parcel_write_i8(w, i8);
+	if (!ret)
+		ret = bl_parcel_write_u16(w, u16);
+	if (!ret)
+		ret = bl_parcel_write_i16(w, i16);
+	if (!ret)
+		ret = bl_parcel_write_u32(w, u32);
+	if (!ret)
+		ret = bl_parcel_write_i32(w, i32);
+	if (!ret)
+		ret = bl_parcel_write_u64(w, u64);
+	if (!ret)
+		ret = bl_parcel_write_i64(w, i64);
+	if (!ret)
+		ret = bl_parcel_write_bool(w, b);
+	if (!ret)
+		ret = bl_parcel_write_double(w, d);
+	if (!ret)
+		ret = bl_parcel_write_string_len(w, s, len);
+	if (!ret)
+		ret = bl_parcel_write_blob(w, blob, blen);
+	if (!ret)
+		ret = bl_parcel_begin_array(w);
 	for (uint32_t i = 0; !ret && i < count; i++) {
 		int32_t v;
 
-		ret = bl_reader_read_i32(&sub, &v) ?: bl_parcel_write_i32(w, v * 2);
+		ret = bl_reader_read_i32(&sub, &v);
+		if (!ret)
+			ret = bl_parcel_write_i32(w, v * 2);
 	}
 	/*
 	 * The descriptor belongs to the request: the library closes it after
 	 * the reply, which takes its own reference when sent, has gone.
 	 */
-	return ret ?: bl_parcel_end_array(w) ?: bl_parcel_write_fd(w, fd);
+	if (!ret)
+		ret = bl_parcel_end_array(w);
+	if (!ret)
+		ret = bl_parcel_write_fd(w, fd);
+	return ret;
 }
 
 static int32_t svc_handler(struct bl_object *obj, uint32_t code,
@@ -129,7 +173,10 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 	case M_ECHO_ALL:
 		return echo_all(req, reply);
 	case M_STATUS:
-		return bl_reader_read_i32(req, &v) ?: v;
+		ret = bl_reader_read_i32(req, &v);
+		if (!ret)
+			ret = v;
+		return ret;
 	case M_CALLBACK:
 		ret = bl_reader_read_handle(req, &h);
 		if (ret)
@@ -156,7 +203,7 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 			return ret;
 		ret = bl_parcel_write_obj(reply, child);
 		bl_object_unref(child);
-		return ret ?: v;
+		return ret ? ret : v;
 	case M_RECORD:
 		if (!bl_reader_read_i32(req, &v) && svc_log_n < 256)
 			svc_log[svc_log_n++] = v;
@@ -174,8 +221,10 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 		usleep((useconds_t)v * 1000);
 		return bl_parcel_write_i32(reply, 99);
 	case M_KEEP:
-		return bl_reader_read_handle(req, &svc_kept) ?:
-		       bl_handle_acquire(ctx, svc_kept);
+		ret = bl_reader_read_handle(req, &svc_kept);
+		if (!ret)
+			ret = bl_handle_acquire(ctx, svc_kept);
+		return ret;
 	case M_DROP:
 		return bl_handle_release(ctx, svc_kept);
 	case M_GIVE_KEPT:
@@ -206,9 +255,11 @@ static int svc_main(void *arg)
 		ctx = fbt_bl_open();
 	}
 	/* it takes descriptors (a pipe end in M_ECHO_ALL) */
-	ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj) ?:
-	      bl_object_set_accept_fds(obj, true) ?:
-	      bl_sm_add(ctx, small ? small : SVC, obj);
+	ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj);
+	if (!ret)
+		ret = bl_object_set_accept_fds(obj, true);
+	if (!ret)
+		ret = bl_sm_add(ctx, small ? small : SVC, obj);
 	if (ret) {
 		fprintf(stderr, "service: %s\n", strerror(-ret));
 		return 1;
@@ -227,13 +278,15 @@ static int32_t cb_handler(struct bl_object *obj, uint32_t code,
 			  const struct bl_call_info *info)
 {
 	const char *s;
+	int32_t ret;
 
 	(void)obj; (void)info;
 	cb_ran_on_caller = syscall(SYS_gettid) == client_tid;
 	if (code != 7 || bl_reader_read_string(req, &s, NULL) ||
 	    strcmp(s, "from service"))
 		return -EINVAL;
-	return bl_parcel_write_string(reply, "from client") ?: 17;
+	ret = bl_parcel_write_string(reply, "from client");
+	return ret ? ret : 17;
 }
 
 static int pipe_read_end = -1;
@@ -272,14 +325,31 @@ static void test_every_type(struct bl_context *ctx, uint32_t h)
 	if (ret)
 		return;
 	CHECK(r.status == 0, "echo status %d", r.status);
-	ret = bl_reader_read_u8(&r.reader, &u8) ?: bl_reader_read_i8(&r.reader, &i8) ?:
-	      bl_reader_read_u16(&r.reader, &u16) ?: bl_reader_read_i16(&r.reader, &i16) ?:
-	      bl_reader_read_u32(&r.reader, &u32) ?: bl_reader_read_i32(&r.reader, &i32) ?:
-	      bl_reader_read_u64(&r.reader, &u64) ?: bl_reader_read_i64(&r.reader, &i64) ?:
-	      bl_reader_read_bool(&r.reader, &b) ?: bl_reader_read_double(&r.reader, &d) ?:
-	      bl_reader_read_string(&r.reader, &s, NULL) ?:
-	      bl_reader_read_blob(&r.reader, &bl, &blen) ?:
-	      bl_reader_enter_array(&r.reader, &sub, &count);
+	ret = bl_reader_read_u8(&r.reader, &u8);
+	if (!ret)
+		ret = bl_reader_read_i8(&r.reader, &i8);
+	if (!ret)
+		ret = bl_reader_read_u16(&r.reader, &u16);
+	if (!ret)
+		ret = bl_reader_read_i16(&r.reader, &i16);
+	if (!ret)
+		ret = bl_reader_read_u32(&r.reader, &u32);
+	if (!ret)
+		ret = bl_reader_read_i32(&r.reader, &i32);
+	if (!ret)
+		ret = bl_reader_read_u64(&r.reader, &u64);
+	if (!ret)
+		ret = bl_reader_read_i64(&r.reader, &i64);
+	if (!ret)
+		ret = bl_reader_read_bool(&r.reader, &b);
+	if (!ret)
+		ret = bl_reader_read_double(&r.reader, &d);
+	if (!ret)
+		ret = bl_reader_read_string(&r.reader, &s, NULL);
+	if (!ret)
+		ret = bl_reader_read_blob(&r.reader, &bl, &blen);
+	if (!ret)
+		ret = bl_reader_enter_array(&r.reader, &sub, &count);
 	CHECK(ret == 0, "reading the echo: %d", ret);
 	if (!ret) {
 		CHECK(u8 == 200 && i8 == -100 && u16 == 60000 && i16 == -30000,
@@ -673,10 +743,14 @@ static int32_t prio_handler(struct bl_object *obj, uint32_t code,
 			    struct bl_reader *req, struct bl_parcel *reply,
 			    const struct bl_call_info *info)
 {
+	int prio;
+
 	(void)obj; (void)code; (void)req; (void)info;
 	errno = 0;
-	return bl_parcel_write_i32(reply, getpriority(PRIO_PROCESS,
-					(id_t)syscall(SYS_gettid))) ?: -errno;
+	prio = getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid));
+	if (errno)
+		return -errno;
+	return bl_parcel_write_i32(reply, prio);
 }
 
 static int prio_svc_main(void *arg)
@@ -686,9 +760,11 @@ static int prio_svc_main(void *arg)
 	int ret;
 
 	(void)arg;
-	ret = bl_object_new(ctx, prio_handler, NULL, NULL, &obj) ?:
-	      bl_object_set_min_priority(obj, false, -5) ?:
-	      bl_sm_add(ctx, PRIO_SVC, obj);
+	ret = bl_object_new(ctx, prio_handler, NULL, NULL, &obj);
+	if (!ret)
+		ret = bl_object_set_min_priority(obj, false, -5);
+	if (!ret)
+		ret = bl_sm_add(ctx, PRIO_SVC, obj);
 	if (ret) {
 		fprintf(stderr, "prio service: %s\n", strerror(-ret));
 		return 1;
@@ -802,8 +878,10 @@ static int oom_call_ms(struct oom_env *e, int timeout)
 {
 	struct bl_parcel p = BL_PARCEL_INIT;
 	struct bl_reply r;
-	int ret = bl_parcel_write_i32(&p, 3) ?:
-		  bl_call(e->ctx, e->h, M_STATUS, &p, &r, timeout);
+	int ret = bl_parcel_write_i32(&p, 3);
+
+	if (!ret)
+		ret = bl_call(e->ctx, e->h, M_STATUS, &p, &r, timeout);
 
 	if (!ret) {
 		CHECK(r.status == 3, "oom call: status %d", r.status);
@@ -941,7 +1019,9 @@ static int oom_main(void *arg)
 	bl_parcel_fini(&p);
 	if (!ret)
 		bl_reply_fini(&r);
-	ret = ret ?: bl_call(e.ctx, e.h, M_DROP, NULL, &r, 5000);
+	ret = ret;
+	if (!ret)
+		ret = bl_call(e.ctx, e.h, M_DROP, NULL, &r, 5000);
 	if (!ret)
 		bl_reply_fini(&r);
 	CHECK(ret == 0, "oom: keep and drop: %d", ret);

@@ -102,13 +102,18 @@ static int svc_main(void *arg)
 		ret = bl_context_open(NULL, SMALL_MAP, &ctx);
 		if (ret)
 			die("open: %s", strerror(-ret));
-		ret = bl_object_new(ctx, svc_handler, NULL, NULL, &a) ?:
-		      bl_sm_add(ctx, small, a);
+		ret = bl_object_new(ctx, svc_handler, NULL, NULL, &a);
+		if (!ret)
+			ret = bl_sm_add(ctx, small, a);
 	} else {
 		ctx = fbt_bl_open();
-		ret = bl_object_new(ctx, svc_handler, NULL, NULL, &a) ?:
-		      bl_object_new(ctx, svc_handler, NULL, (void *)1, &b) ?:
-		      bl_sm_add(ctx, SVC_A, a) ?: bl_sm_add(ctx, SVC_B, b);
+		ret = bl_object_new(ctx, svc_handler, NULL, NULL, &a);
+		if (!ret)
+			ret = bl_object_new(ctx, svc_handler, NULL, (void *)1, &b);
+		if (!ret)
+			ret = bl_sm_add(ctx, SVC_A, a);
+		if (!ret)
+			ret = bl_sm_add(ctx, SVC_B, b);
 	}
 	if (ret) {
 		fprintf(stderr, "service: %s\n", strerror(-ret));
@@ -392,8 +397,9 @@ static int client(void *arg)
 	(void)arg;
 	svc = fbt_fork(svc_main, NULL);
 	ctx = fbt_bl_open();
-	ret = bl_sm_get(ctx, SVC_A, 5000, &handles[0]) ?:
-	      bl_sm_get(ctx, SVC_B, 5000, &handles[1]);
+	ret = bl_sm_get(ctx, SVC_A, 5000, &handles[0]);
+	if (!ret)
+		ret = bl_sm_get(ctx, SVC_B, 5000, &handles[1]);
 	if (ret)
 		die("service did not register: %s", strerror(-ret));
 	handles[2] = 999999;

@@ -34,13 +34,17 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 			   struct bl_reader *req, struct bl_parcel *reply,
 			   const struct bl_call_info *info)
 {
+	int ret;
+
 	(void)obj;
 	(void)req;
 	(void)info;
 	switch (code) {
 	case M_GET:
-		return bl_parcel_write_region(reply, buf_h) ?:
-		       bl_parcel_write_region(reply, inbox_h);
+		ret = bl_parcel_write_region(reply, buf_h);
+		if (!ret)
+			ret = bl_parcel_write_region(reply, inbox_h);
+		return ret;
 	case M_CHECK_INBOX:
 		return fbt_verify(inbox + 1000, 5000, 42) < 0 ? 0 : -EBADMSG;
 	case M_REVOKE:
@@ -62,11 +66,13 @@ static int svc_main(void *arg)
 	if (!buf || !inbox)
 		die("malloc");
 	fbt_fill(buf, BUF_SIZE, 7);
-	ret = bl_region_create(svc_ctx, buf, BUF_SIZE, BL_REGION_READ, &buf_h) ?:
-	      bl_region_create(svc_ctx, inbox, INBOX, BL_REGION_READ | BL_REGION_WRITE,
-			       &inbox_h) ?:
-	      bl_object_new(svc_ctx, svc_handler, NULL, NULL, &obj) ?:
-	      bl_sm_add(svc_ctx, SVC, obj);
+	ret = bl_region_create(svc_ctx, buf, BUF_SIZE, BL_REGION_READ, &buf_h);
+	if (!ret)
+		ret = bl_region_create(svc_ctx, inbox, INBOX, BL_REGION_READ | BL_REGION_WRITE, &inbox_h);
+	if (!ret)
+		ret = bl_object_new(svc_ctx, svc_handler, NULL, NULL, &obj);
+	if (!ret)
+		ret = bl_sm_add(svc_ctx, SVC, obj);
 	if (ret) {
 		fprintf(stderr, "service: %s\n", strerror(-ret));
 		return 1;

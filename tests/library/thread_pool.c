@@ -37,7 +37,7 @@ static int32_t handler(struct bl_object *obj, uint32_t code,
 		       struct bl_reader *req, struct bl_parcel *reply,
 		       const struct bl_call_info *info)
 {
-	int now, seen;
+	int now, seen, ret;
 
 	(void)obj; (void)req;
 	switch (code) {
@@ -51,9 +51,12 @@ static int32_t handler(struct bl_object *obj, uint32_t code,
 		atomic_fetch_sub(&running, 1);
 		return 0;
 	case M_STATS:
-		return bl_parcel_write_u32(reply, atomic_load(&max_running)) ?:
-		       bl_parcel_write_u32(reply, bl_pool_size(info->ctx)) ?:
-		       bl_parcel_write_u32(reply, atomic_load(&generation));
+		ret = bl_parcel_write_u32(reply, atomic_load(&max_running));
+		if (!ret)
+			ret = bl_parcel_write_u32(reply, bl_pool_size(info->ctx));
+		if (!ret)
+			ret = bl_parcel_write_u32(reply, atomic_load(&generation));
+		return ret;
 	case M_QUIT:
 		quit_flag = 1;
 		sem_post(&quit);
@@ -81,8 +84,9 @@ static int svc_main(void *arg)
 
 	sem_init(&quit, 0, 0);
 	sem_init(&restart, 0, 0);
-	ret = bl_object_new(ctx, handler, NULL, NULL, &obj) ?:
-	      bl_sm_add(ctx, cfg->name, obj);
+	ret = bl_object_new(ctx, handler, NULL, NULL, &obj);
+	if (!ret)
+		ret = bl_sm_add(ctx, cfg->name, obj);
 	if (ret) {
 		fprintf(stderr, "%s: %s\n", cfg->name, strerror(-ret));
 		return 1;

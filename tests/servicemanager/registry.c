@@ -28,7 +28,9 @@ static int call_add_one(struct bl_context *ctx, uint32_t h, int32_t v,
 	bl_parcel_fini(&p);
 	if (ret)
 		return ret;
-	ret = r.status ?: bl_reader_read_i32(&r.reader, out);
+	ret = r.status;
+	if (!ret)
+		ret = bl_reader_read_i32(&r.reader, out);
 	bl_reply_fini(&r);
 	return ret;
 }

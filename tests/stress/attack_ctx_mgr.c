@@ -166,13 +166,17 @@ static int32_t impostor_handler(struct bl_object *obj, uint32_t code,
 				struct bl_reader *req, struct bl_parcel *reply,
 				const struct bl_call_info *info)
 {
+	int ret;
+
 	(void)obj;
 	(void)req;
 	(void)info;
-	if (code == BL_SM_LIST)
-		return bl_parcel_write_u32(reply, 1) ?:
-		       bl_parcel_write_string(reply, "evil.directory");
-	return -ENOENT;
+	if (code != BL_SM_LIST)
+		return -ENOENT;
+	ret = bl_parcel_write_u32(reply, 1);
+	if (!ret)
+		ret = bl_parcel_write_string(reply, "evil.directory");
+	return ret;
 }
 
 static int impostor_main(void *arg)

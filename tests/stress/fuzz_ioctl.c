@@ -55,6 +55,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MB		(1024 * 1024)
 #define MGR_COOKIE	0xf022ULL
 #define VS_COOKIE	0x5e2eULL
@@ -428,6 +429,7 @@ struct thr {
 	unsigned char wbuf[2048];
 	struct fbinder_iovec rviov[2];	/* a region copy's caller side */
 	struct fbinder_batch_msg batch[4];	/* a oneway batch's entries */
+	unsigned char info_arg[sizeof(struct fbinder_info) + 8];	/* op_info's */
 	unsigned char payload[PAYLOAD];
 	__u64 poffs[16];
 };
@@ -551,6 +553,37 @@ static __u64 pick_size(struct thr *t, __u64 good)
 }
 
 /* Random payload with up to 8 objects; fills t->poffs; returns its size. */
+/*
+ * Every write-stream command and every ioctl of uapi/linux/fastbinder.h,
+ * for the mutations that keep a real number and break its size or payload.
+ * A new one goes here, and gets a structured op of its own if it takes a
+ * struct (tests/fuzz/fuzz_uapi_coverage.sh fails while one is missing).
+ */
+static const __u32 all_cmds[] = {
+	FBINDER_CMD_SEND, FBINDER_CMD_REPLY, FBINDER_CMD_FREE_BUFFER,
+	FBINDER_CMD_ACQUIRE, FBINDER_CMD_RELEASE, FBINDER_CMD_REGISTER_LOOPER,
+	FBINDER_CMD_ENTER_LOOPER, FBINDER_CMD_EXIT_LOOPER, FBINDER_CMD_LINK_DEATH,
+	FBINDER_CMD_UNLINK_DEATH, FBINDER_CMD_DEATH_DONE, FBINDER_CMD_ABANDON,
+	FBINDER_CMD_REGION_READ, FBINDER_CMD_REGION_WRITE, FBINDER_CMD_SEND_BATCH,
+};
+
+static const unsigned long all_iocs[] = {
+	FBINDER_IOC_VERSION, FBINDER_IOC_WRITE_READ, FBINDER_IOC_SET_MAX_THREADS,
+	FBINDER_IOC_SET_CONTEXT_MGR, FBINDER_IOC_THREAD_EXIT, FBINDER_IOC_WAKE_IDLE,
+	FBINDER_IOC_REGION_CREATE, FBINDER_IOC_REGION_NARROW, FBINDER_IOC_REGION_INFO,
+	FBINDER_IOC_REGION_REVOKE, FBINDER_IOC_INFO,
+};
+
+static __u32 pick_rights(struct thr *t)
+{
+	static const __u32 rights[] = {
+		0, FBINDER_REGION_READ, FBINDER_REGION_WRITE,
+		FBINDER_REGION_READ | FBINDER_REGION_WRITE,
+	};
+
+	return rights[R(ARRAY_SIZE(rights))];
+}
+
 static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 {
 	size_t size = 16 * (1 + R(12)) + (CHANCE(20) ? R(PAYLOAD - 256) : 0);
@@ -651,6 +684,7 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			tx.code = CHANCE(50) ? R(8) : (__u32)fbt_rnd64(&t->rng);
 			tx.flags = CHANCE(70) ? FBINDER_TXN_ONEWAY :
 				   CHANCE(90) || t->clean ? (CHANCE(50) ? FBINDER_TXN_ACCEPT_FDS : 0) :
+				   CHANCE(30) ? FBINDER_TXN_BATCH | (__u32)R(2) * FBINDER_TXN_ONEWAY :
 				   (__u32)fbt_rnd64(&t->rng);
 			tx.data = pick_ptr(t, t->payload, sz);
 			tx.data_size = pick_size(t, sz);
@@ -703,12 +737,13 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			break;
 		}
-		case 13: {	/* a real command code with a wrong size, or garbage */
+		case 13: {	/* a real command with a wrong size, or garbage */
 			unsigned char junk[96];
 			size_t i, jl = R(sizeof(junk));
+			__u32 real = all_cmds[R(ARRAY_SIZE(all_cmds))];
 
 			cmd = CHANCE(50) ? (__u32)fbt_rnd64(&t->rng) :
-			      _IOC(_IOC_WRITE, 'c', R(15), R(80));
+			      _IOC(_IOC_DIR(real), 'c', _IOC_NR(real), R(80));
 			for (i = 0; i < jl; i++)
 				junk[i] = (unsigned char)R(256);
 			len = put(t->wbuf, len, cap, &cmd, 4);
@@ -941,6 +976,44 @@ static void op_drain(struct thr *t)
 		handle_returns(t, c, fd, rdone);
 }
 
+/*
+ * FBINDER_IOC_INFO with every kind, entry sizes around and off the real
+ * ones, now and then a wait for failures (on_kick interrupts it).  The
+ * driver writes up to count * entry_size bytes: into scratch, or, with a
+ * wild count, only at pointers that cannot be the worker's own memory.
+ */
+static void op_info(struct thr *t, int fd)
+{
+	static const __u32 whats[] = {
+		FBINDER_INFO_COUNTERS, FBINDER_INFO_CONTEXTS, FBINDER_INFO_NODES,
+		FBINDER_INFO_FAILURES, FBINDER_INFO_HANDLES,
+	};
+	bool wild = !t->clean && CHANCE(10);
+	struct fbinder_info in = {
+		.what = CHANCE(90) ? whats[R(ARRAY_SIZE(whats))] : R(64),
+		.flags = CHANCE(95) ? 0 : CHANCE(50) ? FBINDER_INFO_WAIT : R(4),
+		.version = CHANCE(90) ? 0 : (__u32)fbt_rnd64(&t->rng),
+		.entry_size = CHANCE(70) ? 8 * R(16) : R(CHANCE(50) ? 256 : 1024),
+		.count = wild ? (__u32)fbt_rnd64(&t->rng) : R(8),
+		.seq = CHANCE(50) ? 0 : fbt_rnd64(&t->rng),
+		.reserved = { CHANCE(95) ? 0 : 1, 0 },
+	};
+	size_t need = (size_t)in.entry_size * in.count;
+
+	if (wild) {
+		static const __u64 bad[] = { 0, 0xffff888000000000ULL, 1, ~0ULL };
+
+		in.entries = CHANCE(50) ? bad[R(ARRAY_SIZE(bad))] :
+			     (uintptr_t)atomic_load(&wp.ctx[0].map);
+	} else {
+		in.entries = (uintptr_t)wp.scratch + R(wp.scratch_size - need + 1);
+	}
+	/* room behind it: pick_ptr() may misalign it by up to 7 bytes */
+	memcpy(t->info_arg, &in, sizeof(in));
+	ioctl(fd, FBINDER_IOC_INFO, CHANCE(95) ? (void *)t->info_arg :
+	      (void *)(uintptr_t)pick_ptr(t, t->info_arg, sizeof(in)));
+}
+
 static void op_ioctl(struct thr *t)
 {
 	struct wctx *c = pick_ctx(t);
@@ -951,12 +1024,16 @@ static void op_ioctl(struct thr *t)
 
 	for (i = 0; i < sizeof(arg); i++)
 		arg[i] = (unsigned char)R(CHANCE(50) ? 2 : 256);
-	switch (R(14)) {
+	switch (R(16)) {
+	case 14: case 15:
+		op_info(t, fd);
+		count_op(t);
+		return;
 	case 10: {	/* a region over scratch, the handle learned */
 		struct fbinder_region_create rc = {
 			.addr = (uintptr_t)wp.scratch + R(wp.scratch_size / 2),
 			.size = CHANCE(90) ? 1 + R(wp.scratch_size / 2) : fbt_rnd64(&t->rng),
-			.rights = R(CHANCE(90) ? 4 : 8),
+			.rights = CHANCE(90) ? pick_rights(t) : R(8),
 		};
 
 		if (!ioctl(fd, FBINDER_IOC_REGION_CREATE, &rc))
@@ -966,7 +1043,7 @@ static void op_ioctl(struct thr *t)
 	}
 	case 11: {
 		struct fbinder_region_narrow rn = {
-			.handle = pick_handle(t, c), .rights = R(4),
+			.handle = pick_handle(t, c), .rights = pick_rights(t),
 			.offset = pick_size(t, R(64)), .size = pick_size(t, R(4096)),
 			.reserved = CHANCE(95) ? 0 : 1,
 		};
@@ -989,10 +1066,16 @@ static void op_ioctl(struct thr *t)
 	case 2: req = FBINDER_IOC_SET_CONTEXT_MGR; break;
 	case 3: req = FBINDER_IOC_THREAD_EXIT; break;
 	case 4: req = FBINDER_IOC_WAKE_IDLE; break;
-	case 5: req = _IOC(R(4), FBINDER_IOC_MAGIC, R(8), R(64)); break;
+	case 5: {	/* a real ioctl with any direction and size */
+		unsigned long real = all_iocs[R(ARRAY_SIZE(all_iocs))];
+
+		req = _IOC(R(4), FBINDER_IOC_MAGIC, _IOC_NR(real), R(64));
+		break;
+	}
 	case 6: req = (__u32)fbt_rnd64(&t->rng); break;
 	case 7: req = FBINDER_IOC_WRITE_READ; break;	/* random struct */
-	default: req = _IOC(R(4), FBINDER_IOC_MAGIC, R(6), sizeof(struct fbinder_write_read)); break;
+	default: req = _IOC(R(4), FBINDER_IOC_MAGIC, R(_IOC_NR(FBINDER_IOC_INFO) + 2),
+			    sizeof(struct fbinder_write_read)); break;
 	}
 	if (req == FBINDER_IOC_WRITE_READ) {
 		/* random pointers only into scratch (the kernel may write there) */

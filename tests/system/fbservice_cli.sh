@@ -39,7 +39,7 @@ code 2 "unknown option" fbservice --frob list
 
 # ---- no device / no manager ----
 code 3 "no such device" fbservice -d /dev/nonexistent list
-grep -q 'module loaded' err && ok "says the module may not be loaded" || bad "unclear: $(cat err)"
+grep -q 'no such device' err && ok "says there is no such device" || bad "unclear: $(cat err)"
 code 3 "list without a manager" fbservice list
 grep -q 'no service manager' err && ok "says there is no service manager" || bad "unclear: $(cat err)"
 code 3 "check without a manager" fbservice check x

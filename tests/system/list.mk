@@ -15,6 +15,7 @@ system_VM_TESTS := \
 	fbservice_cli.sh \
 	fbstat_output.sh \
 	fbstat_unprivileged.c \
+	tool_convention.sh \
 	tracing_recipes.c \
 	valgrind_user.sh \
 	# (end of the list: keep it sorted)

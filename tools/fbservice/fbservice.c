@@ -33,8 +33,8 @@
  *	   still printed), or its reply was malformed
  *	2  usage error: unknown command, bad argument or number
  *	3  fastbinder unusable: the device cannot be opened (module not
- *	   loaded), the driver speaks another ABI, or no service manager
- *	   answers
+ *	   loaded, no such device, permission denied), the driver speaks
+ *	   another ABI, or no service manager answers
  *	Errors go to stderr, results to stdout.
  */
 #define _GNU_SOURCE
@@ -48,19 +48,19 @@
 #include <unistd.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 
+/* the exit statuses every fastbinder program shares (fbtool.h) */
 enum {
-	EXIT_OK = 0,
-	EXIT_FAILED = 1,
-	EXIT_USAGE = 2,
-	EXIT_NO_BINDER = 3,
+	EXIT_OK = FBTOOL_EXIT_OK,
+	EXIT_FAILED = FBTOOL_EXIT_FAILED,
+	EXIT_USAGE = FBTOOL_EXIT_USAGE,
+	EXIT_NO_BINDER = FBTOOL_EXIT_UNAVAILABLE,
 };
 
 #define DEFAULT_CALL_TIMEOUT_MS	10000
 /* How long "is there a service manager at all?" may take to answer. */
 #define PROBE_TIMEOUT_MS	2000
-
-static const char *prog = "fbservice";
 
 static void usage(FILE *f)
 {
@@ -85,6 +85,7 @@ static void usage(FILE *f)
 "  -t, --timeout MS       how long call waits for the reply (default %d;\n"
 "                         -1: forever)\n"
 "  -h, --help             this text\n"
+"      --version          the release and ABI version\n"
 "\n"
 "Exit status:\n"
 "  0  success (listed; found; called and the status was 0)\n"
@@ -92,34 +93,9 @@ static void usage(FILE *f)
 "     call failed or timed out, its status was not 0 (reply still\n"
 "     printed), or its reply was malformed\n"
 "  2  usage error\n"
-"  3  fastbinder unusable: no device (module not loaded), ABI mismatch,\n"
-"     or no service manager running\n",
+"  3  fastbinder unusable: module not loaded, no such device, permission\n"
+"     denied, ABI mismatch, or no service manager running\n",
 		BL_DEFAULT_DEVICE, DEFAULT_CALL_TIMEOUT_MS);
-}
-
-static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help'.\n", prog);
-	return EXIT_USAGE;
 }
 
 /* "EINVAL: Invalid argument", or "error 1234" for an unknown number. */
@@ -188,19 +164,19 @@ static int write_arg(struct bl_parcel *p, const char *type, const char *val)
 
 	if (!strcmp(type, "i32")) {
 		if (!parse_i64(val, INT32_MIN, INT32_MAX, &i))
-			return usage_error("i32: '%s' is not a 32-bit integer", val);
+			return fbtool_usage_error("i32: '%s' is not a 32-bit integer", val);
 		ret = bl_parcel_write_i32(p, (int32_t)i);
 	} else if (!strcmp(type, "i64")) {
 		if (!parse_i64(val, INT64_MIN, INT64_MAX, &i))
-			return usage_error("i64: '%s' is not a 64-bit integer", val);
+			return fbtool_usage_error("i64: '%s' is not a 64-bit integer", val);
 		ret = bl_parcel_write_i64(p, i);
 	} else if (!strcmp(type, "u32")) {
 		if (!parse_u64(val, UINT32_MAX, &u))
-			return usage_error("u32: '%s' is not an unsigned 32-bit integer", val);
+			return fbtool_usage_error("u32: '%s' is not an unsigned 32-bit integer", val);
 		ret = bl_parcel_write_u32(p, (uint32_t)u);
 	} else if (!strcmp(type, "u64")) {
 		if (!parse_u64(val, UINT64_MAX, &u))
-			return usage_error("u64: '%s' is not an unsigned 64-bit integer", val);
+			return fbtool_usage_error("u64: '%s' is not an unsigned 64-bit integer", val);
 		ret = bl_parcel_write_u64(p, u);
 	} else if (!strcmp(type, "f64")) {
 		char *end;
@@ -209,12 +185,12 @@ static int write_arg(struct bl_parcel *p, const char *type, const char *val)
 		errno = 0;
 		d = strtod(val, &end);
 		if (errno || end == val || *end)
-			return usage_error("f64: '%s' is not a number", val);
+			return fbtool_usage_error("f64: '%s' is not a number", val);
 		ret = bl_parcel_write_double(p, d);
 	} else if (!strcmp(type, "str") || !strcmp(type, "s16")) {
 		ret = bl_parcel_write_string(p, val);
 		if (ret == -EINVAL)
-			return usage_error("%s: not valid UTF-8", type);
+			return fbtool_usage_error("%s: not valid UTF-8", type);
 	} else if (!strcmp(type, "bool")) {
 		bool b;
 
@@ -223,7 +199,7 @@ static int write_arg(struct bl_parcel *p, const char *type, const char *val)
 		else if (!strcmp(val, "0") || !strcmp(val, "false"))
 			b = false;
 		else
-			return usage_error("bool: '%s' is not 0, 1, true or false", val);
+			return fbtool_usage_error("bool: '%s' is not 0, 1, true or false", val);
 		ret = bl_parcel_write_bool(p, b);
 	} else if (!strcmp(type, "blob")) {
 		size_t n = strlen(val), k;
@@ -231,10 +207,10 @@ static int write_arg(struct bl_parcel *p, const char *type, const char *val)
 		uint8_t *b;
 
 		if (n % 2)
-			return usage_error("blob: odd number of hex digits");
+			return fbtool_usage_error("blob: odd number of hex digits");
 		for (k = 0; k < n; k++)
 			if (hexval(val[k]) < 0)
-				return usage_error("blob: '%c' is not a hex digit", val[k]);
+				return fbtool_usage_error("blob: '%c' is not a hex digit", val[k]);
 		ret = bl_parcel_alloc_blob(p, n / 2, &buf);
 		if (!ret) {
 			b = buf;
@@ -243,11 +219,11 @@ static int write_arg(struct bl_parcel *p, const char *type, const char *val)
 						 hexval(val[2 * k + 1]));
 		}
 	} else {
-		return usage_error("unknown argument type '%s' "
+		return fbtool_usage_error("unknown argument type '%s' "
 				   "(i32 i64 u32 u64 f64 str s16 bool blob)", type);
 	}
 	if (ret) {
-		err("cannot write the %s argument: %s", type, strerror(-ret));
+		fbtool_err("cannot write the %s argument: %s", type, strerror(-ret));
 		return EXIT_FAILED;
 	}
 	return 0;
@@ -490,7 +466,7 @@ static bool manager_answers(struct bl_context *ctx)
 
 static int no_manager(void)
 {
-	err("no service manager answers (start fb-servicemanager)");
+	fbtool_err("no service manager answers (start fb-servicemanager)");
 	return EXIT_NO_BINDER;
 }
 
@@ -500,17 +476,17 @@ static int lookup_failed(const char *name, int ret)
 	if (ret == -EHOSTDOWN)
 		return no_manager();
 	if (ret == -ENOENT) {
-		err("%s: not found", name);
+		fbtool_err("%s: not found", name);
 		return EXIT_FAILED;
 	}
 	if (ret == -EINVAL)
-		return usage_error("'%s' is not a valid service name "
+		return fbtool_usage_error("'%s' is not a valid service name "
 				   "(1..%d of [A-Za-z0-9._/-])", name, BL_SM_NAME_MAX);
 	if (ret == -ENXIO) {
-		err("%s: an object of this very process", name);
+		fbtool_err("%s: an object of this very process", name);
 		return EXIT_FAILED;
 	}
-	err("%s: lookup failed: %s", name, strerror(-ret));
+	fbtool_err("%s: lookup failed: %s", name, strerror(-ret));
 	return ret == -ETIMEDOUT ? EXIT_FAILED : EXIT_NO_BINDER;
 }
 
@@ -523,7 +499,7 @@ static int cmd_list(struct bl_context *ctx)
 	if (ret == -EHOSTDOWN)
 		return no_manager();
 	if (ret) {
-		err("list: %s", strerror(-ret));
+		fbtool_err("list: %s", strerror(-ret));
 		return EXIT_NO_BINDER;
 	}
 	for (size_t i = 0; i < count; i++)
@@ -556,7 +532,7 @@ static int cmd_wait(struct bl_context *ctx, const char *name, int timeout_ms)
 	if (ret == -ETIMEDOUT) {
 		if (!manager_answers(ctx))
 			return no_manager();
-		err("%s: not registered within %d ms", name, timeout_ms);
+		fbtool_err("%s: not registered within %d ms", name, timeout_ms);
 		return EXIT_FAILED;
 	}
 	if (ret)
@@ -580,11 +556,11 @@ static int cmd_call(struct bl_context *ctx, const char *name, uint32_t code,
 	bl_handle_release(ctx, h);
 	if (ret) {
 		if (ret == -EOWNERDEAD)
-			err("%s: the service died during the call", name);
+			fbtool_err("%s: the service died during the call", name);
 		else if (ret == -ETIMEDOUT)
-			err("%s: no reply within %d ms", name, timeout_ms);
+			fbtool_err("%s: no reply within %d ms", name, timeout_ms);
 		else
-			err("%s: call failed: %s (%s)", name, strerror(-ret),
+			fbtool_err("%s: call failed: %s (%s)", name, strerror(-ret),
 			    errname(-ret));
 		return EXIT_FAILED;
 	}
@@ -598,7 +574,7 @@ static int cmd_call(struct bl_context *ctx, const char *name, uint32_t code,
 	rc = reply.status ? EXIT_FAILED : EXIT_OK;
 	ret = print_items(&reply.reader, 2);
 	if (ret) {
-		err("%s: malformed reply: %s", name, strerror(-ret));
+		fbtool_err("%s: malformed reply: %s", name, strerror(-ret));
 		rc = EXIT_FAILED;
 	}
 	bl_reply_fini(&reply);
@@ -613,6 +589,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bl_parcel req = BL_PARCEL_INIT;
@@ -624,6 +601,7 @@ int main(int argc, char **argv)
 	int64_t v;
 	int c, ret, rc;
 
+	fbtool_init("fbservice");
 	/* "+": options only before the command, so "i32 -5" is an argument */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+d:t:h", opts, NULL)) != -1) {
@@ -633,20 +611,23 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			if (!parse_i64(optarg, -1, INT_MAX, &v))
-				return usage_error("--timeout: '%s' is not -1 or a "
+				return fbtool_usage_error("--timeout: '%s' is not -1 or a "
 						   "number of milliseconds", optarg);
 			call_timeout = (int)v;
 			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
+		case 'V':
+			fbtool_version();
+			return EXIT_OK;
 		default:
-			return usage_error("unknown or incomplete option '%s'",
+			return fbtool_usage_error("unknown or incomplete option '%s'",
 					   argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return usage_error("no command (list, check, wait, call)");
+		return fbtool_usage_error("no command (list, check, wait, call)");
 	cmd = argv[optind++];
 	argc -= optind;
 	argv += optind;
@@ -654,18 +635,18 @@ int main(int argc, char **argv)
 	/* Check the whole command line before touching the device. */
 	if (!strcmp(cmd, "list")) {
 		if (argc != 0)
-			return usage_error("list takes no arguments");
+			return fbtool_usage_error("list takes no arguments");
 	} else if (!strcmp(cmd, "check")) {
 		if (argc != 1)
-			return usage_error("usage: check NAME");
+			return fbtool_usage_error("usage: check NAME");
 		name = argv[0];
 	} else if (!strcmp(cmd, "wait")) {
 		if (argc != 1 && argc != 2)
-			return usage_error("usage: wait NAME [TIMEOUT_MS]");
+			return fbtool_usage_error("usage: wait NAME [TIMEOUT_MS]");
 		name = argv[0];
 		if (argc == 2) {
 			if (!parse_i64(argv[1], 0, INT_MAX, &v))
-				return usage_error("wait: '%s' is not a number of "
+				return fbtool_usage_error("wait: '%s' is not a number of "
 						   "milliseconds", argv[1]);
 			wait_timeout = (int)v;
 		}
@@ -673,14 +654,14 @@ int main(int argc, char **argv)
 		uint64_t u;
 
 		if (argc < 2)
-			return usage_error("usage: call NAME CODE [TYPE VALUE]...");
+			return fbtool_usage_error("usage: call NAME CODE [TYPE VALUE]...");
 		name = argv[0];
 		if (!parse_u64(argv[1], UINT32_MAX, &u))
-			return usage_error("call: CODE '%s' is not an unsigned "
+			return fbtool_usage_error("call: CODE '%s' is not an unsigned "
 					   "32-bit number", argv[1]);
 		code = (uint32_t)u;
 		if (argc % 2)
-			return usage_error("call: '%s' has no value",
+			return fbtool_usage_error("call: '%s' has no value",
 					   argv[argc - 1]);
 		for (int i = 2; i < argc; i += 2) {
 			rc = write_arg(&req, argv[i], argv[i + 1]);
@@ -693,25 +674,14 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	} else {
-		return usage_error("unknown command '%s' (list, check, wait, call)",
+		return fbtool_usage_error("unknown command '%s' (list, check, wait, call)",
 				   cmd);
 	}
 
 	ret = bl_context_open(device, 0, &ctx);
 	if (ret) {
-		const char *path = device ? device : BL_DEFAULT_DEVICE;
-
-		if (ret == -ENOENT)
-			err("%s: %s (is the fastbinder module loaded?)", path,
-			    strerror(-ret));
-		else if (ret == -EPROTONOSUPPORT)
-			err("%s: the driver speaks another ABI version than "
-			    "this program (built for %u)", path,
-			    (unsigned int)FBINDER_ABI_VERSION);
-		else
-			err("%s: %s", path, strerror(-ret));
 		bl_parcel_fini(&req);
-		return EXIT_NO_BINDER;
+		return fbtool_unavailable(device, -ret);
 	}
 	if (!strcmp(cmd, "list"))
 		rc = cmd_list(ctx);
@@ -724,7 +694,7 @@ int main(int argc, char **argv)
 	bl_context_close(ctx);
 	bl_parcel_fini(&req);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
-		err("writing the output: %s", strerror(errno));
+		fbtool_err("writing the output: %s", strerror(errno));
 		return EXIT_FAILED;
 	}
 	return rc;

@@ -36,10 +36,11 @@
  *
  * EXIT STATUS
  *	0  shown
- *	1  cannot read the driver's state: module not loaded, a driver
- *	   without FBINDER_IOC_INFO, or a debugfs section asked for that
- *	   cannot be read (not root, not mounted)
+ *	1  a debugfs section asked for cannot be read (not root, not
+ *	   mounted)
  *	2  usage error
+ *	3  fastbinder unusable: module not loaded, no such device,
+ *	   permission denied, or a driver without FBINDER_IOC_INFO
  *	Errors go to stderr.
  */
 #define _GNU_SOURCE
@@ -191,15 +192,16 @@ static void usage(FILE *f)
 "                         tables; the counters include its calls.)\n"
 "  -D, --debugfs DIR      read debugfs at DIR instead of " DEFAULT_DIR "\n"
 "  -h, --help             this text\n"
+"      --version          the release and ABI version\n"
 "\n"
-"Exit status: 0 shown; 1 the state cannot be read (module not loaded, or\n"
-"a debugfs section asked for that cannot be read); 2 usage error.\n");
+"Exit status: 0 shown; 1 a debugfs section asked for cannot be read;\n"
+"2 usage error; 3 fastbinder unusable (module not loaded, no such device,\n"
+"permission denied, a driver without FBINDER_IOC_INFO).\n");
 }
 
 static int usage_error(const char *what, const char *arg)
 {
-	fprintf(stderr, "%s: %s '%s'\nTry '%s --help'.\n", prog, what, arg, prog);
-	return EXIT_USAGE;
+	return fbtool_usage_error("%s '%s'", what, arg);
 }
 
 static void on_signal(int sig)
@@ -238,6 +240,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
+			exit(EXIT_OK);
+		} else if (!strcmp(a, "--version")) {
+			fbtool_version();
 			exit(EXIT_OK);
 		} else if (!strcmp(a, "-w") || !strcmp(a, "--watch") ||
 			   !strcmp(a, "-t") || !strcmp(a, "--top")) {
@@ -368,6 +373,7 @@ int main(int argc, char **argv)
 	bool have_prev = false;
 	int rc, fd;
 
+	fbtool_init(prog);
 	rc = parse_options(argc, argv, &o);
 	if (rc)
 		return rc;
@@ -376,7 +382,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	fd = info_open();
 	if (fd < 0)
-		return EXIT_ERROR;
+		return EXIT_NO_BINDER;
 	if (o.follow) {
 		rc = info_follow(fd, o.json, o.count);
 		goto out;

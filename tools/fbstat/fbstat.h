@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "binderlite.h"
+#include "fbtool.h"
 
 #define DEFAULT_DIR	"/sys/kernel/debug/fastbinder"
 #define DEVICE_PATH	"/dev/fastbinder"
@@ -27,7 +28,13 @@
 #define MAX_FAILED	10	/* failures shown */
 #define COMM_LEN	32
 
-enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
+/* the exit statuses every fastbinder program shares (fbtool.h) */
+enum {
+	EXIT_OK = FBTOOL_EXIT_OK,
+	EXIT_ERROR = FBTOOL_EXIT_FAILED,
+	EXIT_USAGE = FBTOOL_EXIT_USAGE,
+	EXIT_NO_BINDER = FBTOOL_EXIT_UNAVAILABLE,
+};
 
 extern const char *prog;
 extern volatile sig_atomic_t stop;	/* SIGINT, SIGTERM */

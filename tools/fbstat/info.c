@@ -39,19 +39,14 @@ static const char *what_name(unsigned int what)
 	}
 }
 
-/* The device, or -1 after saying why. */
+/* The device, or -1 after saying why (exit with EXIT_NO_BINDER). */
 int info_open(void)
 {
 	struct fbinder_version ver = { 0 };
 	int fd = open(DEVICE_PATH, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0) {
-		if (errno == ENOENT && access("/sys/module/fastbinder", F_OK))
-			fprintf(stderr, "%s: the fastbinder module is not loaded "
-				"(modprobe fastbinder)\n", prog);
-		else
-			fprintf(stderr, "%s: cannot open %s: %s\n", prog,
-				DEVICE_PATH, strerror(errno));
+		fbtool_unavailable(DEVICE_PATH, errno);
 		return -1;
 	}
 	if (ioctl(fd, FBINDER_IOC_VERSION, &ver) || ver.abi_version < 3) {
