@@ -659,7 +659,7 @@ static void report_progress(const struct result *r)
 /* ---- memory: resident pages of an idle receiver ---- */
 
 /* fastbinder debugfs: " context pid P mapping N bytes, K pages resident" */
-static long fbinder_pages(pid_t pid)
+static long fb_pages(pid_t pid)
 {
 	FILE *f = fopen("/sys/kernel/debug/fastbinder/state", "r");
 	char line[256];
@@ -1548,7 +1548,7 @@ int main(int argc, char **argv)
 
 			if (!have[i ? 1 : 0])
 				continue;
-			measure_mem(t, i ? binder_pages : fbinder_pages, &mem[i]);
+			measure_mem(t, i ? binder_pages : fb_pages, &mem[i]);
 			mem_done[i] = true;
 			printf("bench: %-16s memory: idle %ld pages, %ld with %d x 4 KiB queued, %ld after%s%s\n",
 			       t->name, mem[i].idle, mem[i].queued, MEM_MSGS,

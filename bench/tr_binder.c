@@ -11,6 +11,12 @@
  * BR_TRANSACTION_COMPLETE for the replier, so that read returns at once
  * and the server needs a second ioctl per call: that is binder's protocol,
  * not the benchmark's doing.
+ *
+ * Two copies on purpose: this file and tr_fastbinder.c are written in
+ * parallel (open and map, the server's setup and loop, the client's call),
+ * so the two protocols can be read side by side and neither pays for a
+ * shared layer the other does not need.  A change to one's shape is made
+ * to the other's too.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -9,6 +9,9 @@
  * server is the context manager, clients call handle 0.  Oneway messages
  * sent n per call go as one FBINDER_CMD_SEND_BATCH, one slot and one read
  * for the lot.
+ *
+ * Two copies on purpose: written in parallel with tr_binder.c (see there).
+ * Its helpers are fb_*: fbinder_* names are the driver's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,11 +40,11 @@ static void backoff(void)
 	nanosleep(&ts, NULL);
 }
 
-#define FBINDER_DEV		"/dev/fastbinder"
-#define FBINDER_MAP		(8u << 20)	/* 4 MiB payloads fit */
+#define FB_DEV		"/dev/fastbinder"
+#define FB_MAP		(8u << 20)	/* 4 MiB payloads fit */
 #define RBUF_MSGS	256
 
-struct fbinder_conn {
+struct fb_conn {
 	int fd;
 	const unsigned char *map;
 	int64_t pending_free;		/* reply buffer to free, or -1 */
@@ -49,15 +52,15 @@ struct fbinder_conn {
 	struct fbinder_batch_msg batch[BENCH_BATCH];	/* oneway batches */
 };
 
-static int fbinder_open_map(size_t map_size, const unsigned char **map)
+static int fb_open_map(size_t map_size, const unsigned char **map)
 {
 	struct fbinder_version v;
 	void *m;
 	int fd;
 
-	fd = open(FBINDER_DEV, O_RDWR | O_CLOEXEC);
+	fd = open(FB_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		die_errno("open %s", FBINDER_DEV);
+		die_errno("open %s", FB_DEV);
 	if (ioctl(fd, FBINDER_IOC_VERSION, &v) < 0 || v.abi_version != FBINDER_ABI_VERSION)
 		die("fastbinder ABI version mismatch");
 	m = mmap(NULL, map_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -70,7 +73,7 @@ static int fbinder_open_map(size_t map_size, const unsigned char **map)
 /* ---- server ---- */
 
 /* Each message of a delivered batch, checked against the batch's data. */
-static void fbinder_rx_batch(struct oneway_rx *rx, const unsigned char *map,
+static void fb_rx_batch(struct oneway_rx *rx, const unsigned char *map,
 			     const struct fbinder_txn_msg *m)
 {
 	const size_t head = sizeof(struct fbinder_batch);
@@ -95,16 +98,16 @@ static void fbinder_rx_batch(struct oneway_rx *rx, const unsigned char *map,
 	}
 }
 
-struct fbinder_srv {
+struct fb_srv {
 	int fd;
 	const unsigned char *map;
 	const struct srv_cfg *cfg;
 	struct oneway_rx rx;
 };
 
-static void fbinder_serve(void *arg, int idx)
+static void fb_serve(void *arg, int idx)
 {
-	struct fbinder_srv *s = arg;
+	struct fb_srv *s = arg;
 	size_t wcap = 64 + RBUF_MSGS * (4 + sizeof(uint64_t));
 	size_t rcap = RBUF_MSGS * (4 + sizeof(struct fbinder_txn_msg));
 	unsigned char *w = malloc(wcap), *r = malloc(rcap);
@@ -140,7 +143,7 @@ static void fbinder_serve(void *arg, int idx)
 			memcpy(&m, r + pos, sizeof(m));
 			pos += sizeof(m);
 			if (m.flags & FBINDER_TXN_BATCH) {
-				fbinder_rx_batch(&s->rx, s->map, &m);
+				fb_rx_batch(&s->rx, s->map, &m);
 			} else if (m.flags & FBINDER_TXN_ONEWAY) {
 				oneway_rx_msg(&s->rx, s->map + m.data,
 					      m.data_size);
@@ -171,41 +174,41 @@ static void fbinder_serve(void *arg, int idx)
 	}
 }
 
-static void fbinder_server(const struct srv_cfg *cfg)
+static void fb_server(const struct srv_cfg *cfg)
 {
 	struct fbinder_context_mgr mgr = { .cookie = 0x1234 };
-	struct fbinder_srv s = { .cfg = cfg };
+	struct fb_srv s = { .cfg = cfg };
 	char go;
 
-	s.fd = fbinder_open_map(cfg->map_size ? cfg->map_size : FBINDER_MAP, &s.map);
+	s.fd = fb_open_map(cfg->map_size ? cfg->map_size : FB_MAP, &s.map);
 	if (ioctl(s.fd, FBINDER_IOC_SET_CONTEXT_MGR, &mgr) < 0)
 		die_errno("FBINDER_IOC_SET_CONTEXT_MGR");
 	s.rx.done_fd = cfg->done_fd;
 	signal_ready(cfg->ready_fd);
 	if (cfg->mode == MODE_IDLE && read(cfg->go_fd, &go, 1) != 1)
 		die("go pipe");
-	run_threads(cfg->nthreads, fbinder_serve, &s);
+	run_threads(cfg->nthreads, fb_serve, &s);
 	_exit(0);
 }
 
 /* ---- client ---- */
 
-static void *fbinder_client_open(int idx, size_t map_size)
+static void *fb_client_open(int idx, size_t map_size)
 {
-	struct fbinder_conn *c = calloc(1, sizeof(*c));
+	struct fb_conn *c = calloc(1, sizeof(*c));
 
 	(void)idx;
 	if (!c)
 		die("malloc");
-	c->fd = fbinder_open_map(map_size ? map_size : FBINDER_MAP, &c->map);
+	c->fd = fb_open_map(map_size ? map_size : FB_MAP, &c->map);
 	c->pending_free = -1;
 	return c;
 }
 
-static int fbinder_call(void *cp, const void *req, size_t len, size_t want,
+static int fb_call(void *cp, const void *req, size_t len, size_t want,
 		   const void **reply, size_t *rlen)
 {
-	struct fbinder_conn *c = cp;
+	struct fb_conn *c = cp;
 	unsigned char w[64];
 	struct fbinder_txn_data tr = { .handle = 0, .code = 1 };
 	struct fbinder_write_read wr = { 0 };
@@ -261,10 +264,10 @@ static int fbinder_call(void *cp, const void *req, size_t len, size_t want,
  * n messages to handle 0: one FBINDER_CMD_SEND_BATCH when batched (at most
  * BENCH_BATCH of them), else an FBINDER_CMD_SEND each.
  */
-static int fbinder_oneway(void *cp, const void *const *msgs, size_t len, int n,
+static int fb_oneway(void *cp, const void *const *msgs, size_t len, int n,
 		     bool batch)
 {
-	struct fbinder_conn *c = cp;
+	struct fb_conn *c = cp;
 	unsigned char w[64];
 	int i = 0;
 
@@ -315,6 +318,6 @@ static int fbinder_oneway(void *cp, const void *const *msgs, size_t len, int n,
 
 const struct transport tr_fastbinder = {
 	.name = "fastbinder", .label = "fastbinder",
-	.server = fbinder_server, .open = fbinder_client_open,
-	.call = fbinder_call, .oneway = fbinder_oneway,
+	.server = fb_server, .open = fb_client_open,
+	.call = fb_call, .oneway = fb_oneway,
 };

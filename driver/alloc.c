@@ -873,7 +873,7 @@ int fbinder_alloc_mmap(struct fbinder_alloc *alloc, struct vm_area_struct *vma)
 	 * vm_insert_page() and the zap are unaffected.
 	 */
 	fbinder_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP |
-			VM_MIXEDMAP | VM_IO, VM_MAYWRITE);
+			     VM_MIXEDMAP | VM_IO, VM_MAYWRITE);
 	vma->vm_ops = &fbinder_vm_ops;
 	vma->vm_private_data = alloc;
 out:
@@ -1219,7 +1219,7 @@ enum fbinder_copy_op {
  */
 static int fbinder_alloc_copy(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 			      size_t offset, size_t len, enum fbinder_copy_op op,
-			 struct iov_iter *ufrom, const void *from, void *to)
+			      struct iov_iter *ufrom, const void *from, void *to)
 {
 	size_t pos, in_page, n, done;
 	struct page *page;
@@ -1283,21 +1283,21 @@ int fbinder_alloc_read(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 		       size_t offset, void *to, size_t len)
 {
 	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_OUT, NULL, NULL,
-			     to);
+				  to);
 }
 
 int fbinder_alloc_write(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 			size_t offset, const void *from, size_t len)
 {
 	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_IN, NULL, from,
-			     NULL);
+				  NULL);
 }
 
 int fbinder_alloc_clear(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 			size_t offset, size_t len)
 {
 	return fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_ZERO, NULL, NULL,
-			     NULL);
+				  NULL);
 }
 
 /* ---- the shrinker ------------------------------------------------------- */

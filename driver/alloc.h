@@ -5,8 +5,8 @@
  * lazily populated pages that stay cached after use until a shrinker takes
  * them back.  See alloc.c for the design comment.
  */
-#ifndef _FB_ALLOC_H
-#define _FB_ALLOC_H
+#ifndef _FBINDER_ALLOC_H
+#define _FBINDER_ALLOC_H
 
 #include <linux/align.h>
 #include <linux/compiler.h>
@@ -272,4 +272,4 @@ int fbinder_alloc_selftest(void);
 int fbinder_alloc_setup_unmapped(struct fbinder_alloc *alloc, size_t size);
 #endif
 
-#endif /* _FB_ALLOC_H */
+#endif /* _FBINDER_ALLOC_H */

@@ -8,8 +8,8 @@
  * so the rest of the driver never needs an #if.  Each helper says which release changed what.
  * Only symbols that both kernels export may be used.
  */
-#ifndef _FB_COMPAT_H
-#define _FB_COMPAT_H
+#ifndef _FBINDER_COMPAT_H
+#define _FBINDER_COMPAT_H
 
 #include <linux/mm.h>
 #include <linux/pid.h>
@@ -67,8 +67,8 @@ static inline struct shrinker *
 fbinder_shrinker_create(const char *name,
 			unsigned long (*count)(struct shrinker *,
 					       struct shrink_control *),
-		   unsigned long (*scan)(struct shrinker *,
-					 struct shrink_control *))
+			unsigned long (*scan)(struct shrinker *,
+					      struct shrink_control *))
 {
 	struct shrinker *s;
 
@@ -221,4 +221,4 @@ static inline wait_queue_head_t *fbinder_pid_exit_wq(struct pid *pid)
 	return &pid->wait_pidfd;
 }
 
-#endif /* _FB_COMPAT_H */
+#endif /* _FBINDER_COMPAT_H */

@@ -41,6 +41,12 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	kref_init(&ctx->refs);
 	ctx->pid = get_task_pid(current, PIDTYPE_TGID);
 	ctx->euid = current_euid();
+	ctx->node_user = fbinder_node_user_get(ctx->euid);
+	if (!ctx->node_user) {
+		put_pid(ctx->pid);
+		kfree(ctx);
+		return NULL;
+	}
 	fbinder_alloc_init(&ctx->alloc);
 	ctx->threads = RB_ROOT;
 	ctx->nodes = RB_ROOT;
@@ -73,6 +79,7 @@ static void fbinder_ctx_free(struct kref *kref)
 {
 	struct fbinder_ctx *ctx = container_of(kref, struct fbinder_ctx, refs);
 
+	fbinder_node_user_put(ctx->node_user);
 	put_pid(ctx->pid);
 	kfree(ctx);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_CONTEXTS);
@@ -218,7 +225,9 @@ static struct rb_node *fbinder_thread_after_locked(struct fbinder_ctx *ctx, pid_
 	       rb_first(&ctx->threads);
 }
 
-static void fbinder_thread_free_locked(struct fbinder_thread *thread);
+static void fbinder_thread_reap_locked(struct fbinder_thread *thread,
+				       struct list_head *gone);
+static void fbinder_thread_free_gone(struct fbinder_ctx *ctx, struct list_head *gone);
 
 /*
  * A thread that exits without FBINDER_IOC_THREAD_EXIT leaves its record: each
@@ -230,7 +239,8 @@ static void fbinder_thread_free_locked(struct fbinder_thread *thread);
  * cannot be inside an ioctl, so nothing uses the record but the lock's
  * holders.
  */
-static void fbinder_ctx_reap_threads_locked(struct fbinder_ctx *ctx)
+static void fbinder_ctx_reap_threads_locked(struct fbinder_ctx *ctx,
+					    struct list_head *gone)
 {
 	struct rb_node *rb = fbinder_thread_after_locked(ctx, ctx->reap_next);
 	struct fbinder_thread *thread;
@@ -243,7 +253,7 @@ static void fbinder_ctx_reap_threads_locked(struct fbinder_ctx *ctx)
 		next = rb_next(rb);
 		ctx->reap_next = thread->pid;
 		if (!pid_has_task(thread->tpid, PIDTYPE_PID))
-			fbinder_thread_free_locked(thread);
+			fbinder_thread_reap_locked(thread, gone);
 		rb = next ?: rb_first(&ctx->threads);
 	}
 }
@@ -254,6 +264,7 @@ struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx)
 	struct fbinder_thread *thread, *new = NULL;
 	struct rb_node **p, *parent;
 	pid_t pid = current->pid;
+	LIST_HEAD(gone);
 
 again:
 	spin_lock(&ctx->dev->lock);
@@ -269,10 +280,11 @@ search:
 			p = &parent->rb_right;
 		} else if (thread->tpid != task_pid(current)) {
 			/* an exited thread's, whose number came back */
-			fbinder_thread_free_locked(thread);
+			fbinder_thread_reap_locked(thread, &gone);
 			goto search;
 		} else {
 			spin_unlock(&ctx->dev->lock);
+			fbinder_thread_free_gone(ctx, &gone);
 			if (new) {
 				put_pid(new->tpid);
 				kfree(new);
@@ -282,6 +294,7 @@ search:
 	}
 	if (!new) {
 		spin_unlock(&ctx->dev->lock);
+		fbinder_thread_free_gone(ctx, &gone);
 		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 		if (!new)
 			return NULL;
@@ -297,8 +310,9 @@ search:
 	rb_insert_color(&new->rb_node, &ctx->threads);
 	ctx->nr_threads++;
 	fbinder_stat_inc(FBINDER_STAT_LIVE_THREADS);
-	fbinder_ctx_reap_threads_locked(ctx);
+	fbinder_ctx_reap_threads_locked(ctx, &gone);
 	spin_unlock(&ctx->dev->lock);
+	fbinder_thread_free_gone(ctx, &gone);
 	return new;
 }
 
@@ -339,29 +353,45 @@ static bool fbinder_thread_own_prio_locked(struct fbinder_thread *thread,
 
 /*
  * The thread leaves its context: the calls it handles fail to their
- * callers, its work is dropped.  Its raise ends with them: what it must
- * get back is kept as if a oneway message had raised it, for
- * fbinder_thread_free(), which the caller runs once it dropped the lock.
+ * callers, and nothing is queued to it any more (no call on its stack
+ * names it).  Its raise ends with them: what it must get back is kept as
+ * if a oneway message had raised it, for fbinder_thread_free(), which the
+ * caller runs once it dropped the lock, after the work left on its todo
+ * (fbinder_thread_drop_work_locked()).
  */
 static void fbinder_thread_detach_locked(struct fbinder_thread *thread)
 {
-	struct fbinder_work *work, *tmp;
-	struct fbinder_txn *t;
-
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	thread->oneway_prio_set =
 		fbinder_thread_own_prio_locked(thread, &thread->oneway_saved);
 	fbinder_thread_unwind_locked(thread);
-	list_for_each_entry_safe(work, tmp, &thread->todo, entry) {
-		list_del_init(&work->entry);
-		if (work->type == FBINDER_WORK_TXN || work->type == FBINDER_WORK_FAILED) {
-			t = container_of(work, struct fbinder_txn, work);
-			fbinder_txn_discard_locked(t);
-		}
-	}
 	list_del_init(&thread->waiting_entry);
 	rb_erase(&thread->rb_node, &thread->ctx->threads);
 	thread->ctx->nr_threads--;
+}
+
+/*
+ * Drops the first work left on a detached thread's todo (a reply, a
+ * failure, a call routed back to it: fbinder_txn_discard_locked()); false
+ * when none was left.  *buf is the buffer its message was in, or NULL: the
+ * caller frees it once it dropped the lock, unless the context ended (its
+ * buffers go with it).
+ */
+static bool fbinder_thread_drop_work_locked(struct fbinder_thread *thread,
+					    struct fbinder_buffer **buf)
+{
+	struct fbinder_work *work;
+
+	lockdep_assert_held(&thread->ctx->dev->lock);
+	*buf = NULL;
+	work = list_first_entry_or_null(&thread->todo, struct fbinder_work, entry);
+	if (!work)
+		return false;
+	list_del_init(&work->entry);
+	if (work->type == FBINDER_WORK_TXN || work->type == FBINDER_WORK_FAILED)
+		*buf = fbinder_txn_discard_locked(container_of(work, struct fbinder_txn,
+							       work));
+	return true;
 }
 
 /*
@@ -386,14 +416,41 @@ static void fbinder_thread_free(struct fbinder_thread *thread)
 }
 
 /*
- * The record of a thread that is gone (the sweep, a reused thread id): its
- * task exited, so there is no priority to give back and nothing sleeps.
+ * The record of a thread that is gone (the sweep, a reused thread id)
+ * leaves the tree for gone, by its waiting_entry: the caller ends it with
+ * fbinder_thread_free_gone() once it dropped the lock.
  */
-static void fbinder_thread_free_locked(struct fbinder_thread *thread)
+static void fbinder_thread_reap_locked(struct fbinder_thread *thread,
+				       struct list_head *gone)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	fbinder_thread_detach_locked(thread);
-	fbinder_thread_free(thread);
+	list_add(&thread->waiting_entry, gone);
+}
+
+/*
+ * The reaped records: the work left for their threads goes, and the
+ * buffers of their replies and routed calls with it, as if the thread had
+ * read and freed them (the context lives on: a reply may fill its whole
+ * buffer).  Their tasks exited, so there is no priority to give back and
+ * nothing sleeps; then the records go.
+ */
+static void fbinder_thread_free_gone(struct fbinder_ctx *ctx, struct list_head *gone)
+{
+	struct fbinder_thread *thread, *next;
+	struct fbinder_buffer *buf;
+	bool more;
+
+	list_for_each_entry_safe(thread, next, gone, waiting_entry) {
+		do {
+			spin_lock(&ctx->dev->lock);
+			more = fbinder_thread_drop_work_locked(thread, &buf);
+			spin_unlock(&ctx->dev->lock);
+			if (buf)
+				fbinder_buffer_discard(ctx, buf);
+		} while (more);
+		fbinder_thread_free(thread);
+	}
 }
 
 /*
@@ -433,9 +490,13 @@ static void fbinder_ctx_drop_buffer(struct fbinder_buffer *buf, void *unused)
  */
 void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx)
 {
+	struct fbinder_hold b;
+
 	/* the buffers' sender records go with them */
 	spin_lock(&ctx->dev->lock);
-	fbinder_ctx_drop_senders_locked(ctx);
+	fbinder_hold_start_locked(&b, ctx->dev);
+	fbinder_ctx_drop_senders_relock(ctx, &b);
+	fbinder_hold_end_locked(&b);
 	spin_unlock(&ctx->dev->lock);
 	fbinder_alloc_for_each(&ctx->alloc, fbinder_ctx_drop_buffer, NULL);
 	fbinder_alloc_release(&ctx->alloc);
@@ -448,51 +509,74 @@ void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx)
  * still copying into it, never waited for.  Only the struct is left, for
  * whoever still holds a reference.  The first call does it all; later ones
  * return at once.
+ *
+ * Dead, nothing new reaches it: a send, a reply, a handle or a release
+ * notice for it checks dead under the lock, and none of its own ioctls
+ * runs any more.  So what it holds, as much as its opener made, goes
+ * FBINDER_BATCH objects per hold of the device lock (fbinder_hold_step_relock()).
+ * The end counts as one of its senders meanwhile: its messages' buffers
+ * stay until it is done with them.
  */
 static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 {
 	struct fbinder_device *dev = ctx->dev;
 	struct fbinder_thread *thread, *next;
-	struct fbinder_work *work, *tmp;
-	struct fbinder_txn *t;
-	struct fbinder_node *node;
+	struct fbinder_buffer *unused;
+	struct fbinder_work *work;
+	struct fbinder_hold b;
 	LIST_HEAD(threads);
 	struct rb_node *rb;
 	bool free_buffer;
 	LIST_HEAD(dying);
 
-	/* its own links first, a batch at a time */
-	fbinder_ctx_drop_deaths(ctx);
 	spin_lock(&dev->lock);
 	if (ctx->dead) {
 		spin_unlock(&dev->lock);
 		return;
 	}
 	ctx->dead = true;
+	ctx->active_senders++;
 	list_del_init(&ctx->dev_entry);
+	/* handle 0 is free for a new manager now, not once its turn came */
+	if (dev->ctx_mgr && dev->ctx_mgr->owner == ctx)
+		dev->ctx_mgr = NULL;
+	spin_unlock(&dev->lock);
+
+	/* its own links first, a batch at a time */
+	fbinder_ctx_drop_deaths(ctx);
+
+	spin_lock(&dev->lock);
+	fbinder_hold_start_locked(&b, dev);
 	/* out of every list now, so waiting_entry can collect them */
 	while ((rb = rb_first(&ctx->threads))) {
 		thread = rb_entry(rb, struct fbinder_thread, rb_node);
 		fbinder_thread_detach_locked(thread);
 		list_add(&thread->waiting_entry, &threads);
+		fbinder_hold_step_relock(&b);
 	}
-	list_for_each_entry_safe(work, tmp, &ctx->todo, entry) {
+	list_for_each_entry(thread, &threads, waiting_entry)
+		while (fbinder_thread_drop_work_locked(thread, &unused))
+			fbinder_hold_step_relock(&b);
+	while ((work = list_first_entry_or_null(&ctx->todo, struct fbinder_work,
+						entry))) {
 		list_del_init(&work->entry);
-		if (work->type == FBINDER_WORK_TXN) {
-			t = container_of(work, struct fbinder_txn, work);
-			fbinder_txn_discard_locked(t);
-		} else if (work->type == FBINDER_WORK_RELEASE) {
-			node = container_of(work, struct fbinder_node, work);
-			fbinder_node_notice_done_locked(node);
-		}
-		/* death notices go with their links, just below */
+		if (work->type == FBINDER_WORK_TXN)
+			fbinder_txn_discard_locked(container_of(work, struct fbinder_txn,
+								work));
+		else if (work->type == FBINDER_WORK_RELEASE)
+			fbinder_node_notice_done_locked(container_of(work,
+								     struct fbinder_node,
+								     work));
+		/* a death notice went with its link, above */
+		fbinder_hold_step_relock(&b);
 	}
-	fbinder_ctx_drop_deaths_locked(ctx);
-	fbinder_ctx_drop_nodes_locked(ctx, &dying);
-	fbinder_ctx_drop_regions_locked(ctx, &dying);
-	fbinder_ctx_drop_handles_locked(ctx);
+	fbinder_ctx_drop_nodes_relock(ctx, &dying, &b);
+	while (fbinder_ctx_drop_region_locked(ctx, &dying))
+		fbinder_hold_step_relock(&b);
+	fbinder_ctx_drop_handles_relock(ctx, &b);
 	/* a sender's copy may wait on its own stalled page fault */
-	free_buffer = !ctx->active_senders;
+	free_buffer = fbinder_ctx_senders_done_locked(ctx);
+	fbinder_hold_end_locked(&b);
 	spin_unlock(&dev->lock);
 	/* then the holders of its nodes hear, a batch at a time */
 	fbinder_nodes_fire_deaths(dev, &dying);

@@ -26,9 +26,6 @@ unsigned int fbinder_max_death_links = 65536;
 module_param_named(max_death_links, fbinder_max_death_links, uint, 0644);
 MODULE_PARM_DESC(max_death_links, "Most death links one context may hold (default 65536)");
 
-/* Links a closing holder drops per hold of the device lock. */
-#define FBINDER_DEATH_BATCH	64
-
 #define fbinder_death_of(n)	rb_entry((n), struct fbinder_death_link, rb_node)
 
 /* holder->deaths: by cookie */
@@ -210,9 +207,10 @@ void fbinder_nodes_fire_deaths(struct fbinder_device *dev, struct list_head *dyi
 {
 	struct fbinder_death_link *d;
 	struct fbinder_node *node;
-	int n = 0;
+	struct fbinder_hold b;
 
 	spin_lock(&dev->lock);
+	fbinder_hold_start_locked(&b, dev);
 	while ((node = list_first_entry_or_null(dying, struct fbinder_node,
 						work.entry))) {
 		d = list_first_entry_or_null(&node->deaths,
@@ -226,13 +224,9 @@ void fbinder_nodes_fire_deaths(struct fbinder_device *dev, struct list_head *dyi
 			node->tmp_refs--;
 			fbinder_node_check_locked(node);
 		}
-		if (++n == FBINDER_DEATH_BATCH) {
-			n = 0;
-			spin_unlock(&dev->lock);
-			cond_resched();
-			spin_lock(&dev->lock);
-		}
+		fbinder_hold_step_relock(&b);
 	}
+	fbinder_hold_end_locked(&b);
 	spin_unlock(&dev->lock);
 }
 
@@ -247,7 +241,7 @@ bool fbinder_handle_drop_deaths_locked(struct fbinder_handle *h,
 	int n;
 
 	lockdep_assert_held(&h->ctx->dev->lock);
-	for (n = 0; n < FBINDER_DEATH_BATCH; n++) {
+	for (n = 0; n < FBINDER_BATCH; n++) {
 		d = list_first_entry_or_null(&h->deaths, struct fbinder_death_link,
 					     handle_entry);
 		if (!d)
@@ -258,37 +252,31 @@ bool fbinder_handle_drop_deaths_locked(struct fbinder_handle *h,
 }
 
 /*
- * The holder is closing: its links go a batch at a time, the device lock
+ * The holder is ending: its links go a batch at a time, the device lock
  * dropped in between, so that max_death_links of them do not keep every
- * other context waiting.  Nothing can link for a context whose file is
- * being released, and a notice queued meanwhile (a node died) goes with
+ * other context waiting.  Nothing links for an ended context (only its
+ * own ioctls do), and a notice queued meanwhile (a node died) goes with
  * its link.
  */
 void fbinder_ctx_drop_deaths(struct fbinder_ctx *ctx)
 {
 	struct fbinder_device *dev = ctx->dev;
+	struct fbinder_hold b;
 	struct rb_node *rb;
 	LIST_HEAD(freed);
 	int n;
 
 	do {
 		spin_lock(&dev->lock);
-		for (n = 0; n < FBINDER_DEATH_BATCH && (rb = rb_first(&ctx->deaths));
+		fbinder_hold_start_locked(&b, dev);
+		for (n = 0; n < FBINDER_BATCH && (rb = rb_first(&ctx->deaths));
 		     n++)
 			fbinder_death_remove_locked(rb_entry(rb, struct fbinder_death_link,
 							     rb_node), &freed);
+		b.n = n;
+		fbinder_hold_end_locked(&b);
 		spin_unlock(&dev->lock);
 		fbinder_death_free_list(&freed);
 		cond_resched();
-	} while (n == FBINDER_DEATH_BATCH);
-}
-
-void fbinder_ctx_drop_deaths_locked(struct fbinder_ctx *ctx)
-{
-	struct rb_node *rb;
-
-	lockdep_assert_held(&ctx->dev->lock);
-	while ((rb = rb_first(&ctx->deaths)))
-		fbinder_death_remove_locked(rb_entry(rb, struct fbinder_death_link,
-						     rb_node), NULL);
+	} while (n == FBINDER_BATCH);
 }

@@ -8,6 +8,9 @@
  *   stats   global counters, one "name value" per line (stats.c)
  *   failed  the last FBINDER_FAILURE_RING failed sends, newest last, so "why did
  *           my call fail" has an answer (stats.c)
+ *   max_hold_ns, max_hold_objects  the longest hold of a device lock by a
+ *           teardown batch (internal.h), in ns, and the most objects one
+ *           freed; writing 0 starts one again
  *   sections time per step of the hot paths, in the development build only
  *           (sections.c)
  */
@@ -178,6 +181,19 @@ static int fbinder_state_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fbinder_state);
 
+static int fbinder_max_get(void *data, u64 *val)
+{
+	*val = atomic64_read(data);
+	return 0;
+}
+
+static int fbinder_max_set(void *data, u64 val)
+{
+	atomic64_set(data, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(fbinder_max_fops, fbinder_max_get, fbinder_max_set, "%llu\n");
+
 void fbinder_debugfs_init(void)
 {
 	fbinder_debugfs_dir = debugfs_create_dir("fastbinder", NULL);
@@ -187,6 +203,10 @@ void fbinder_debugfs_init(void)
 			    &fbinder_stats_fops);
 	debugfs_create_file("failed", 0444, fbinder_debugfs_dir, NULL,
 			    &fbinder_failed_fops);
+	debugfs_create_file_unsafe("max_hold_ns", 0644, fbinder_debugfs_dir,
+				   &fbinder_max_hold_ns, &fbinder_max_fops);
+	debugfs_create_file_unsafe("max_hold_objects", 0644, fbinder_debugfs_dir,
+				   &fbinder_max_hold_objects, &fbinder_max_fops);
 	fbinder_sections_debugfs(fbinder_debugfs_dir);
 }
 

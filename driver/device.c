@@ -40,7 +40,7 @@ static struct fbinder_ctx *fbinder_file_ctx(struct file *file)
 static int fbinder_open(struct inode *inode, struct file *file)
 {
 	struct fbinder_device *dev = container_of(file->private_data,
-					     struct fbinder_device, misc);
+						  struct fbinder_device, misc);
 	struct fbinder_ctx *ctx = fbinder_ctx_create(dev);
 
 	if (!ctx)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef _FB_DEVICE_H
-#define _FB_DEVICE_H
+#ifndef _FBINDER_DEVICE_H
+#define _FBINDER_DEVICE_H
 
 #include <linux/list.h>
 
@@ -9,4 +9,4 @@ extern struct list_head fbinder_devices;	/* struct fbinder_device.entry */
 int fbinder_devices_init(void);
 void fbinder_devices_exit(void);
 
-#endif /* _FB_DEVICE_H */
+#endif /* _FBINDER_DEVICE_H */

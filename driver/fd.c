@@ -56,8 +56,8 @@ int fbinder_fds_reserve(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 		}
 		(*fdnums)[i] = fd;
 		ret = fbinder_alloc_write(alloc, buf, buf->fds[i].offset +
-				     offsetof(struct fbinder_object, fd), &fd,
-				     sizeof(fd));
+					  offsetof(struct fbinder_object, fd), &fd,
+					  sizeof(fd));
 		if (ret) {
 			i++;
 			goto err;

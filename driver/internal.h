@@ -13,7 +13,9 @@
  *     the transaction-layer fields of fbinder_buffer (txn, target_node), and the
  *     device's spare transactions.  It is held only for bookkeeping: no
  *     allocation, no user copy, no sleep; so reclaim may take it (the spare
- *     transactions' shrinker, txn_pool.c).
+ *     transactions' shrinker, txn_pool.c).  And never for work that grows
+ *     with what an opener made: a loop that frees such objects drops it
+ *     every FBINDER_BATCH of them (struct fbinder_hold, below).
  *
  *   fbinder_alloc.lock (mutex, one per context): the slots and pages of that
  *     context's buffer.  Taken by alloc.c only (the others call its
@@ -28,7 +30,9 @@
  * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_slot_pool_lock
  * inside fbinder_alloc.lock (slot_pool.c, whose shrinker takes it alone);
  * fbinder_users_lock (alloc.c), taken with neither held, or inside
- * fbinder_device.lock by fbinder_user_put() (a sender record's user).  The hot paths
+ * fbinder_device.lock by fbinder_user_put() (a sender record's user);
+ * fbinder_node_users_lock (node.c), taken alone or inside
+ * fbinder_device.lock (a context's last put).  The hot paths
  * wake the one thread they chose just after dropping fbinder_device.lock
  * instead (fbinder_unlock_wake), so the woken thread does not find it held.
  *
@@ -55,13 +59,17 @@
  *              of it while its last thread exits, or, when the owner held
  *              no descriptor of it then, off the wake-up of the owner's
  *              pid (fbinder_pid_exit_wq()); at ->release at the latest, which
- *              then only drops the file's reference.  Its buffer goes at
- *              the end too, or, when senders are still copying into it
- *              (active_senders), with the last of them: the end never
- *              waits for another process (its page faults may stall).
+ *              then only drops the file's reference.  The end marks it
+ *              dead, then frees what it holds in batches, the lock dropped
+ *              in between: nothing new reaches a dead context.  Its buffer
+ *              goes at the end too, or, when senders are still copying
+ *              into it (active_senders, in which the end counts itself
+ *              until done), with the last of them: the end never waits
+ *              for another process (its page faults may stall).
  *   fbinder_thread  lives until FBINDER_IOC_THREAD_EXIT, the context's end, or a
- *              sweep finds its thread gone (fbinder_thread_get());
- *              a transaction points at it only while it is on its stack.
+ *              sweep finds its thread gone (fbinder_thread_get()), which
+ *              frees the buffers of the replies and routed calls left for
+ *              it; a transaction points at it only while it is on its stack.
  *              Once raised it holds a reference on its task, so the
  *              release (which may run in another task) can lower it.
  *              An epoll set may hold an entry on its wait queue (polled
@@ -69,7 +77,9 @@
  *              wake_up_pollfree() and the memory goes after an RCU grace
  *              period.
  *   fbinder_node    freed once it is out of its owner's tree and no handle,
- *              buffer or temporary user refers to it (fbinder_node_check).
+ *              buffer or temporary user refers to it (fbinder_node_check),
+ *              and its owner read its release notice or ended; it counts
+ *              against max_nodes and max_user_nodes until then (nr_owned).
  *   fbinder_handle  freed when its own and its buffers' references reach zero;
  *              one with more death links than a batch leaves its id at
  *              once and goes once they went (fbinder_ctx_drop_dying_handles()),
@@ -88,8 +98,8 @@
  *              goes back to its device's spares (fbinder_device.spare_txns,
  *              txn_pool.c) or to the slab.
  */
-#ifndef _FB_INTERNAL_H
-#define _FB_INTERNAL_H
+#ifndef _FBINDER_INTERNAL_H
+#define _FBINDER_INTERNAL_H
 
 #include <linux/kref.h>
 #include <linux/llist.h>
@@ -111,10 +121,15 @@
 #define FBINDER_MAX_OBJECTS		4096	/* objects in one message */
 #define FBINDER_MAX_QUEUED		4096	/* calls and oneways queued to a context */
 #define FBINDER_MAX_THREADS		1024	/* FBINDER_IOC_SET_MAX_THREADS ceiling */
+#define FBINDER_BATCH			64	/* objects a teardown frees per lock hold */
 
 extern unsigned int fbinder_max_handles;	/* module parameter */
 extern unsigned int fbinder_handle_id_start;	/* module parameter */
 extern unsigned int fbinder_max_death_links;	/* module parameter */
+extern unsigned int fbinder_max_nodes;		/* module parameter */
+extern unsigned int fbinder_max_user_nodes;	/* module parameter */
+
+struct fbinder_node_user;
 
 struct fbinder_device {
 	struct miscdevice misc;
@@ -181,6 +196,9 @@ struct fbinder_ctx {
 	/* for FBINDER_IOC_INFO, under fbinder_device.lock */
 	u32 nr_threads;			/* in threads */
 	u32 nr_nodes;			/* in nodes */
+	/* its nodes in nodes or with a release notice unread: max_nodes */
+	u32 nr_owned;
+	struct fbinder_node_user *node_user;	/* its euid's: max_user_nodes */
 	u64 received;			/* calls and oneways queued to it */
 	u64 sent;			/* calls and oneways its threads sent */
 	u64 failed;			/* its failed sends and replies */
@@ -365,6 +383,24 @@ fbinder_stack_next(struct fbinder_thread *thread, struct fbinder_txn *t)
 	return t->to_thread == thread ? t->to_parent : t->from_parent;
 }
 
+/*
+ * A loop that frees objects an opener made, as many as it likes (a
+ * context's end, a node's deaths, a holder's links), holds
+ * fbinder_device.lock for FBINDER_BATCH of them at most, then drops it
+ * and reschedules: fbinder_hold_step_relock() after each object.  Each
+ * such hold is timed and counted; debugfs "max_hold_ns" keeps the longest,
+ * "max_hold_objects" the most objects one freed.
+ */
+struct fbinder_hold {
+	struct fbinder_device *dev;
+	u64 start;			/* of this hold, ns */
+	u32 n;				/* objects freed in it */
+};
+
+void fbinder_hold_start_locked(struct fbinder_hold *b, struct fbinder_device *dev);
+bool fbinder_hold_step_relock(struct fbinder_hold *b);
+void fbinder_hold_end_locked(struct fbinder_hold *b);
+
 /* context.c */
 struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev);
 void fbinder_ctx_flush(struct fbinder_ctx *ctx);
@@ -413,6 +449,8 @@ do {								\
 bool fbinder_thread_wants_ctx_work(struct fbinder_thread *thread);
 
 /* node.c */
+struct fbinder_node_user *fbinder_node_user_get(kuid_t uid);
+void fbinder_node_user_put(struct fbinder_node_user *u);
 struct fbinder_node *fbinder_node_new(void);
 u64 fbinder_node_new_id(void);
 struct fbinder_handle *fbinder_handle_new(void);
@@ -430,14 +468,15 @@ int fbinder_handle_selftest(void);
 #endif
 int fbinder_handle_for_node_locked(struct fbinder_ctx *ctx, struct fbinder_node *node,
 				   struct fbinder_handle **spare,
-			      struct fbinder_handle **out);
+				   struct fbinder_handle **out);
 bool fbinder_handle_check_locked(struct fbinder_handle *handle);
 void fbinder_ctx_drop_dying_handles(struct fbinder_ctx *ctx);
 int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id);
 int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id);
 int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags);
-void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dying);
-void fbinder_ctx_drop_handles_locked(struct fbinder_ctx *ctx);
+void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dying,
+				   struct fbinder_hold *b);
+void fbinder_ctx_drop_handles_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b);
 
 /* death.c */
 int fbinder_death_link(struct fbinder_ctx *ctx, const struct fbinder_death *req);
@@ -449,7 +488,6 @@ bool fbinder_handle_drop_deaths_locked(struct fbinder_handle *h,
 				       struct list_head *freed);
 void fbinder_death_free_list(struct list_head *freed);
 void fbinder_ctx_drop_deaths(struct fbinder_ctx *ctx);
-void fbinder_ctx_drop_deaths_locked(struct fbinder_ctx *ctx);
 
 /* region.c */
 long fbinder_region_ioctl(struct fbinder_ctx *ctx, unsigned int cmd, void __user *uarg);
@@ -458,7 +496,7 @@ int fbinder_region_copy(struct fbinder_ctx *ctx, struct fbinder_region_copy __us
 bool fbinder_region_check_locked(struct fbinder_node *node);
 void fbinder_region_free_locked(struct fbinder_node *node);
 bool fbinder_region_kill_child_locked(struct fbinder_node *node, struct list_head *dying);
-void fbinder_ctx_drop_regions_locked(struct fbinder_ctx *ctx, struct list_head *dying);
+bool fbinder_ctx_drop_region_locked(struct fbinder_ctx *ctx, struct list_head *dying);
 void fbinder_regions_exit(void);
 long fbinder_region_mms_held(void);
 
@@ -494,9 +532,9 @@ int fbinder_send_batch(struct fbinder_thread *thread,
 int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 			 u32 *freed);
 void fbinder_txn_count_locked(struct fbinder_txn *t, int delta);
-void fbinder_ctx_drop_senders_locked(struct fbinder_ctx *ctx);
+void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b);
 void fbinder_txn_fail_locked(struct fbinder_txn *call, int error);
-void fbinder_txn_discard_locked(struct fbinder_txn *txn);
+struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *txn);
 void fbinder_thread_unwind_locked(struct fbinder_thread *thread);
 void fbinder_txn_free(struct fbinder_txn *txn);
 void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf);
@@ -521,4 +559,4 @@ void fbinder_record_failure_pid(int error, enum fbinder_failure_what what,
 /* info.c */
 long fbinder_info(void __user *arg);
 
-#endif /* _FB_INTERNAL_H */
+#endif /* _FBINDER_INTERNAL_H */

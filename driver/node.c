@@ -20,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/hashtable.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
 
@@ -39,6 +40,72 @@ unsigned int fbinder_handle_id_start = 1;
 module_param_named(handle_id_start, fbinder_handle_id_start, uint, 0644);
 MODULE_PARM_DESC(handle_id_start,
 		 "First handle id of a new context, for tests of the id wrap (default 1)");
+
+/*
+ * Nodes a context owns: in its tree, or out of it with a release notice
+ * the owner has not read yet (an owner that never reads keeps them all).
+ * Each is kernel memory its owner makes at will, one per cookie it sends,
+ * so they are bounded per context and, since one user may open any
+ * number of contexts, per user (the context's euid at open).  Both are
+ * read at each node's creation: the send that would create one more
+ * fails with EDQUOT.
+ */
+unsigned int fbinder_max_nodes = 65536;
+module_param_named(max_nodes, fbinder_max_nodes, uint, 0644);
+MODULE_PARM_DESC(max_nodes,
+		 "Most nodes one context may own, those with an unread release notice included (default 65536)");
+
+unsigned int fbinder_max_user_nodes = 262144;
+module_param_named(max_user_nodes, fbinder_max_user_nodes, uint, 0644);
+MODULE_PARM_DESC(max_user_nodes,
+		 "Most nodes the contexts of one user may own together (default 262144)");
+
+/* The count of max_user_nodes, one per euid with a context. */
+struct fbinder_node_user {
+	struct hlist_node entry;	/* fbinder_node_users */
+	kuid_t uid;
+	u32 refs;			/* its contexts, under fbinder_node_users_lock */
+	atomic_t nodes;			/* they own, as fbinder_ctx.nr_owned */
+};
+
+static DEFINE_HASHTABLE(fbinder_node_users, 6);
+/* A leaf: taken alone, or inside fbinder_device.lock by the last put of a context. */
+static DEFINE_SPINLOCK(fbinder_node_users_lock);
+
+struct fbinder_node_user *fbinder_node_user_get(kuid_t uid)
+{
+	struct fbinder_node_user *u, *new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+
+	if (!new)
+		return NULL;
+	spin_lock(&fbinder_node_users_lock);
+	hash_for_each_possible(fbinder_node_users, u, entry, __kuid_val(uid)) {
+		if (uid_eq(u->uid, uid)) {
+			u->refs++;
+			spin_unlock(&fbinder_node_users_lock);
+			kfree(new);
+			return u;
+		}
+	}
+	new->uid = uid;
+	new->refs = 1;
+	hash_add(fbinder_node_users, &new->entry, __kuid_val(uid));
+	spin_unlock(&fbinder_node_users_lock);
+	return new;
+}
+
+void fbinder_node_user_put(struct fbinder_node_user *u)
+{
+	spin_lock(&fbinder_node_users_lock);
+	if (--u->refs) {
+		u = NULL;
+	} else {
+		WARN_ON_ONCE(atomic_read(&u->nodes));
+		hash_del(&u->entry);
+	}
+	spin_unlock(&fbinder_node_users_lock);
+	kfree(u);
+}
 
 static atomic64_t fbinder_node_ids = ATOMIC64_INIT(0);
 
@@ -101,7 +168,7 @@ static int fbinder_handle_id_from_cmp(const void *id, const struct rb_node *n)
 static int fbinder_handle_node_cmp(const void *node, const struct rb_node *n)
 {
 	return fbinder_cmp((unsigned long)node,
-		      (unsigned long)fbinder_handle_of_node(n)->node);
+			   (unsigned long)fbinder_handle_of_node(n)->node);
 }
 
 static bool fbinder_handle_node_less(struct rb_node *a, const struct rb_node *b)
@@ -120,17 +187,27 @@ struct fbinder_node *fbinder_node_lookup_locked(struct fbinder_ctx *ctx, u64 coo
 
 /*
  * The live node of ctx for cookie; inserts *spare (and clears it) when
- * there is none.  NULL when there is none and no spare.
+ * there is none.  NULL when there is none and no spare; -EDQUOT when ctx
+ * or its user owns as many nodes as it may.
  */
 struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, u64 cookie,
 						       struct fbinder_node **spare)
 {
+	struct fbinder_node_user *u = ctx->node_user;
 	struct fbinder_node *node;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	node = fbinder_node_lookup_locked(ctx, cookie);
 	if (node || !*spare)
 		return node;
+	if (ctx->nr_owned >= READ_ONCE(fbinder_max_nodes))
+		return ERR_PTR(-EDQUOT);
+	/* other devices' locks guard the user's other contexts: atomic */
+	if (atomic_inc_return(&u->nodes) > READ_ONCE(fbinder_max_user_nodes)) {
+		atomic_dec(&u->nodes);
+		return ERR_PTR(-EDQUOT);
+	}
+	ctx->nr_owned++;
 	node = *spare;
 	*spare = NULL;
 	node->owner = ctx;
@@ -154,6 +231,14 @@ static void fbinder_node_free_locked(struct fbinder_node *node)
 	fbinder_stat_dec(FBINDER_STAT_LIVE_NODES);
 }
 
+/* The node leaves its owner's count (fbinder_ctx.nr_owned): freed or dead. */
+static void fbinder_node_unown_locked(struct fbinder_node *node)
+{
+	lockdep_assert_held(&node->dev->lock);
+	node->owner->nr_owned--;
+	atomic_dec(&node->owner->node_user->nodes);
+}
+
 /* Called after any of a node's counts dropped. */
 void fbinder_node_check_locked(struct fbinder_node *node)
 {
@@ -172,7 +257,9 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 		rb_erase(&node->rb_node, &node->owner->nodes);
 		node->owner->nr_nodes--;
 		RB_CLEAR_NODE(&node->rb_node);
-		if (!node->exports) {
+		/* an ending owner reads no notice (fbinder_ctx_end()) */
+		if (!node->exports || node->owner->dead) {
+			fbinder_node_unown_locked(node);
 			fbinder_node_free_locked(node);
 			return;
 		}
@@ -194,47 +281,55 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 void fbinder_node_notice_done_locked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
+	fbinder_node_unown_locked(node);
 	fbinder_node_free_locked(node);
 }
 
 /*
- * The owner is gone: its nodes die, oneway work still queued for them too.
- * A node that holders linked to goes on *dying, pinned, and its holders
- * hear of the death from fbinder_nodes_fire_deaths() once the caller dropped
- * the lock: any number of contexts may have linked to one node.  A dead
- * node never sends its release notice, so its work entry is free for
- * that list.
+ * The owner is gone: its nodes die, oneway work still queued for them too,
+ * one object per step of b.  A node that holders linked to goes on *dying,
+ * pinned, and its holders hear of the death from fbinder_nodes_fire_deaths()
+ * once the caller dropped the lock: any number of contexts may have linked
+ * to one node.  A dead node never sends its release notice, so its work
+ * entry is free for that list.
  */
-void fbinder_ctx_drop_nodes_locked(struct fbinder_ctx *ctx, struct list_head *dying)
+void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dying,
+				   struct fbinder_hold *b)
+	__must_hold(&ctx->dev->lock)
 {
 	struct fbinder_device *dev = ctx->dev;
-	struct fbinder_txn *txn, *tmp;
+	struct fbinder_txn *txn;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&dev->lock);
 	while ((rb = rb_first(&ctx->nodes))) {
 		struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
 
+		txn = list_first_entry_or_null(&node->async_todo, struct fbinder_txn,
+					       work.entry);
+		if (txn) {
+			list_del_init(&txn->work.entry);
+			fbinder_txn_discard_locked(txn);
+			fbinder_hold_step_relock(b);
+			continue;
+		}
 		rb_erase(rb, &ctx->nodes);
 		ctx->nr_nodes--;
 		RB_CLEAR_NODE(rb);
 		if (dev->ctx_mgr == node)
 			dev->ctx_mgr = NULL;
 		node->is_ctx_mgr = false;
+		fbinder_node_unown_locked(node);
 		node->state = FBINDER_NODE_DEAD;
 		node->owner = NULL;
 		node->buf_refs = 0;	/* the buffers die with the context */
-		list_for_each_entry_safe(txn, tmp, &node->async_todo,
-					 work.entry) {
-			list_del_init(&txn->work.entry);
-			fbinder_txn_discard_locked(txn);
-		}
 		node->async_out = 0;
 		if (!list_empty(&node->deaths)) {
 			node->tmp_refs++;
 			list_add_tail(&node->work.entry, dying);
 		}
 		fbinder_node_check_locked(node);
+		fbinder_hold_step_relock(b);
 	}
 }
 
@@ -394,59 +489,86 @@ void fbinder_ctx_drop_dying_handles(struct fbinder_ctx *ctx)
 {
 	struct fbinder_device *dev = ctx->dev;
 	struct fbinder_handle *h;
+	struct fbinder_hold b;
 	LIST_HEAD(freed);
 
 	spin_lock(&dev->lock);
+	fbinder_hold_start_locked(&b, dev);
 	while ((h = list_first_entry_or_null(&ctx->dying_handles,
 					     struct fbinder_handle, dying_entry))) {
 		if (!fbinder_handle_drop_deaths_locked(h, &freed)) {
 			list_del(&h->dying_entry);
 			fbinder_handle_destroy_locked(h);
 		}
+		fbinder_hold_end_locked(&b);
 		spin_unlock(&dev->lock);
 		fbinder_death_free_list(&freed);
 		cond_resched();
 		spin_lock(&dev->lock);
+		fbinder_hold_start_locked(&b, dev);
 	}
+	fbinder_hold_end_locked(&b);
 	spin_unlock(&dev->lock);
 }
 
-/* At release: the context's links are gone already (fbinder_ctx_drop_deaths()). */
-void fbinder_ctx_drop_handles_locked(struct fbinder_ctx *ctx)
+/*
+ * At the context's end, one handle per step of b.  Its links are gone
+ * already (fbinder_ctx_drop_deaths()), those of a handle freed just
+ * before too (fbinder_ctx_drop_dying_handles() ran before its ioctl returned).
+ */
+void fbinder_ctx_drop_handles_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b)
+	__must_hold(&ctx->dev->lock)
 {
 	struct fbinder_handle *h;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	while ((rb = rb_first(&ctx->handles)))
+	while ((rb = rb_first(&ctx->handles))) {
 		fbinder_handle_free_locked(rb_entry(rb, struct fbinder_handle, rb_id));
+		fbinder_hold_step_relock(b);
+	}
 	while ((h = list_first_entry_or_null(&ctx->dying_handles,
 					     struct fbinder_handle, dying_entry))) {
-		while (fbinder_handle_drop_deaths_locked(h, NULL))
-			;
-		list_del(&h->dying_entry);
-		fbinder_handle_destroy_locked(h);
+		if (!fbinder_handle_drop_deaths_locked(h, NULL)) {
+			list_del(&h->dying_entry);
+			fbinder_handle_destroy_locked(h);
+		}
+		fbinder_hold_step_relock(b);
 	}
+}
+
+/*
+ * What FBINDER_CMD_ACQUIRE and FBINDER_CMD_RELEASE count on: the handle,
+ * or NULL.  Handle 0 is permanent, so there is nothing to count (*ret 0),
+ * unless the device has no context manager (*ret -ENOENT, as for an id
+ * that names no handle).
+ */
+static struct fbinder_handle *fbinder_handle_ref_target_locked(struct fbinder_ctx *ctx,
+							       u32 id, int *ret)
+{
+	struct fbinder_handle *h;
+
+	lockdep_assert_held(&ctx->dev->lock);
+	if (id == FBINDER_CONTEXT_MGR_HANDLE) {
+		*ret = ctx->dev->ctx_mgr ? 0 : -ENOENT;
+		return NULL;
+	}
+	h = fbinder_handle_lookup_locked(ctx, id);
+	*ret = h ? 0 : -ENOENT;
+	return h;
 }
 
 int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id)
 {
 	struct fbinder_handle *h;
-	int ret = 0;
+	int ret;
 
 	spin_lock(&ctx->dev->lock);
-	if (id == FBINDER_CONTEXT_MGR_HANDLE) {
-		if (!ctx->dev->ctx_mgr)
-			ret = -ENOENT;
-	} else {
-		h = fbinder_handle_lookup_locked(ctx, id);
-		if (!h)
-			ret = -ENOENT;
-		else if (h->user_refs == U32_MAX)
-			ret = -EOVERFLOW;
-		else
-			h->user_refs++;
-	}
+	h = fbinder_handle_ref_target_locked(ctx, id, &ret);
+	if (h && h->user_refs == U32_MAX)
+		ret = -EOVERFLOW;
+	else if (h)
+		h->user_refs++;
 	spin_unlock(&ctx->dev->lock);
 	return ret;
 }
@@ -455,22 +577,15 @@ int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id)
 {
 	bool dying = false;
 	struct fbinder_handle *h;
-	int ret = 0;
+	int ret;
 
 	spin_lock(&ctx->dev->lock);
-	if (id == FBINDER_CONTEXT_MGR_HANDLE) {
-		if (!ctx->dev->ctx_mgr)
-			ret = -ENOENT;
-	} else {
-		h = fbinder_handle_lookup_locked(ctx, id);
-		if (!h) {
-			ret = -ENOENT;
-		} else if (!h->user_refs) {
-			ret = -EINVAL;
-		} else {
-			h->user_refs--;
-			dying = fbinder_handle_check_locked(h);
-		}
+	h = fbinder_handle_ref_target_locked(ctx, id, &ret);
+	if (h && !h->user_refs) {
+		ret = -EINVAL;
+	} else if (h) {
+		h->user_refs--;
+		dying = fbinder_handle_check_locked(h);
 	}
 	spin_unlock(&ctx->dev->lock);
 	if (dying)
@@ -518,6 +633,10 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 		ret = -EBUSY;
 	} else {
 		node = fbinder_node_get_or_insert_locked(ctx, cookie, &spare);
+		if (IS_ERR(node)) {
+			ret = PTR_ERR(node);
+			goto out;
+		}
 		/* like a send's, the flags count when they create the node */
 		if (!spare)
 			node->accepts_fds = flags & FBINDER_OBJF_ACCEPTS_FDS;
@@ -526,6 +645,7 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 		dev->ctx_mgr = node;
 		dev->ctx_mgr_uid = euid;
 	}
+out:
 	spin_unlock(&dev->lock);
 	kfree(spare);
 	return ret;

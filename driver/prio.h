@@ -5,8 +5,8 @@
  * when it replies.  While raised it has SCHED_RESET_ON_FORK, so no child
  * inherits the raise.
  */
-#ifndef _FB_PRIO_H
-#define _FB_PRIO_H
+#ifndef _FBINDER_PRIO_H
+#define _FBINDER_PRIO_H
 
 #include <linux/sched/prio.h>
 #include <linux/types.h>
@@ -60,4 +60,4 @@ bool fbinder_prio_allowed(const struct fbinder_prio *prio);
 void fbinder_prio_raise_current(const struct fbinder_prio *prio);
 void fbinder_prio_restore(struct task_struct *task, const struct fbinder_prio *own);
 
-#endif /* _FB_PRIO_H */
+#endif /* _FBINDER_PRIO_H */

@@ -421,7 +421,7 @@ static bool fbinder_take_work_locked(struct fbinder_thread *thread, struct fbind
 /* The oneway batch the taken work began ends with it. */
 static void fbinder_taken_unpin_batch_locked(struct fbinder_thread *thread,
 					     struct fbinder_taken *tk,
-					struct fbinder_node **batch)
+					     struct fbinder_node **batch)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	if (!tk->pinned_batch)
@@ -440,7 +440,7 @@ static void fbinder_taken_unpin_batch_locked(struct fbinder_thread *thread,
  */
 static void fbinder_untake_work_locked(struct fbinder_thread *thread,
 				       struct fbinder_taken *tk, struct fbinder_node **batch,
-				  const struct fbinder_ret *ret)
+				       const struct fbinder_ret *ret)
 {
 	struct fbinder_txn *t;
 
@@ -679,7 +679,7 @@ static void fbinder_drop_taken_locked(struct fbinder_thread *thread, struct fbin
  */
 static int fbinder_undeliverable(struct fbinder_thread *thread, struct fbinder_write_read *wr,
 				 struct fbinder_taken *tk, struct fbinder_ret *ret,
-			    struct fbinder_node **batch, int error)
+				 struct fbinder_node **batch, int error)
 {
 	struct fbinder_txn *t = container_of(tk->work, struct fbinder_txn,
 						work);
@@ -729,7 +729,7 @@ static int fbinder_undeliverable(struct fbinder_thread *thread, struct fbinder_w
  */
 static int fbinder_deliver(struct fbinder_thread *thread, struct fbinder_write_read *wr,
 			   struct fbinder_taken *tk, struct fbinder_ret *ret,
-		      struct fbinder_node **batch)
+			   struct fbinder_node **batch)
 {
 	struct fbinder_ctx *ctx = thread->ctx;
 	int *fdnums = NULL;
@@ -740,7 +740,7 @@ static int fbinder_deliver(struct fbinder_thread *thread, struct fbinder_write_r
 		err = fbinder_fds_reserve(&ctx->alloc, tk->buffer, &fdnums);
 		if (err)
 			return fbinder_undeliverable(thread, wr, tk, ret, batch,
-						err);
+						     err);
 	}
 	err = fbinder_put_ret(wr, ret);
 	if (err) {
@@ -828,8 +828,8 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 		 * Every pass, the first too: right after a send woke its
 		 * peer, the peer may run here, before this thread waits, and
 		 * its next message then finds this thread runnable instead of
-		 * asleep.  Without it on the first pass a 4 KiB round trip
-		 * cost 17% more, 64 KiB 6% (docs/performance.md).
+		 * asleep: no wake-up.  docs/performance.md has what skipping
+		 * it on the first pass cost.
 		 */
 		fbinder_timed_void(FBINDER_SEC_RESCHED, cond_resched());
 		spin_lock(&dev->lock);

@@ -200,15 +200,21 @@ bool fbinder_region_kill_child_locked(struct fbinder_node *node, struct list_hea
 	return true;
 }
 
-/* The context ends: the regions it owns die. */
-void fbinder_ctx_drop_regions_locked(struct fbinder_ctx *ctx, struct list_head *dying)
+/*
+ * The context ends: a region it owns dies; false when none was left (the
+ * caller drops the lock between them, fbinder_ctx_end()).
+ */
+bool fbinder_ctx_drop_region_locked(struct fbinder_ctx *ctx, struct list_head *dying)
 {
 	struct fbinder_region *r;
 
 	lockdep_assert_held(&ctx->dev->lock);
-	while ((r = list_first_entry_or_null(&ctx->regions, struct fbinder_region,
-					     owner_entry)))
-		fbinder_region_kill_locked(r->node, -EOWNERDEAD, dying);
+	r = list_first_entry_or_null(&ctx->regions, struct fbinder_region,
+				     owner_entry);
+	if (!r)
+		return false;
+	fbinder_region_kill_locked(r->node, -EOWNERDEAD, dying);
+	return true;
 }
 
 /* 0 when every region of node's chain is live, else why not. */

@@ -13,8 +13,8 @@
  * WRITE_READ: the peer a send has just woken often runs at the next
  * cond_resched(), before the sender ever waits for its answer).
  */
-#ifndef _FB_SECTIONS_H
-#define _FB_SECTIONS_H
+#ifndef _FBINDER_SECTIONS_H
+#define _FBINDER_SECTIONS_H
 
 #include <linux/types.h>
 
@@ -96,4 +96,4 @@ static inline void fbinder_sections_debugfs(struct dentry *dir)
 }
 #endif
 
-#endif /* _FB_SECTIONS_H */
+#endif /* _FBINDER_SECTIONS_H */

@@ -20,6 +20,7 @@
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 
@@ -28,6 +29,54 @@
 #include "trace.h"
 
 atomic64_t fbinder_stats[FBINDER_STAT_COUNT];
+
+/*
+ * The longest hold of a teardown batch (internal.h) in ns, and the most
+ * objects one freed: debugfs max_hold_ns and max_hold_objects.
+ */
+atomic64_t fbinder_max_hold_ns;
+atomic64_t fbinder_max_hold_objects;
+
+static void fbinder_atomic_max(atomic64_t *max, s64 val)
+{
+	s64 old = atomic64_read(max);
+
+	while (val > old && !atomic64_try_cmpxchg(max, &old, val))
+		;
+}
+
+void fbinder_hold_start_locked(struct fbinder_hold *b, struct fbinder_device *dev)
+{
+	lockdep_assert_held(&dev->lock);
+	b->dev = dev;
+	b->n = 0;
+	b->start = ktime_get_ns();
+}
+
+void fbinder_hold_end_locked(struct fbinder_hold *b)
+{
+	lockdep_assert_held(&b->dev->lock);
+	fbinder_atomic_max(&fbinder_max_hold_ns, ktime_get_ns() - b->start);
+	fbinder_atomic_max(&fbinder_max_hold_objects, b->n);
+}
+
+/*
+ * One object freed: after FBINDER_BATCH of them, lets the others have the
+ * lock.  True when it dropped it: what the caller found may have changed.
+ */
+bool fbinder_hold_step_relock(struct fbinder_hold *b)
+	__must_hold(&b->dev->lock)
+{
+	lockdep_assert_held(&b->dev->lock);
+	if (++b->n < FBINDER_BATCH)
+		return false;
+	fbinder_hold_end_locked(b);
+	spin_unlock(&b->dev->lock);
+	cond_resched();
+	spin_lock(&b->dev->lock);
+	fbinder_hold_start_locked(b, b->dev);
+	return true;
+}
 
 const char *const fbinder_stat_names[FBINDER_STAT_COUNT] = {
 	[FBINDER_STAT_LIVE_CONTEXTS] = "live_contexts",

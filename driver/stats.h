@@ -5,8 +5,8 @@
  * is its FBINDER_COUNTER_* number.  The live_* ones go back to zero when
  * every context is closed, which is how the tests prove nothing leaked.
  */
-#ifndef _FB_STATS_H
-#define _FB_STATS_H
+#ifndef _FBINDER_STATS_H
+#define _FBINDER_STATS_H
 
 #include <linux/atomic.h>
 #include <linux/uidgid.h>
@@ -39,6 +39,8 @@ enum fbinder_stat {
 
 /* stats.c */
 extern atomic64_t fbinder_stats[FBINDER_STAT_COUNT];
+extern atomic64_t fbinder_max_hold_ns;
+extern atomic64_t fbinder_max_hold_objects;
 extern const char *const fbinder_stat_names[FBINDER_STAT_COUNT];
 
 static inline void fbinder_stat_inc(enum fbinder_stat stat)
@@ -85,4 +87,4 @@ u64 fbinder_failures_seq(void);
 int fbinder_failures_wait(u64 seq);
 void fbinder_stats_exit(void);
 
-#endif /* _FB_STATS_H */
+#endif /* _FBINDER_STATS_H */

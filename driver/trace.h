@@ -14,8 +14,8 @@
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM fastbinder
 
-#if !defined(_FB_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
-#define _FB_TRACE_H
+#if !defined(_FBINDER_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _FBINDER_TRACE_H
 
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -23,11 +23,14 @@
 
 #include "internal.h"
 
-/* A call or oneway message queued (to_tid: the thread woken for it, or 0). */
-TRACE_EVENT_CONDITION(fastbinder_send,
+/*
+ * A message queued by the current thread: a call or oneway message
+ * (fastbinder_send; to_tid: the thread woken for it, or 0) or a reply
+ * (fastbinder_reply; to_tid: the caller's thread, node 0).
+ */
+DECLARE_EVENT_CLASS(fastbinder_txn_class,
 	TP_PROTO(const struct fbinder_txn *t, const struct fbinder_thread *to),
 	TP_ARGS(t, to),
-	TP_CONDITION(!t->is_reply),
 	TP_STRUCT__entry(
 		__field(u64, id)
 		__field(pid_t, from_pid)
@@ -45,8 +48,8 @@ TRACE_EVENT_CONDITION(fastbinder_send,
 		__entry->from_pid = current->tgid;
 		__entry->from_tid = current->pid;
 		__entry->to_pid = pid_nr(t->to_ctx->pid);
-		__entry->to_tid = to ? to->pid : 0;
-		__entry->node = t->node->debug_id;
+		__entry->to_tid = t->is_reply ? t->call->from->pid : to ? to->pid : 0;
+		__entry->node = t->node ? t->node->debug_id : 0;
 		__entry->code = t->code;
 		__entry->flags = t->flags;
 		__entry->data_size = t->buffer->data_size;
@@ -59,35 +62,16 @@ TRACE_EVENT_CONDITION(fastbinder_send,
 		  __entry->objects)
 );
 
-/* A reply queued to the caller's thread. */
-TRACE_EVENT_CONDITION(fastbinder_reply,
-	TP_PROTO(const struct fbinder_txn *t),
-	TP_ARGS(t),
-	TP_CONDITION(t->is_reply),
-	TP_STRUCT__entry(
-		__field(u64, id)
-		__field(pid_t, from_pid)
-		__field(pid_t, from_tid)
-		__field(pid_t, to_pid)
-		__field(pid_t, to_tid)
-		__field(u32, code)
-		__field(u64, data_size)
-		__field(u32, objects)
-	),
-	TP_fast_assign(
-		__entry->id = t->id;
-		__entry->from_pid = current->tgid;
-		__entry->from_tid = current->pid;
-		__entry->to_pid = pid_nr(t->to_ctx->pid);
-		__entry->to_tid = t->call->from->pid;
-		__entry->code = t->code;
-		__entry->data_size = t->buffer->data_size;
-		__entry->objects = t->buffer->offsets_size / sizeof(u64);
-	),
-	TP_printk("txn=%llu from=%d:%d to=%d:%d code=%u size=%llu objects=%u",
-		  __entry->id, __entry->from_pid, __entry->from_tid,
-		  __entry->to_pid, __entry->to_tid, __entry->code,
-		  __entry->data_size, __entry->objects)
+DEFINE_EVENT_CONDITION(fastbinder_txn_class, fastbinder_send,
+	TP_PROTO(const struct fbinder_txn *t, const struct fbinder_thread *to),
+	TP_ARGS(t, to),
+	TP_CONDITION(!t->is_reply)
+);
+
+DEFINE_EVENT_CONDITION(fastbinder_txn_class, fastbinder_reply,
+	TP_PROTO(const struct fbinder_txn *t, const struct fbinder_thread *to),
+	TP_ARGS(t, to),
+	TP_CONDITION(t->is_reply)
 );
 
 /* A call, oneway message or reply read by a thread (the current one). */
@@ -248,7 +232,7 @@ TRACE_EVENT(fastbinder_spawn_looper,
 		  __entry->started, __entry->max)
 );
 
-#endif /* _FB_TRACE_H */
+#endif /* _FBINDER_TRACE_H */
 
 /* An out-of-tree module's header: define_trace.h finds it through -I$(src). */
 #undef TRACE_INCLUDE_PATH

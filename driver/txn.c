@@ -75,13 +75,13 @@ void fbinder_txn_free(struct fbinder_txn *t)
 static int fbinder_sender_find_cmp(const void *uid, const struct rb_node *n)
 {
 	return fbinder_cmp(__kuid_val(*(const kuid_t *)uid),
-		      __kuid_val(fbinder_sender_of(n)->uid));
+			   __kuid_val(fbinder_sender_of(n)->uid));
 }
 
 static int fbinder_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
 {
 	return fbinder_cmp(__kuid_val(fbinder_sender_of(a)->uid),
-		      __kuid_val(fbinder_sender_of(b)->uid));
+			   __kuid_val(fbinder_sender_of(b)->uid));
 }
 
 /* A sender record goes, with its count on its user. */
@@ -253,20 +253,22 @@ void fbinder_txn_count_locked(struct fbinder_txn *t, int delta)
 }
 
 /* The context is gone and so are its buffers: forget who held them. */
-void fbinder_ctx_drop_senders_locked(struct fbinder_ctx *ctx)
+void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b)
+	__must_hold(&ctx->dev->lock)
 {
 	struct fbinder_sender *s;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	ctx->idle_sender = NULL;
 	while ((rb = rb_first(&ctx->senders))) {
 		rb_erase(rb, &ctx->senders);
 		s = rb_entry(rb, struct fbinder_sender, rb_node);
 		if (s->user)
 			fbinder_user_uncharge_sent(s->user, s->bytes);
 		fbinder_sender_free(s);
+		fbinder_hold_step_relock(b);
 	}
-	ctx->idle_sender = NULL;
 }
 
 /* Tell a waiting caller its call ended without a reply. */
@@ -288,19 +290,24 @@ void fbinder_txn_fail_locked(struct fbinder_txn *call, int error)
 }
 
 /*
- * Work taken off a todo list of a context or thread that is going away.
- * Its buffer, if any, dies with that context.
+ * Work taken off a todo list of a context or thread that is going away: a
+ * call fails to its caller, the rest is freed.  Returns the buffer its
+ * message was in (in t->to_ctx's), unlinked, or NULL: the caller frees it
+ * (fbinder_buffer_discard()) once it dropped the lock, unless that context
+ * ended (its buffers go with it).
  */
-void fbinder_txn_discard_locked(struct fbinder_txn *t)
+struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *t)
 {
+	struct fbinder_buffer *buf = t->buffer;
+
 	lockdep_assert_held(&t->to_ctx->dev->lock);
 	if (t->work.type == FBINDER_WORK_FAILED) {
 		fbinder_txn_free(t);
-		return;
+		return NULL;
 	}
 	fbinder_txn_count_locked(t, -1);
-	if (t->buffer) {
-		t->buffer->txn = NULL;
+	if (buf) {
+		buf->txn = NULL;
 		t->buffer = NULL;
 	}
 	if (t->is_reply) {
@@ -311,6 +318,7 @@ void fbinder_txn_discard_locked(struct fbinder_txn *t)
 	} else {
 		fbinder_txn_free(t);
 	}
+	return buf;
 }
 
 /*
@@ -406,6 +414,8 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 			return -EAGAIN;
 		node = fbinder_node_get_or_insert_locked(x->from, obj->cookie,
 							 &x->spare_node);
+		if (IS_ERR(node))
+			return PTR_ERR(node);
 		/* the send that creates a node sets its minimum priority */
 		if (!x->spare_node) {
 			node->has_min_prio =
@@ -469,7 +479,7 @@ static int fbinder_read_offset(struct fbinder_alloc *alloc, struct fbinder_buffe
 			       size_t data_size, u32 i, u64 *off)
 {
 	return fbinder_alloc_read(alloc, buf, ALIGN(data_size, sizeof(u64)) +
-			     i * sizeof(u64), off, sizeof(*off));
+				  i * sizeof(u64), off, sizeof(*off));
 }
 
 /*
@@ -751,7 +761,7 @@ static int fbinder_send_target_locked(struct fbinder_thread *thread, struct fbin
  */
 static int fbinder_send_commit_locked(struct fbinder_thread *thread,
 				      struct fbinder_txn *t,
-				 struct fbinder_thread **wake)
+				      struct fbinder_thread **wake)
 {
 	struct fbinder_ctx *target = t->to_ctx;
 	struct fbinder_node *node = t->node;
@@ -822,7 +832,7 @@ static void fbinder_restore_prio(const struct fbinder_restore_prio *restore)
  */
 static void fbinder_reply_restore_locked(struct fbinder_thread *thread,
 					 struct fbinder_txn *call,
-				    struct fbinder_restore_prio *restore)
+					 struct fbinder_restore_prio *restore)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
 	restore->raised = false;
@@ -905,7 +915,7 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 			ret = fbinder_share_charge_relock(s->x.to, t->sender_euid,
 							  fbinder_alloc_slot_size(tr->data_size,
 										  s->offsets_size),
-						     s->oneway, &s->sender);
+							  s->oneway, &s->sender);
 	}
 	/* the receiver's choice: the node's, or the caller's flag */
 	if (!ret)
@@ -992,7 +1002,7 @@ static int fbinder_send_copy(struct fbinder_send *s)
 			return ret;
 	}
 	return fbinder_copy_payload(&s->x, u64_to_user_ptr(tr->data), s->x.offsets,
-			       tr->offsets_count);
+				    tr->offsets_count);
 }
 
 /*
@@ -1017,7 +1027,7 @@ static int fbinder_send_commit(struct fbinder_send *s)
 		return ret;
 	}
 	trace_fastbinder_send(t, wake);
-	trace_fastbinder_reply(t);
+	trace_fastbinder_reply(t, wake);
 	s->buf->sender = s->sender;
 	s->buf->fds = s->x.fds;
 	s->buf->nr_fds = s->x.nr_fds;
@@ -1075,7 +1085,7 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 			fbinder_share_uncharge_locked(to, s->sender, 1,
 						      fbinder_alloc_slot_size(s->tr.data_size,
 									      s->offsets_size),
-						 s->oneway);
+						      s->oneway);
 		/* the target ended while we copied: its buffer is ours */
 		free_buffer = fbinder_ctx_senders_done_locked(to);
 		if (free_buffer)

@@ -18,6 +18,7 @@
  * back under memory pressure (the shrinker below) and when the device
  * goes.
  */
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -52,7 +53,9 @@ static unsigned long fbinder_txn_spares_free(struct fbinder_device *dev,
 
 void fbinder_txn_spares_drain(struct fbinder_device *dev)
 {
-	fbinder_txn_spares_free(dev, ULONG_MAX);
+	/* a batch per hold of the lock, as every teardown (internal.h) */
+	while (fbinder_txn_spares_free(dev, FBINDER_BATCH))
+		cond_resched();
 }
 
 /*

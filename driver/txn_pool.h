@@ -3,8 +3,8 @@
  * fastbinder: each device's spare transactions (txn_pool.c).  Taking and
  * keeping one are inline: they are on every message's path.
  */
-#ifndef _FB_TXN_POOL_H
-#define _FB_TXN_POOL_H
+#ifndef _FBINDER_TXN_POOL_H
+#define _FBINDER_TXN_POOL_H
 
 #include <linux/lockdep.h>
 #include <linux/string.h>
@@ -47,4 +47,4 @@ void fbinder_txn_spares_drain(struct fbinder_device *dev);
 int fbinder_txn_pool_init(void);
 void fbinder_txn_pool_exit(void);
 
-#endif /* _FB_TXN_POOL_H */
+#endif /* _FBINDER_TXN_POOL_H */

@@ -308,21 +308,26 @@ static int write_bytes(struct bl_parcel *p, enum bl_type type, size_t len,
 	return 0;
 }
 
-int bl_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
+/* A string or blob item holding a copy of the len bytes at data. */
+static int write_copy(struct bl_parcel *p, enum bl_type type, const void *data, size_t len)
 {
 	uint8_t *bytes;
-	int ret;
+	int ret = write_bytes(p, type, len, &bytes);
 
+	if (ret)
+		return ret;
+	if (len)
+		memcpy(bytes, data, len);
+	return 0;
+}
+
+int bl_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
+{
 	if (!p || (!s && len))
 		return -EINVAL;
 	if (len && (memchr(s, 0, len) || !utf8_valid((const uint8_t *)s, len)))
 		return -EINVAL;
-	ret = write_bytes(p, BL_TYPE_STRING, len, &bytes);
-	if (ret)
-		return ret;
-	if (len)
-		memcpy(bytes, s, len);
-	return 0;
+	return write_copy(p, BL_TYPE_STRING, s, len);
 }
 
 int bl_parcel_write_string(struct bl_parcel *p, const char *s)
@@ -348,17 +353,9 @@ int bl_parcel_alloc_blob(struct bl_parcel *p, size_t len, void **out)
 
 int bl_parcel_write_blob(struct bl_parcel *p, const void *data, size_t len)
 {
-	uint8_t *bytes;
-	int ret;
-
 	if (!p || (!data && len))
 		return -EINVAL;
-	ret = write_bytes(p, BL_TYPE_BLOB, len, &bytes);
-	if (ret)
-		return ret;
-	if (len)
-		memcpy(bytes, data, len);
-	return 0;
+	return write_copy(p, BL_TYPE_BLOB, data, len);
 }
 
 static int write_obj(struct bl_parcel *p, const struct fbinder_object *obj)
@@ -413,33 +410,19 @@ int bl_parcel_write_object(struct bl_parcel *p, const struct fbinder_object *obj
 	return write_obj(p, &o);
 }
 
-int bl_parcel_write_local(struct bl_parcel *p, uint64_t cookie)
-{
-	struct fbinder_object o = { .type = FBINDER_OBJ_LOCAL, .cookie = cookie };
-
-	return bl_parcel_write_object(p, &o);
+/* An object of one kind, from the one field the caller gives. */
+#define DEFINE_WRITE_OBJ(name, ctype, kind, field)			\
+int bl_parcel_write_##name(struct bl_parcel *p, ctype v)		\
+{									\
+	struct fbinder_object o = { .type = kind, .field = v };		\
+									\
+	return bl_parcel_write_object(p, &o);				\
 }
 
-int bl_parcel_write_handle(struct bl_parcel *p, uint32_t handle)
-{
-	struct fbinder_object o = { .type = FBINDER_OBJ_HANDLE, .handle = handle };
-
-	return bl_parcel_write_object(p, &o);
-}
-
-int bl_parcel_write_region(struct bl_parcel *p, uint32_t handle)
-{
-	struct fbinder_object o = { .type = FBINDER_OBJ_REGION, .handle = handle };
-
-	return bl_parcel_write_object(p, &o);
-}
-
-int bl_parcel_write_fd(struct bl_parcel *p, int fd)
-{
-	struct fbinder_object o = { .type = FBINDER_OBJ_FD, .fd = fd };
-
-	return bl_parcel_write_object(p, &o);
-}
+DEFINE_WRITE_OBJ(local, uint64_t, FBINDER_OBJ_LOCAL, cookie)
+DEFINE_WRITE_OBJ(handle, uint32_t, FBINDER_OBJ_HANDLE, handle)
+DEFINE_WRITE_OBJ(region, uint32_t, FBINDER_OBJ_REGION, handle)
+DEFINE_WRITE_OBJ(fd, int, FBINDER_OBJ_FD, fd)
 
 /*
  * While an array is open, its header keeps the state of the enclosing
@@ -724,23 +707,26 @@ static int read64(struct bl_reader *r, enum bl_type type, uint64_t *v)
 	return 0;
 }
 
-#define DEFINE_READ32(name, ctype, type)				\
+/* An integer item, read as bits wide (32: the small ones too) and narrowed. */
+#define DEFINE_READ_INT(name, ctype, type, bits)			\
 int bl_reader_read_##name(struct bl_reader *r, ctype *out)		\
 {									\
-	uint32_t v;							\
-	int ret = read32(r, type, &v);					\
+	uint##bits##_t v;						\
+	int ret = read##bits(r, type, &v);				\
 									\
 	if (!ret && out)						\
-		*out = (ctype)(int32_t)v;				\
+		*out = (ctype)(int##bits##_t)v;				\
 	return ret;							\
 }
 
-DEFINE_READ32(u8, uint8_t, BL_TYPE_U8)
-DEFINE_READ32(i8, int8_t, BL_TYPE_I8)
-DEFINE_READ32(u16, uint16_t, BL_TYPE_U16)
-DEFINE_READ32(i16, int16_t, BL_TYPE_I16)
-DEFINE_READ32(u32, uint32_t, BL_TYPE_U32)
-DEFINE_READ32(i32, int32_t, BL_TYPE_I32)
+DEFINE_READ_INT(u8, uint8_t, BL_TYPE_U8, 32)
+DEFINE_READ_INT(i8, int8_t, BL_TYPE_I8, 32)
+DEFINE_READ_INT(u16, uint16_t, BL_TYPE_U16, 32)
+DEFINE_READ_INT(i16, int16_t, BL_TYPE_I16, 32)
+DEFINE_READ_INT(u32, uint32_t, BL_TYPE_U32, 32)
+DEFINE_READ_INT(i32, int32_t, BL_TYPE_I32, 32)
+DEFINE_READ_INT(u64, uint64_t, BL_TYPE_U64, 64)
+DEFINE_READ_INT(i64, int64_t, BL_TYPE_I64, 64)
 
 int bl_reader_read_bool(struct bl_reader *r, bool *out)
 {
@@ -752,25 +738,6 @@ int bl_reader_read_bool(struct bl_reader *r, bool *out)
 	return ret;
 }
 
-int bl_reader_read_u64(struct bl_reader *r, uint64_t *out)
-{
-	uint64_t v;
-	int ret = read64(r, BL_TYPE_U64, &v);
-
-	if (!ret && out)
-		*out = v;
-	return ret;
-}
-
-int bl_reader_read_i64(struct bl_reader *r, int64_t *out)
-{
-	uint64_t v;
-	int ret = read64(r, BL_TYPE_I64, &v);
-
-	if (!ret && out)
-		*out = (int64_t)v;
-	return ret;
-}
 
 int bl_reader_read_double(struct bl_reader *r, double *out)
 {
@@ -782,25 +749,12 @@ int bl_reader_read_double(struct bl_reader *r, double *out)
 	return ret;
 }
 
-int bl_reader_read_string(struct bl_reader *r, const char **out, size_t *len)
+/* A string or blob item: its bytes where they are, and their length. */
+static int read_bytes(struct bl_reader *r, enum bl_type type, const void **out,
+		      size_t *len)
 {
 	struct item it;
-	int ret = next(r, BL_TYPE_STRING, &it);
-
-	if (ret)
-		return ret;
-	if (out)
-		*out = (const char *)it.at + HDR;
-	if (len)
-		*len = it.n;
-	r->pos += it.len;
-	return 0;
-}
-
-int bl_reader_read_blob(struct bl_reader *r, const void **out, size_t *len)
-{
-	struct item it;
-	int ret = next(r, BL_TYPE_BLOB, &it);
+	int ret = next(r, type, &it);
 
 	if (ret)
 		return ret;
@@ -810,6 +764,21 @@ int bl_reader_read_blob(struct bl_reader *r, const void **out, size_t *len)
 		*len = it.n;
 	r->pos += it.len;
 	return 0;
+}
+
+int bl_reader_read_string(struct bl_reader *r, const char **out, size_t *len)
+{
+	const void *p;
+	int ret = read_bytes(r, BL_TYPE_STRING, &p, len);
+
+	if (!ret && out)
+		*out = p;
+	return ret;
+}
+
+int bl_reader_read_blob(struct bl_reader *r, const void **out, size_t *len)
+{
+	return read_bytes(r, BL_TYPE_BLOB, out, len);
 }
 
 static int read_obj(struct bl_reader *r, enum bl_type type, uint32_t kind,
@@ -835,45 +804,22 @@ int bl_reader_read_object(struct bl_reader *r, struct fbinder_object *out)
 	return read_obj(r, BL_TYPE_OBJECT, 0, out);
 }
 
-int bl_reader_read_local(struct bl_reader *r, uint64_t *cookie)
-{
-	struct fbinder_object o;
-	int ret = read_obj(r, BL_TYPE_OBJECT, FBINDER_OBJ_LOCAL, &o);
-
-	if (!ret && cookie)
-		*cookie = o.cookie;
-	return ret;
+/* An object item of one kind: the field of it the caller wants. */
+#define DEFINE_READ_OBJ(name, ctype, type, kind, field)			\
+int bl_reader_read_##name(struct bl_reader *r, ctype *out)		\
+{									\
+	struct fbinder_object o;					\
+	int ret = read_obj(r, type, kind, &o);				\
+									\
+	if (!ret && out)						\
+		*out = o.field;						\
+	return ret;							\
 }
 
-int bl_reader_read_handle(struct bl_reader *r, uint32_t *handle)
-{
-	struct fbinder_object o;
-	int ret = read_obj(r, BL_TYPE_OBJECT, FBINDER_OBJ_HANDLE, &o);
-
-	if (!ret && handle)
-		*handle = o.handle;
-	return ret;
-}
-
-int bl_reader_read_region(struct bl_reader *r, uint32_t *handle)
-{
-	struct fbinder_object o;
-	int ret = read_obj(r, BL_TYPE_OBJECT, FBINDER_OBJ_REGION, &o);
-
-	if (!ret && handle)
-		*handle = o.handle;
-	return ret;
-}
-
-int bl_reader_read_fd(struct bl_reader *r, int *fd)
-{
-	struct fbinder_object o;
-	int ret = read_obj(r, BL_TYPE_FD, FBINDER_OBJ_FD, &o);
-
-	if (!ret && fd)
-		*fd = o.fd;
-	return ret;
-}
+DEFINE_READ_OBJ(local, uint64_t, BL_TYPE_OBJECT, FBINDER_OBJ_LOCAL, cookie)
+DEFINE_READ_OBJ(handle, uint32_t, BL_TYPE_OBJECT, FBINDER_OBJ_HANDLE, handle)
+DEFINE_READ_OBJ(region, uint32_t, BL_TYPE_OBJECT, FBINDER_OBJ_REGION, handle)
+DEFINE_READ_OBJ(fd, int, BL_TYPE_FD, FBINDER_OBJ_FD, fd)
 
 int bl_reader_enter_array(struct bl_reader *r, struct bl_reader *sub,
 			  uint32_t *count)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # make lint: checkpatch --strict (driver/, uapi/), sparse (C=2, every
-# installed Debian kernel) and cppcheck (user space).  scripts/lint.sh says how;
+# installed Debian kernel), cppcheck (user space) and the documents against
+# the code (scripts/doc-check.py).  scripts/lint.sh says how;
 # its last line is "lint: N findings" and it fails when N > 0.
 .PHONY: lint
 # deps-lint: sparse, cppcheck, linux-source-6.1 and all three kernels'

@@ -95,7 +95,8 @@ add() {
 		add_headers all
 		# scripts/lint.sh: checkpatch.pl is perl, from linux-source-6.1's
 		# tarball (.tar.xz)
-		pkgs+=(sparse cppcheck perl linux-source-6.1 xz-utils) ;;
+		# scripts/doc-check.py: python3
+		pkgs+=(sparse cppcheck perl linux-source-6.1 xz-utils python3) ;;
 	debug)	add check
 		# scripts/debug-kernel.sh: the brief's build dependencies
 		pkgs+=(linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils cpio) ;;

@@ -24,6 +24,12 @@
 #               scripts/lint-locking.sh.
 #   cppcheck    over the user space that exists: libbinderlite/,
 #               servicemanager/, examples/, bench/, tools/, tests/.
+#   docs        the documents against the code: scripts/doc-check.py (the
+#               Limits and errno tables, the man pages and the module
+#               parameters against the sources and modinfo of the module
+#               the sparse step built, make help against the make files,
+#               -std=c11 -pedantic-errors on every user-space compile line,
+#               tests/unit/doc_coverage.sh).
 #
 # Every finding is printed as file:line; the last line is "lint: N findings"
 # and the exit status is 1 when N > 0.  A finding that must stay is
@@ -197,10 +203,23 @@ run_cppcheck() {
 	findings=$((findings + n))
 }
 
+# ---- docs ------------------------------------------------------------------
+
+run_docs() {
+	local out n
+
+	out=$(python3 scripts/doc-check.py "$lintdir/sparse-$KERNEL/driver/fastbinder.ko" 2>&1)
+	n=$(sed -n 's/^doc-check: .*: \([0-9]*\) findings$/\1/p' <<<"$out")
+	echo "$out" | sed 's/^doc-check: /lint: docs: /'
+	[ -n "$n" ] || n=1	# the script itself failed
+	findings=$((findings + n))
+}
+
 run_checkpatch
 run_sparse
 run_exports
 run_locking
 run_cppcheck
+run_docs
 echo "lint: $findings findings"
 [ "$findings" = 0 ]

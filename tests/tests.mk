@@ -103,6 +103,9 @@ VM_CLAIM_TESTS	:= buffer_mapping burst_frees calls concurrent_traffic death_noti
 # The same, for the memory-region attack: its owners, holders and copiers
 # all run as 65534 once the relay manager has claimed handle 0.
 VM_CLAIM_TESTS	+= attack_region_revoke
+# A reply and a routed call to a thread that exited without THREAD_EXIT
+# (issue 33): the manager replies as 65534, the caller is 65534.
+VM_CLAIM_TESTS	+= attack_reaped_reply
 VM_ROOT_TESTS	+= $(VM_CLAIM_TESTS)
 # The security attacks that reload the module or read debugfs: they start
 # as root and attack from children that drop privileges.
@@ -116,6 +119,9 @@ VM_ROOT_TESTS	+= burst_spares
 # starts the service manager.
 VM_ROOT_TESTS	+= attack_death_links attack_handle_ids attack_long_stream \
 		   attack_thread_records
+# The same for nodes (issue 33): root also reads and resets debugfs
+# max_hold_ns around the attacker's exit.
+VM_ROOT_TESTS	+= attack_nodes
 # FBINDER_IOC_INFO against debugfs, and what uid 65534 and 65533 see of
 # root's and each other's contexts (info_ioctl); tracefs (trace_events);
 # a manager, then fbstat as 65534 in a mount namespace without debugfs
@@ -188,7 +194,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(BL_A) uapi/linux/fastbinder.h
 abi-m32:
 	@if echo '#include <linux/types.h>' | $(CC) -m32 -x c -fsyntax-only - 2>/dev/null; then \
 		echo "  ABI     -m32 layout"; \
-		$(CC) -m32 -std=c11 -Wall -Wextra -Werror -fsyntax-only -DABI_STATIC_ONLY \
+		$(CC) -m32 -std=c11 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only -DABI_STATIC_ONLY \
 			-I uapi tests/unit/abi_layout.c; \
 	fi
 

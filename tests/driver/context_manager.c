@@ -2,7 +2,8 @@
 /*
  * context_manager: one context per device claims handle 0; a second claim is
  * EBUSY, bad arguments EINVAL, and the claim is freed when the manager's
- * context closes.  Also: sends to handle 0 without a manager (ENOENT), to
+ * context closes.  Also: sends, ACQUIRE and RELEASE to handle 0 without a
+ * manager (ENOENT; with one, ACQUIRE and RELEASE change nothing), to
  * one's own context (EINVAL), to a context without a mapping (ESRCH).
  */
 #include "fbt_proto.h"
@@ -49,6 +50,13 @@ static void test_no_manager(void)
 		CHECK(ret == -ENOENT, "call to handle 0 with no manager: %s, want ENOENT",
 		      strerror(-ret));
 	}
+	/* docs/abi.md: ACQUIRE and RELEASE of handle 0 fail too, not no-ops */
+	ret = fbt_acquire(&c, 0);
+	CHECK(ret == -ENOENT, "ACQUIRE of handle 0 with no manager: %s, want ENOENT",
+	      strerror(-ret));
+	ret = fbt_release(&c, 0);
+	CHECK(ret == -ENOENT, "RELEASE of handle 0 with no manager: %s, want ENOENT",
+	      strerror(-ret));
 	ret = claim_raw(c.fd, 0x1234, 1, 0);
 	CHECK(ret == -EINVAL, "SET_CONTEXT_MGR flags=1: %s, want EINVAL", strerror(-ret));
 	ret = claim_raw(c.fd, 0x1234, 0, 1);
@@ -60,7 +68,7 @@ static void test_no_manager(void)
 	ret = fbt_oneway(&c, 0, 1, &byte, 1, NULL, 0);
 	CHECK(ret == -ENOENT, "handle 0 after refused claims: %s, want ENOENT", strerror(-ret));
 	fbt_ctx_close(&c);
-	printf("# no manager: ENOENT; bad claims: EINVAL\n");
+	printf("# no manager: ENOENT (sends, ACQUIRE, RELEASE); bad claims: EINVAL\n");
 }
 
 /* The first claim works; any second claim (same context, other context, other process) is EBUSY. */
@@ -81,6 +89,14 @@ static void test_claim_busy(void)
 	      strerror(-ret));
 	st = fbt_wait(fbt_fork(claim_in_child, NULL));
 	CHECK(st == 0, "claim from another process was not EBUSY (child status %d)", st);
+
+	/* With a manager, handle 0 is permanent: ACQUIRE and RELEASE change nothing. */
+	ret = fbt_release(&o, 0);
+	CHECK(ret == 0, "RELEASE of handle 0 with a manager: %s, want 0", strerror(-ret));
+	ret = fbt_acquire(&o, 0);
+	CHECK(ret == 0, "ACQUIRE of handle 0 with a manager: %s, want 0", strerror(-ret));
+	ret = fbt_release(&o, 0);
+	CHECK(ret == 0, "RELEASE of handle 0 again: %s, want 0", strerror(-ret));
 
 	/* The manager's own handle 0 is its own context: EINVAL. */
 	{

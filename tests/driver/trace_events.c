@@ -216,9 +216,9 @@ int main(void)
 		   &a, &p1, &t1, kind, &code, &flags, &sz, &objs) &&
 	      a == id && p1 == m && t1 == m && !strcmp(kind, "call") && code == CODE_CALL && sz == 5,
 	      "fastbinder_received of txn %llu by the manager", id);
-	CHECK(find(E_REPLY, 8, "txn=%llu from=%d:%d to=%d:%d code=%u size=%llu objects=%u",
-		   &a, &p1, &t1, &p2, &t2, &code, &sz, &objs) &&
-	      a == id && p1 == m && p2 == me && t2 == me && sz == 2,
+	CHECK(find(E_REPLY, 10, "txn=%llu from=%d:%d to=%d:%d node=%llu code=%u flags=0x%x size=%llu objects=%u",
+		   &a, &p1, &t1, &p2, &t2, &node, &code, &flags, &sz, &objs) &&
+	      a == id && p1 == m && p2 == me && t2 == me && node == 0 && sz == 2,
 	      "fastbinder_reply of txn %llu", id);
 	/* the first line of each is this call's: match the reply's receipt */
 	{

@@ -37,6 +37,16 @@ start_manager() {
 	SM=$LAST
 	retry fbservice list || { echo "fatal: fb-servicemanager does not answer"; exit 1; }
 }
+# code EXPECTED_RC "what" command...: stdout in ./out, stderr in ./err; ok
+# when the command exits EXPECTED_RC, else bad (with what it printed)
+code() {
+	want=$1 what=$2
+	shift 2
+	"$@" >out 2>err
+	rc=$?
+	if [ $rc -eq "$want" ]; then ok "$what: exit $rc"
+	else bad "$what: exit $rc, expected $want"; cat out err; fi
+}
 finish() {
 	[ $failures -eq 0 ] && { echo "all ok"; exit 0; }
 	echo "$failures check(s) failed"; exit 1

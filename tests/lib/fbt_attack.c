@@ -344,3 +344,31 @@ void fbt_memcg_remove(const char *path)
 	for (i = 0; i < 100 && rmdir(path) && errno == EBUSY; i++)
 		usleep(10000);
 }
+
+void fbt_child_begin(unsigned int seconds)
+{
+	fbt_failures = 0;
+	alarm(seconds);
+}
+
+void fbt_client_child(struct fbt_ctx *c, uid_t uid, size_t map_size)
+{
+	fbt_child_begin(60);
+	fbt_become_user(uid);
+	fbt_ctx_open(c, map_size);
+}
+
+long long fbt_timed_call(struct fbt_ctx *c, __u32 code, int i, const char *what,
+			 int deadline_ms, struct fbt_ret *r)
+{
+	long long t0 = fbt_now_ms(), ms;
+	int rc = fbt_call(c, 0, code, "b", 1, NULL, 0, r, NULL, NULL);
+
+	ms = fbt_now_ms() - t0;
+	CHECK(rc == 0 && r->cmd == FBINDER_RET_REPLY, "B: call %d %s: %s %s error %d", i, what,
+	      strerror(-rc), rc ? "" : fbt_ret_name(r->cmd), rc ? 0 : r->err.error);
+	if (rc || r->cmd != FBINDER_RET_REPLY)
+		return -1;
+	CHECK(ms <= deadline_ms, "B: call %d took %lld ms, deadline %d", i, ms, deadline_ms);
+	return ms;
+}

@@ -15,6 +15,8 @@
  *                    the longest hold of that lock
  *   fbt_memcg_*      a memory cgroup for one child, to see what the kernel
  *                    charged to it
+ *   fbt_timed_call() one call of a bystander client of another user, which
+ *                    must be answered within a deadline while an attack runs
  */
 #ifndef FBT_ATTACK_H
 #define FBT_ATTACK_H
@@ -26,6 +28,24 @@
 
 #define FBT_PARAMS	"/sys/module/fastbinder/parameters/"
 #define FBT_PING	0x70696e67u	/* the bystander's call code */
+
+/*
+ * The start of a bystander client in a forked child: its own CHECK count
+ * (not the parent's, from before the fork), 60 s at most, uid, and a
+ * context with a buffer of map_size bytes.
+ */
+void fbt_client_child(struct fbt_ctx *c, uid_t uid, size_t map_size);
+/* The start of any such child: its own CHECK count, and seconds at most. */
+void fbt_child_begin(unsigned int seconds);
+
+/*
+ * Call i of a bystander client to handle 0 while an attack runs ("what"
+ * says which, for the messages): CHECKs that a reply came within
+ * deadline_ms.  Returns how long the call took, or -1 when no reply came
+ * (*r is then what came instead).  The caller frees a reply's buffer.
+ */
+long long fbt_timed_call(struct fbt_ctx *c, __u32 code, int i, const char *what,
+			 int deadline_ms, struct fbt_ret *r);
 
 /* Module parameter name: its value, or -1 when the module has no such one. */
 long long fbt_param(const char *name);

@@ -297,6 +297,19 @@ int fbt_next(struct fbt_ctx *p, struct fbt_ret *r)
 	return 0;
 }
 
+void fbt_next_txn(struct fbt_ctx *p, struct fbt_ret *r, const char *who)
+{
+	int rc;
+
+	do {
+		rc = fbt_next(p, r);
+		if (rc) {
+			errno = -rc;
+			die("%s: read", who);
+		}
+	} while (r->cmd != FBINDER_RET_TRANSACTION);
+}
+
 int fbt_try_next(struct fbt_ctx *p, struct fbt_ret *r)
 {
 	int fl, ret;

@@ -96,6 +96,8 @@ int fbt_wr(struct fbt_ctx *p, const struct fbt_w *w, size_t *wdone, bool want_re
 size_t fbt_parse_one(const void *buf, size_t len, struct fbt_ret *r);
 /* The next return: queued, or read (blocking).  0 or -errno. */
 int fbt_next(struct fbt_ctx *p, struct fbt_ret *r);
+/* The next FBINDER_RET_TRANSACTION, the other returns skipped; dies naming who when a read fails. */
+void fbt_next_txn(struct fbt_ctx *p, struct fbt_ret *r, const char *who);
 /* As fbt_next but O_NONBLOCK for the read: -EAGAIN when nothing is pending. */
 int fbt_try_next(struct fbt_ctx *p, struct fbt_ret *r);
 const char *fbt_ret_name(__u32 cmd);

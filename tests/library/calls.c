@@ -1019,7 +1019,6 @@ static int oom_main(void *arg)
 	bl_parcel_fini(&p);
 	if (!ret)
 		bl_reply_fini(&r);
-	ret = ret;
 	if (!ret)
 		ret = bl_call(e.ctx, e.h, M_DROP, NULL, &r, 5000);
 	if (!ret)

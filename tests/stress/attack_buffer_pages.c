@@ -67,19 +67,11 @@ static int m_main(struct fbt_ctx *p, void *arg)
 	unsigned int n = 0, i;
 	struct fbt_ret r;
 	__u64 off = 0;
-	int rc;
 
 	(void)arg;
-	fbt_failures = 0;	/* not the parent's, from before the fork */
-	alarm(110);
+	fbt_child_begin(110);
 	for (;;) {
-		rc = fbt_next(p, &r);
-		if (rc) {
-			errno = -rc;
-			die("M: read");
-		}
-		if (r.cmd != FBINDER_RET_TRANSACTION)
-			continue;
+		fbt_next_txn(p, &r, "M");
 		if (r.msg.code == C_STOP) {
 			fbt_free_buffer(p, r.msg.data);
 			break;
@@ -117,8 +109,7 @@ static int ar_main(void *arg)
 	int i, rc;
 
 	(void)arg;
-	fbt_failures = 0;	/* not the parent's, from before the fork */
-	alarm(110);
+	fbt_child_begin(110);
 	fbt_become_nobody();
 	wait_for(&ctl->go_ar);
 	for (i = 0; i < N_CTX; i++) {
@@ -148,8 +139,7 @@ static int as_main(void *arg)
 	int i, rc;
 
 	(void)arg;
-	fbt_failures = 0;	/* not the parent's, from before the fork */
-	alarm(110);
+	fbt_child_begin(110);
 	fbt_become_nobody();
 	wait_for(&ctl->go_as);
 	fbt_ctx_open(&s, 256 * 1024);
@@ -203,26 +193,19 @@ static int as_main(void *arg)
 static int b_main(void *arg)
 {
 	struct fbt_ctx b;
-	int i, rc;
+	int i;
 
 	(void)arg;
-	fbt_failures = 0;	/* not the parent's, from before the fork */
-	alarm(60);
-	fbt_become_user(OTHER_UID);
-	fbt_ctx_open(&b, 256 * 1024);
+	fbt_client_child(&b, OTHER_UID, 256 * 1024);
 	for (i = 0; i < 5; i++) {
-		long long t0 = fbt_now_ms(), ms;
 		struct fbt_ret r;
 
-		rc = fbt_call(&b, 0, C_PING, "b", 1, NULL, 0, &r, NULL, NULL);
-		ms = fbt_now_ms() - t0;
-		CHECK(rc == 0 && r.cmd == FBINDER_RET_REPLY && r.msg.data_size == ECHO,
-		      "B: call %d to M while the adversary holds its pages: %s %s error %d", i,
-		      strerror(-rc), rc ? "" : fbt_ret_name(r.cmd), rc ? 0 : r.err.error);
-		CHECK(ms <= DEADLINE_MS, "B: call %d took %lld ms, deadline %d", i, ms,
-		      DEADLINE_MS);
-		if (!rc && r.cmd == FBINDER_RET_REPLY)
-			fbt_free_buffer(&b, r.msg.data);
+		if (fbt_timed_call(&b, C_PING, i, "to M while the adversary holds its pages",
+				   DEADLINE_MS, &r) < 0)
+			continue;
+		CHECK(r.msg.data_size == ECHO, "B: call %d: %llu bytes of reply, not %d", i,
+		      (unsigned long long)r.msg.data_size, ECHO);
+		fbt_free_buffer(&b, r.msg.data);
 	}
 	fbt_ctx_close(&b);
 	return fbt_child_status();

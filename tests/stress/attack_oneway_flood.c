@@ -20,7 +20,7 @@
  * Then F stops, S drains, everyone exits and the live counts return to 0.
  * Root (VM_ROOT_TESTS): it reads debugfs and runs the parties as three uids.
  */
-#include "fbt_proto.h"
+#include "fbt_attack.h"
 
 #include <grp.h>
 #include <signal.h>
@@ -84,16 +84,9 @@ static int s_main(struct fbt_ctx *p, void *arg)
 	int rc;
 
 	(void)arg;
-	fbt_failures = 0;	/* not the parent's, from before the fork */
-	alarm(110);
+	fbt_child_begin(110);
 	for (;;) {
-		rc = fbt_next(p, &r);
-		if (rc) {
-			errno = -rc;
-			die("S: read");
-		}
-		if (r.cmd != FBINDER_RET_TRANSACTION)
-			continue;
+		fbt_next_txn(p, &r, "S");
 		switch (r.msg.code) {
 		case C_REG:
 			if (r.msg.offsets_count == 1 &&
@@ -141,8 +134,7 @@ static int t_main(void *arg)
 	int rc;
 
 	(void)arg;
-	fbt_failures = 0;	/* not the parent's, from before the fork */
-	alarm(110);
+	fbt_child_begin(110);
 	fbt_become_user(OTHER_UID);
 	fbt_ctx_open(&t, 64 * 1024);
 	rc = fbt_call(&t, 0, C_REG, &obj, sizeof(obj), &off, 1, &r, NULL, NULL);
@@ -151,13 +143,7 @@ static int t_main(void *arg)
 	fbt_free_buffer(&t, r.msg.data);
 	ctl->t_ready = 1;
 	for (;;) {
-		rc = fbt_next(&t, &r);
-		if (rc) {
-			errno = -rc;
-			die("T: read");
-		}
-		if (r.cmd != FBINDER_RET_TRANSACTION)
-			continue;
+		fbt_next_txn(&t, &r, "T");
 		if (r.msg.code == C_STOP) {
 			fbt_free_buffer(&t, r.msg.data);
 			break;
@@ -177,8 +163,7 @@ static int f_main(void *arg)
 	int phase;
 
 	(void)arg;
-	fbt_failures = 0;	/* not the parent's, from before the fork */
-	alarm(110);
+	fbt_child_begin(110);
 	fbt_become_nobody();
 	fbt_ctx_open(&f, 0);
 	memset(msg, 0xf1, sizeof(msg));
@@ -214,31 +199,22 @@ static int f_main(void *arg)
 static int b_main(void *arg)
 {
 	struct fbt_ctx b;
-	int i, rc;
+	int i;
 
 	(void)arg;
-	fbt_failures = 0;	/* not the parent's, from before the fork */
-	alarm(60);
-	fbt_become_user(OTHER_UID);
-	fbt_ctx_open(&b, 64 * 1024);
+	fbt_client_child(&b, OTHER_UID, 64 * 1024);
 	for (i = 0; i < B_CALLS; i++) {
-		long long t0 = fbt_now_ms(), ms;
 		struct fbt_ret r;
+		long long ms = fbt_timed_call(&b, C_RELAY, i, "to S during the flood",
+					      DEADLINE_MS, &r);
 
-		rc = fbt_call(&b, 0, C_RELAY, "b", 1, NULL, 0, &r, NULL, NULL);
-		ms = fbt_now_ms() - t0;
+		if (ms < 0)
+			continue;
 		if (ms > ctl->b_max_ms)
 			ctl->b_max_ms = ms;
-		CHECK(rc == 0 && r.cmd == FBINDER_RET_REPLY,
-		      "B: call %d to S during the flood: %s %s error %d", i, strerror(-rc),
-		      rc ? "" : fbt_ret_name(r.cmd), rc ? 0 : r.err.error);
-		if (rc || r.cmd != FBINDER_RET_REPLY)
-			continue;
 		CHECK(r.msg.code == 0,
 		      "B: call %d: S's own call to T failed with %s (a reply refused)", i,
 		      strerror((int)r.msg.code));
-		CHECK(ms <= DEADLINE_MS, "B: call %d took %lld ms, deadline %d", i, ms,
-		      DEADLINE_MS);
 		fbt_free_buffer(&b, r.msg.data);
 		usleep(30000);
 	}

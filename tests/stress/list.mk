@@ -17,11 +17,13 @@ stress_VM_TESTS := \
 	attack_info_cookies.c \
 	attack_long_stream.c \
 	attack_nested_unwind.c \
+	attack_nodes.c \
 	attack_oneway_flood.c \
 	attack_oneway_hog.c \
 	attack_orphan_ctx.c \
 	attack_peek_objects.c \
 	attack_prio.c \
+	attack_reaped_reply.c \
 	attack_region_mm.c \
 	attack_region_revoke.c \
 	attack_region_stall.c \

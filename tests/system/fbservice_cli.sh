@@ -6,18 +6,8 @@
 # manager -> 3; list/check/call of a live service; check and call of a
 # missing one -> 1; "wait" that blocks until the name appears, and one that
 # times out; every typed argument reaches the service; a bad name -> 2.
-# ok, bad, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
+# ok, bad, code, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
 . fbt.sh
-
-# code EXPECTED_RC "what" command...: stdout+stderr in out, checks the rc
-code() {
-	want=$1 what=$2
-	shift 2
-	"$@" >out 2>err
-	rc=$?
-	if [ $rc -eq "$want" ]; then ok "$what: exit $rc"
-	else bad "$what: exit $rc, expected $want"; cat out err; fi
-}
 
 # ---- usage (no device needed) ----
 code 0 "--help" fbservice --help

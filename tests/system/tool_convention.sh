@@ -8,30 +8,20 @@
 # on stdout; a device that does not exist or may not be opened (permission
 # denied, as uid 65534) exits 3 with the same one-line message from the
 # tools, the service manager and an example alike.
-# ok, bad, finish: tests/lib/fbt.sh
+# ok, bad, code, finish: tests/lib/fbt.sh
 . fbt.sh
 
 abi=
 TOOLS="fbversion fbservice fbstat fb-servicemanager"
 
-# run EXPECTED_RC "what" command...: stdout in out, stderr in err
-run() {
-	want=$1 what=$2
-	shift 2
-	"$@" >out 2>err
-	rc=$?
-	if [ $rc -eq "$want" ]; then ok "$what: exit $rc"
-	else bad "$what: exit $rc, expected $want"; cat out err; fi
-}
-
 # ---- --help, --version, a bad option ----
 for p in $TOOLS; do
-	run 0 "$p --help" $p --help
+	code 0 "$p --help" $p --help
 	grep -q '^usage: ' out && ok "$p --help: usage on stdout" || bad "$p --help: no usage on stdout"
 	[ -s err ] && bad "$p --help wrote to stderr: $(cat err)" || ok "$p --help: stderr empty"
 	grep -q -- '--version' out && ok "$p --help names --version" || bad "$p --help lacks --version"
 
-	run 0 "$p --version" $p --version
+	code 0 "$p --version" $p --version
 	v=$(cat out)
 	case "$v" in
 	"$p (fastbinder "*"), ABI version "[0-9]*) ok "$p --version: $v" ;;
@@ -41,7 +31,7 @@ for p in $TOOLS; do
 	[ -z "$abi" ] && abi=$n
 	[ "$n" = "$abi" ] && ok "$p: ABI version $n, as the others" || bad "$p: ABI version $n, others $abi"
 
-	run 2 "$p --no-such-option" $p --no-such-option
+	code 2 "$p --no-such-option" $p --no-such-option
 	[ -s out ] && bad "$p: usage error on stdout: $(cat out)" || ok "$p: nothing on stdout"
 	grep -q "^$p: " err && grep -qx "Try '$p --help'." err &&
 		ok "$p: message and hint on stderr" || bad "$p: stderr was: $(cat err)"
@@ -52,7 +42,7 @@ for cmd in "fbversion /dev/fb-none" "fbservice -d /dev/fb-none list" \
 	   "fb-servicemanager -d /dev/fb-none"; do
 	p=${cmd%% *}
 	# shellcheck disable=SC2086 # the words of cmd
-	run 3 "$cmd" $cmd
+	code 3 "$cmd" $cmd
 	[ "$(cat err)" = "$p: /dev/fb-none: no such device (the fastbinder module's devices= parameter names its devices)" ] &&
 		ok "$p: the shared no-device message" || bad "$p: stderr was: $(cat err)"
 done
@@ -65,7 +55,7 @@ for cmd in "fbversion $PWD/fb600" "fbservice -d $PWD/fb600 list" \
 	   "fb-servicemanager -d $PWD/fb600"; do
 	p=${cmd%% *}
 	# shellcheck disable=SC2086 # the words of cmd
-	run 3 "$p as nobody, mode 0600" fb-nobody $cmd
+	code 3 "$p as nobody, mode 0600" fb-nobody $cmd
 	[ "$(cat err)" = "$p: $PWD/fb600: permission denied (the device's owner, group and mode: fastbinder(4), FILES)" ] &&
 		ok "$p: the shared permission message" || bad "$p: stderr was: $(cat err)"
 done
@@ -76,7 +66,7 @@ chmod 0600 /dev/fastbinder
 for cmd in "fbstat -N" "echo-client hi" "deathwatch-target"; do
 	p=${cmd%% *}
 	# shellcheck disable=SC2086 # the words of cmd
-	run 3 "$p as nobody, mode 0600" fb-nobody $cmd
+	code 3 "$p as nobody, mode 0600" fb-nobody $cmd
 	[ "$(cat err)" = "$p: /dev/fastbinder: permission denied (the device's owner, group and mode: fastbinder(4), FILES)" ] &&
 		ok "$p: the shared permission message" || bad "$p: stderr was: $(cat err)"
 done

@@ -2,160 +2,128 @@
 /*
  * abi_layout: the structures of uapi/linux/fastbinder.h have the sizes
  * and field offsets docs/abi.md promises, identical for 32- and 64-bit
- * processes (no compat ioctl exists).  The _Static_asserts make any layout
- * change a compile error; built with -DABI_STATIC_ONLY they need nothing but
- * the header, so the Makefile can compile them with -m32 too.
+ * processes (no compat ioctl exists).  The table below makes any layout
+ * change a compile error; built with -DABI_STATIC_ONLY it needs nothing but
+ * the header, so the Makefile can compile it with -m32 too.
  */
 #include <stddef.h>
 #include <linux/fastbinder.h>
 
-#define LAYOUT(type, field, off) \
-	_Static_assert(offsetof(struct type, field) == (off), \
-		       #type "." #field " is not at offset " #off)
-#define SIZE(type, size) \
-	_Static_assert(sizeof(struct type) == (size), \
-		       "sizeof(struct " #type ") is not " #size)
+/*
+ * One row per structure: its size and the offsets of its fields.  Each
+ * number is checked at compile time (a wrong one is an array of negative
+ * size: the error names the row), so -DABI_STATIC_ONLY -m32 checks the
+ * 32-bit layout with nothing but the header; the test below reads the
+ * same table at run time.
+ */
+#define CHECKED(cond, value)	((value) + 0 * sizeof(char[(cond) ? 1 : -1]))
+#define STR(x)			STR_(x)
+#define STR_(x)			#x
+/* T is the structure of the row (defined before it) */
+#define AT(field, off)		{ #field, CHECKED(offsetof(struct T, field) == (off), off) }
+#define LAYOUT(size, ...) \
+	{ "struct " STR(T), CHECKED(sizeof(struct T) == (size), size), { __VA_ARGS__ } }
 
-SIZE(fbinder_txn_data, 40);
-LAYOUT(fbinder_txn_data, handle, 0);
-LAYOUT(fbinder_txn_data, code, 4);
-LAYOUT(fbinder_txn_data, flags, 8);
-LAYOUT(fbinder_txn_data, offsets_count, 12);
-LAYOUT(fbinder_txn_data, data, 16);
-LAYOUT(fbinder_txn_data, data_size, 24);
-LAYOUT(fbinder_txn_data, offsets, 32);
+struct abi_layout {
+	const char *name;
+	size_t size;
+	struct {
+		const char *name;
+		size_t offset;
+	} fields[12];
+};
 
-SIZE(fbinder_txn_msg, 64);
-LAYOUT(fbinder_txn_msg, txn_id, 0);
-LAYOUT(fbinder_txn_msg, cookie, 8);
-LAYOUT(fbinder_txn_msg, code, 16);
-LAYOUT(fbinder_txn_msg, flags, 20);
-LAYOUT(fbinder_txn_msg, sender_pid, 24);
-LAYOUT(fbinder_txn_msg, sender_euid, 28);
-LAYOUT(fbinder_txn_msg, data, 32);
-LAYOUT(fbinder_txn_msg, data_size, 40);
-LAYOUT(fbinder_txn_msg, offsets, 48);
-LAYOUT(fbinder_txn_msg, offsets_count, 56);
-
-SIZE(fbinder_batch_msg, 24);
-LAYOUT(fbinder_batch_msg, code, 0);
-LAYOUT(fbinder_batch_msg, reserved, 4);
-LAYOUT(fbinder_batch_msg, data, 8);
-LAYOUT(fbinder_batch_msg, data_size, 16);
-
-SIZE(fbinder_batch_send, 16);
-LAYOUT(fbinder_batch_send, handle, 0);
-LAYOUT(fbinder_batch_send, count, 4);
-LAYOUT(fbinder_batch_send, msgs, 8);
-
-/* the entries start at 8 on i386 too, where a __u64 aligns to 4 */
-SIZE(fbinder_batch, 8);
-LAYOUT(fbinder_batch, count, 0);
-LAYOUT(fbinder_batch, reserved, 4);
-LAYOUT(fbinder_batch, msgs, 8);
-
-SIZE(fbinder_object, 16);
-LAYOUT(fbinder_object, type, 0);
-LAYOUT(fbinder_object, flags, 4);
-LAYOUT(fbinder_object, cookie, 8);
-LAYOUT(fbinder_object, handle, 8);
-LAYOUT(fbinder_object, fd, 8);
-
-SIZE(fbinder_write_read, 48);
-LAYOUT(fbinder_write_read, write_buffer, 0);
-LAYOUT(fbinder_write_read, write_size, 8);
-LAYOUT(fbinder_write_read, write_consumed, 16);
-LAYOUT(fbinder_write_read, read_buffer, 24);
-LAYOUT(fbinder_write_read, read_size, 32);
-LAYOUT(fbinder_write_read, read_consumed, 40);
-
-SIZE(fbinder_version, 8);
-LAYOUT(fbinder_version, abi_version, 0);
-
-SIZE(fbinder_region_create, 24);
-LAYOUT(fbinder_region_create, addr, 0);
-LAYOUT(fbinder_region_create, size, 8);
-LAYOUT(fbinder_region_create, rights, 16);
-LAYOUT(fbinder_region_create, handle, 20);
-
-SIZE(fbinder_region_narrow, 32);
-LAYOUT(fbinder_region_narrow, handle, 0);
-LAYOUT(fbinder_region_narrow, rights, 4);
-LAYOUT(fbinder_region_narrow, offset, 8);
-LAYOUT(fbinder_region_narrow, size, 16);
-LAYOUT(fbinder_region_narrow, new_handle, 24);
-LAYOUT(fbinder_region_narrow, reserved, 28);
-
-SIZE(fbinder_region_info, 16);
-LAYOUT(fbinder_region_info, handle, 0);
-LAYOUT(fbinder_region_info, rights, 4);
-LAYOUT(fbinder_region_info, size, 8);
-
-SIZE(fbinder_iovec, 16);
-LAYOUT(fbinder_iovec, base, 0);
-LAYOUT(fbinder_iovec, len, 8);
-
-SIZE(fbinder_region_copy, 32);
-LAYOUT(fbinder_region_copy, handle, 0);
-LAYOUT(fbinder_region_copy, iov_count, 4);
-LAYOUT(fbinder_region_copy, offset, 8);
-LAYOUT(fbinder_region_copy, iov, 16);
-LAYOUT(fbinder_region_copy, done, 24);
-SIZE(fbinder_info, 56);
-LAYOUT(fbinder_info, what, 0);
-LAYOUT(fbinder_info, entry_size, 12);
-LAYOUT(fbinder_info, count, 16);
-LAYOUT(fbinder_info, total, 20);
-LAYOUT(fbinder_info, seq, 24);
-LAYOUT(fbinder_info, entries, 32);
-LAYOUT(fbinder_info, reserved, 40);
-
-SIZE(fbinder_info_context, 136);
-LAYOUT(fbinder_info_context, id, 0);
-LAYOUT(fbinder_info_context, pid, 8);
-LAYOUT(fbinder_info_context, device, 16);
-LAYOUT(fbinder_info_context, threads, 48);
-LAYOUT(fbinder_info_context, reserved, 84);
-LAYOUT(fbinder_info_context, map_size, 88);
-LAYOUT(fbinder_info_context, failed, 128);
-
-SIZE(fbinder_info_node, 48);
-LAYOUT(fbinder_info_node, ctx, 8);
-LAYOUT(fbinder_info_node, owner_pid, 24);
-LAYOUT(fbinder_info_node, calls, 40);
-
-SIZE(fbinder_info_handle, 40);
-LAYOUT(fbinder_info_handle, holder_pid, 8);
-LAYOUT(fbinder_info_handle, node, 16);
-LAYOUT(fbinder_info_handle, buffer_refs, 36);
-
-SIZE(fbinder_info_failure, 48);
-LAYOUT(fbinder_info_failure, seq, 0);
-LAYOUT(fbinder_info_failure, error, 16);
-LAYOUT(fbinder_info_failure, node, 32);
-LAYOUT(fbinder_info_failure, reserved, 44);
+/* not static: the -m32 build uses nothing else and must not warn */
+extern const struct abi_layout abi_layouts[];
+const struct abi_layout abi_layouts[] = {
+#define T fbinder_txn_data
+	LAYOUT(40, AT(handle, 0), AT(code, 4), AT(flags, 8), AT(offsets_count, 12),
+	       AT(data, 16), AT(data_size, 24), AT(offsets, 32)),
+#undef T
+#define T fbinder_txn_msg
+	LAYOUT(64, AT(txn_id, 0), AT(cookie, 8), AT(code, 16), AT(flags, 20),
+	       AT(sender_pid, 24), AT(sender_euid, 28), AT(data, 32), AT(data_size, 40),
+	       AT(offsets, 48), AT(offsets_count, 56)),
+#undef T
+#define T fbinder_batch_msg
+	LAYOUT(24, AT(code, 0), AT(reserved, 4), AT(data, 8), AT(data_size, 16)),
+#undef T
+#define T fbinder_batch_send
+	LAYOUT(16, AT(handle, 0), AT(count, 4), AT(msgs, 8)),
+#undef T
+	/* the entries start at 8 on i386 too, where a __u64 aligns to 4 */
+#define T fbinder_batch
+	LAYOUT(8, AT(count, 0), AT(reserved, 4), AT(msgs, 8)),
+#undef T
+#define T fbinder_object
+	LAYOUT(16, AT(type, 0), AT(flags, 4), AT(cookie, 8), AT(handle, 8), AT(fd, 8)),
+#undef T
+#define T fbinder_write_read
+	LAYOUT(48, AT(write_buffer, 0), AT(write_size, 8), AT(write_consumed, 16),
+	       AT(read_buffer, 24), AT(read_size, 32), AT(read_consumed, 40)),
+#undef T
+#define T fbinder_version
+	LAYOUT(8, AT(abi_version, 0)),
+#undef T
+#define T fbinder_region_create
+	LAYOUT(24, AT(addr, 0), AT(size, 8), AT(rights, 16), AT(handle, 20)),
+#undef T
+#define T fbinder_region_narrow
+	LAYOUT(32, AT(handle, 0), AT(rights, 4), AT(offset, 8), AT(size, 16),
+	       AT(new_handle, 24), AT(reserved, 28)),
+#undef T
+#define T fbinder_region_info
+	LAYOUT(16, AT(handle, 0), AT(rights, 4), AT(size, 8)),
+#undef T
+#define T fbinder_iovec
+	LAYOUT(16, AT(base, 0), AT(len, 8)),
+#undef T
+#define T fbinder_region_copy
+	LAYOUT(32, AT(handle, 0), AT(iov_count, 4), AT(offset, 8), AT(iov, 16), AT(done, 24)),
+#undef T
+#define T fbinder_info
+	LAYOUT(56, AT(what, 0), AT(entry_size, 12), AT(count, 16), AT(total, 20), AT(seq, 24),
+	       AT(entries, 32), AT(reserved, 40)),
+#undef T
+#define T fbinder_info_context
+	LAYOUT(136, AT(id, 0), AT(pid, 8), AT(device, 16), AT(threads, 48), AT(reserved, 84),
+	       AT(map_size, 88), AT(failed, 128)),
+#undef T
+#define T fbinder_info_node
+	LAYOUT(48, AT(ctx, 8), AT(owner_pid, 24), AT(calls, 40)),
+#undef T
+#define T fbinder_info_handle
+	LAYOUT(40, AT(holder_pid, 8), AT(node, 16), AT(buffer_refs, 36)),
+#undef T
+#define T fbinder_info_failure
+	LAYOUT(48, AT(seq, 0), AT(error, 16), AT(node, 32), AT(reserved, 44)),
+#undef T
+};
+const size_t abi_layout_count = sizeof(abi_layouts) / sizeof(abi_layouts[0]);
 
 #ifndef ABI_STATIC_ONLY
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
-/* The same facts at run time, so the suite counts them and shows them. */
+/* The table at run time, so the suite counts the structures and shows them. */
 START_TEST(test_sizes)
 {
-	ck_assert_uint_eq(sizeof(struct fbinder_txn_data), 40);
-	ck_assert_uint_eq(sizeof(struct fbinder_txn_msg), 64);
-	ck_assert_uint_eq(sizeof(struct fbinder_batch_msg), 24);
-	ck_assert_uint_eq(sizeof(struct fbinder_batch_send), 16);
-	ck_assert_uint_eq(sizeof(struct fbinder_batch), 8);
+	size_t fields = 0;
+
+	ck_assert_uint_eq(abi_layout_count, 18);
+	for (size_t i = 0; i < abi_layout_count; i++) {
+		const struct abi_layout *l = &abi_layouts[i];
+
+		ck_assert_msg(l->size % 8 == 0, "%s: %zu bytes, not a multiple of 8",
+			      l->name, l->size);
+		for (size_t f = 0; f < 12 && l->fields[f].name; f++, fields++)
+			/* <=: a flexible array member starts at the end */
+			ck_assert_msg(l->fields[f].offset <= l->size, "%s.%s at %zu, past its end",
+				      l->name, l->fields[f].name, l->fields[f].offset);
+	}
+	printf("abi_layout: %zu structures, %zu field offsets\n", abi_layout_count, fields);
 	ck_assert_uint_eq(FBINDER_MAX_BATCH, 256);
-	ck_assert_uint_eq(sizeof(struct fbinder_object), 16);
-	ck_assert_uint_eq(sizeof(struct fbinder_write_read), 48);
-	ck_assert_uint_eq(sizeof(struct fbinder_version), 8);
-	ck_assert_uint_eq(sizeof(struct fbinder_info), 56);
-	ck_assert_uint_eq(sizeof(struct fbinder_info_context), 136);
-	ck_assert_uint_eq(sizeof(struct fbinder_info_node), 48);
-	ck_assert_uint_eq(sizeof(struct fbinder_info_handle), 40);
-	ck_assert_uint_eq(sizeof(struct fbinder_info_failure), 48);
 }
 END_TEST
 

@@ -293,6 +293,65 @@ static void print_fd(int fd)
 }
 
 /*
+ * The integer types: each read into 64 bits by its own reader, then printed
+ * by sign, the unsigned ones in hex too.
+ */
+#define INT_READER(name, ctype)						\
+static int read_##name(struct bl_reader *r, uint64_t *v)		\
+{									\
+	ctype x;							\
+	int ret = bl_reader_read_##name(r, &x);				\
+									\
+	*v = ret ? 0 : (uint64_t)x;					\
+	return ret;							\
+}
+INT_READER(u8, uint8_t)
+INT_READER(i8, int8_t)
+INT_READER(u16, uint16_t)
+INT_READER(i16, int16_t)
+INT_READER(u32, uint32_t)
+INT_READER(i32, int32_t)
+INT_READER(u64, uint64_t)
+INT_READER(i64, int64_t)
+
+static const struct {
+	int type;
+	const char *name;
+	bool is_signed;
+	int (*read)(struct bl_reader *r, uint64_t *v);
+} int_types[] = {
+	{ BL_TYPE_U8, "u8", false, read_u8 },
+	{ BL_TYPE_I8, "i8", true, read_i8 },
+	{ BL_TYPE_U16, "u16", false, read_u16 },
+	{ BL_TYPE_I16, "i16", true, read_i16 },
+	{ BL_TYPE_U32, "u32", false, read_u32 },
+	{ BL_TYPE_I32, "i32", true, read_i32 },
+	{ BL_TYPE_U64, "u64", false, read_u64 },
+	{ BL_TYPE_I64, "i64", true, read_i64 },
+};
+
+/* An integer item: printed, *ret the reader's result; false for another type. */
+static bool print_int(struct bl_reader *r, int type, int *ret)
+{
+	uint64_t v;
+
+	for (size_t k = 0; k < sizeof(int_types) / sizeof(int_types[0]); k++) {
+		if (int_types[k].type != type)
+			continue;
+		*ret = int_types[k].read(r, &v);
+		if (*ret)
+			return true;
+		if (int_types[k].is_signed)
+			printf("%s %lld", int_types[k].name, (long long)(int64_t)v);
+		else
+			printf("%s %llu (0x%llx)", int_types[k].name,
+			       (unsigned long long)v, (unsigned long long)v);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Prints every item of r, one per line, arrays nested.  Returns 0 at the
  * clean end of the range, else the reader's error (after printing where).
  */
@@ -311,64 +370,9 @@ static int print_items(struct bl_reader *r, int indent)
 			return type;
 		}
 		printf("%*s[%u] ", indent, "", idx);
-		switch (type) {
-		case BL_TYPE_U8: {
-			uint8_t v;
-
-			if (!(ret = bl_reader_read_u8(r, &v)))
-				printf("u8 %u (0x%x)", v, v);
-			break;
-		}
-		case BL_TYPE_I8: {
-			int8_t v;
-
-			if (!(ret = bl_reader_read_i8(r, &v)))
-				printf("i8 %d", v);
-			break;
-		}
-		case BL_TYPE_U16: {
-			uint16_t v;
-
-			if (!(ret = bl_reader_read_u16(r, &v)))
-				printf("u16 %u (0x%x)", v, v);
-			break;
-		}
-		case BL_TYPE_I16: {
-			int16_t v;
-
-			if (!(ret = bl_reader_read_i16(r, &v)))
-				printf("i16 %d", v);
-			break;
-		}
-		case BL_TYPE_U32: {
-			uint32_t v;
-
-			if (!(ret = bl_reader_read_u32(r, &v)))
-				printf("u32 %u (0x%x)", v, v);
-			break;
-		}
-		case BL_TYPE_I32: {
-			int32_t v;
-
-			if (!(ret = bl_reader_read_i32(r, &v)))
-				printf("i32 %d", v);
-			break;
-		}
-		case BL_TYPE_U64: {
-			uint64_t v;
-
-			if (!(ret = bl_reader_read_u64(r, &v)))
-				printf("u64 %llu (0x%llx)", (unsigned long long)v,
-				       (unsigned long long)v);
-			break;
-		}
-		case BL_TYPE_I64: {
-			int64_t v;
-
-			if (!(ret = bl_reader_read_i64(r, &v)))
-				printf("i64 %lld", (long long)v);
-			break;
-		}
+		if (print_int(r, type, &ret)) {
+			/* an integer: printed (or ret says why not) */
+		} else switch (type) {
 		case BL_TYPE_BOOL: {
 			bool v;
 
