@@ -101,6 +101,10 @@
  * structs count as a page per FBINDER_SLOTS_PER_PAGE allocated slots; the
  * first of those pages from the context's first message to its end, so a
  * flow of single messages does not charge and uncharge it every time.
+ * The same record counts, in sent, the bytes of slots the user's messages
+ * hold in other users' buffers (txn.c charges them with the fair share),
+ * against half of max_user_pages: one sender cannot take a receiving user
+ * to its cap.
  *
  * The fault handler and vma close run with the mmap lock held and take
  * alloc->lock; fbinder_alloc_mmap() likewise.  The shrinker goes the other way
@@ -115,10 +119,11 @@
  * handler and close (which get the vma from the mm); it is compared, never
  * dereferenced.  munmap() takes the vma out of the tree, then frees its
  * page tables and the vma itself with the mmap lock only held for reading,
- * so the shrinker, holding it for reading too, could meet a vma that is
- * being torn down: it looks the vma up in the mm instead (vma_lookup()),
- * which finds only vmas still in the tree, as binder does since
- * 1da52815d5f1.
+ * so the shrinker and the unmap at a context's end (a CLONE_VM sibling
+ * may be unmapping), holding it for reading too, could meet a vma that is
+ * being torn down: they look the vma up in the mm instead
+ * (fbinder_vma_lookup()), which finds only vmas still in the tree, as
+ * binder does since 1da52815d5f1.
  *
  * A context's fbinder_alloc lives inside memory that is freed soon after
  * fbinder_alloc_release().  The shrinker only reaches an fbinder_alloc through one
@@ -155,7 +160,7 @@ MODULE_PARM_DESC(max_map_size,
 unsigned long fbinder_max_user_pages = 16384;
 module_param_named(max_user_pages, fbinder_max_user_pages, ulong, 0644);
 MODULE_PARM_DESC(max_user_pages,
-		 "Buffer pages, in use or cached, the contexts of one user may hold; replies may use a quarter more (default 16384, 64 MiB of 4 KiB pages; 0: no limit)");
+		 "Buffer pages, in use or cached, the contexts of one user may hold; replies may use a quarter more; one user's messages in other users' buffers may hold half (default 16384, 64 MiB of 4 KiB pages; 0: no limit)");
 
 /* Larger requests are refused before any arithmetic could overflow. */
 #define FBINDER_ALLOC_MAX_REQUEST	(SIZE_MAX / 4)
@@ -192,7 +197,8 @@ static struct fbinder_user *fbinder_user_find(kuid_t uid)
 	return NULL;
 }
 
-static struct fbinder_user *fbinder_user_get(kuid_t uid)
+/* The record of uid, counted (fbinder_user_put()); NULL without memory. */
+struct fbinder_user *fbinder_user_get(kuid_t uid)
 {
 	struct fbinder_user *u, *new = NULL;
 
@@ -216,10 +222,12 @@ static struct fbinder_user *fbinder_user_get(kuid_t uid)
 		new->uid = uid;
 		refcount_set(&new->refs, 1);
 		atomic_long_set(&new->pages, 0);
+		atomic_long_set(&new->sent, 0);
 	}
 }
 
-static void fbinder_user_put(struct fbinder_user *u)
+/* Takes fbinder_users_lock: may be called under the device lock. */
+void fbinder_user_put(struct fbinder_user *u)
 {
 	bool last;
 
@@ -232,8 +240,36 @@ static void fbinder_user_put(struct fbinder_user *u)
 	spin_unlock(&fbinder_users_lock);
 	if (!last)
 		return;
-	WARN_ON(atomic_long_read(&u->pages));
+	WARN_ON(atomic_long_read(&u->pages) || atomic_long_read(&u->sent));
 	kfree(u);
+}
+
+/*
+ * Charges bytes of a message's slot to its sending user; false, charging
+ * nothing, when its messages would then hold more than half of
+ * max_user_pages in all buffers together: one sender cannot take a
+ * receiving user to its cap, whatever it sends to how many contexts.
+ */
+bool fbinder_user_charge_sent(struct fbinder_user *u, size_t bytes)
+{
+	unsigned long max = READ_ONCE(fbinder_max_user_pages);
+	unsigned long limit = max / 2 * PAGE_SIZE;
+
+	if (max / 2 > ULONG_MAX / PAGE_SIZE)
+		limit = ULONG_MAX;
+	if (!max) {
+		atomic_long_add(bytes, &u->sent);
+		return true;
+	}
+	if (atomic_long_add_return(bytes, &u->sent) <= limit)
+		return true;
+	atomic_long_sub(bytes, &u->sent);
+	return false;
+}
+
+void fbinder_user_uncharge_sent(struct fbinder_user *u, size_t bytes)
+{
+	atomic_long_sub(bytes, &u->sent);
 }
 
 /*
@@ -603,6 +639,28 @@ int fbinder_alloc_setup_unmapped(struct fbinder_alloc *alloc, size_t size)
 }
 #endif
 
+static const struct vm_operations_struct fbinder_vm_ops;
+
+/*
+ * Our vma at addr of mm, if it is still in mm's tree: munmap() takes a
+ * vma out of the tree, then frees its page tables and calls ->close with
+ * the mmap lock only held for reading, so alloc->vma may name a vma that
+ * is being torn down (binder's 1da52815d5f1).  mmap lock held (read).
+ */
+static struct vm_area_struct *fbinder_vma_lookup(struct fbinder_alloc *alloc,
+						 struct mm_struct *mm,
+						 unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	mmap_assert_locked(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && (vma->vm_ops != &fbinder_vm_ops ||
+		    vma->vm_private_data != alloc))
+		return NULL;
+	return vma;
+}
+
 /*
  * Normally the mapping is gone before the buffer: it holds the file, and an
  * exiting owner unmaps before it closes its descriptors.  But a context ends
@@ -616,6 +674,7 @@ int fbinder_alloc_setup_unmapped(struct fbinder_alloc *alloc, size_t size)
  */
 static void fbinder_alloc_unmap(struct fbinder_alloc *alloc)
 {
+	struct vm_area_struct *vma = NULL;
 	struct mm_struct *mm = NULL;
 	bool locked;
 
@@ -629,8 +688,15 @@ static void fbinder_alloc_unmap(struct fbinder_alloc *alloc)
 		return;
 	locked = mmap_read_trylock(mm);
 	mutex_lock(&alloc->lock);
+	/*
+	 * Not alloc->vma itself: a CLONE_VM sibling's munmap() may have
+	 * taken it out of the tree and be freeing its page tables, with only
+	 * the read lock held, before its close clears alloc->vma.
+	 */
 	if (locked && alloc->vma)
-		fbinder_zap_range(alloc->vma, alloc->user_base, alloc->size);
+		vma = fbinder_vma_lookup(alloc, mm, alloc->user_base);
+	if (vma)
+		fbinder_zap_range(vma, alloc->user_base, alloc->size);
 	/* later faults find the vma is not ours any more: SIGBUS */
 	alloc->vma = NULL;
 	mutex_unlock(&alloc->lock);
@@ -1272,8 +1338,7 @@ static bool fbinder_reclaim_page(struct fbinder_alloc *alloc, struct fbinder_pag
 		 * if it were, the page would stay.
 		 */
 		vma = vma_lookup(mm, addr);
-		if (vma && (vma->vm_ops != &fbinder_vm_ops ||
-			    vma->vm_private_data != alloc)) {
+		if (vma && !fbinder_vma_lookup(alloc, mm, addr)) {
 			mmap_read_unlock(mm);
 			mmput_async(mm);
 			return false;

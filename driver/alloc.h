@@ -74,14 +74,22 @@ struct fbinder_page {
 
 /*
  * The buffer pages of one user's contexts, against module parameter
- * max_user_pages (alloc.c).  One per euid with a mapped context.
+ * max_user_pages (alloc.c), and the bytes of slots its messages hold in
+ * everyone's buffers, against half of it (fbinder_user_charge_sent()).
+ * One per euid with a mapped context or a sender record.
  */
 struct fbinder_user {
 	struct hlist_node entry;	/* fbinder_users */
 	kuid_t uid;
-	refcount_t refs;		/* its mapped contexts */
+	refcount_t refs;		/* its mapped contexts and sender records */
 	atomic_long_t pages;		/* resident pages, slot bookkeeping */
+	atomic_long_t sent;		/* bytes of its messages' unfreed slots */
 };
+
+struct fbinder_user *fbinder_user_get(kuid_t uid);
+void fbinder_user_put(struct fbinder_user *u);
+bool fbinder_user_charge_sent(struct fbinder_user *u, size_t bytes);
+void fbinder_user_uncharge_sent(struct fbinder_user *u, size_t bytes);
 
 struct fbinder_alloc {
 	struct mutex lock;		/* everything below */

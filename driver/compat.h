@@ -13,6 +13,7 @@
 
 #include <linux/mm.h>
 #include <linux/pid.h>
+#include <linux/sched/signal.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -124,6 +125,86 @@ static inline long fbinder_pin_user_pages_remote(struct mm_struct *mm,
 #else
 	return pin_user_pages_remote(mm, start, nr_pages, gup_flags, pages,
 				     NULL, locked);
+#endif
+}
+
+#if !FBINDER_KERNEL_AT_LEAST(6, 2, 0)
+/*
+ * For fbinder_pin_remote_interruptible() on 6.1: faults in the page at
+ * addr of mm (mmap lock held for reading) so that any signal ends a wait
+ * in the fault (FAULT_FLAG_INTERRUPTIBLE, what 6.2's FOLL_INTERRUPTIBLE
+ * asks for), as the pin's own fault would, vma checks included.  0 with
+ * *locked cleared when the fault let go of the lock.
+ */
+static inline int fbinder_fault_in_remote(struct mm_struct *mm,
+					  unsigned long addr, bool write,
+					  int *locked)
+{
+	unsigned int flags = FAULT_FLAG_ALLOW_RETRY | FAULT_FLAG_KILLABLE |
+			     FAULT_FLAG_INTERRUPTIBLE | FAULT_FLAG_REMOTE;
+	vm_flags_t need = write ? VM_WRITE : VM_READ;
+	struct vm_area_struct *vma;
+	vm_fault_t ret;
+
+	if (write)
+		flags |= FAULT_FLAG_WRITE;
+	vma = vma_lookup(mm, addr);
+	if (!vma || !(vma->vm_flags & need) ||
+	    vma->vm_flags & (VM_IO | VM_PFNMAP))
+		return -EFAULT;
+	ret = handle_mm_fault(vma, addr, flags, NULL);
+	if (ret & (VM_FAULT_RETRY | VM_FAULT_COMPLETED)) {
+		*locked = 0;
+		return 0;
+	}
+	if (ret & VM_FAULT_OOM)
+		return -ENOMEM;
+	return ret & VM_FAULT_ERROR ? -EFAULT : 0;
+}
+#endif
+
+/*
+ * fbinder_pin_user_pages_remote() (write access with FOLL_WRITE), where
+ * any signal, not only a fatal one, ends a wait in a fault of the owner's
+ * (userfaultfd, a FUSE file): -EINTR then, or the pages pinned before.
+ * 6.2 added FOLL_INTERRUPTIBLE for it; on 6.1 the pin never waits
+ * (FOLL_NOWAIT: 0 pages when it would) and the missing page is faulted in
+ * here, interruptibly, before the pin is tried again.
+ */
+static inline long fbinder_pin_remote_interruptible(struct mm_struct *mm,
+						    unsigned long start,
+						    unsigned long nr_pages,
+						    unsigned int gup_flags,
+						    struct page **pages,
+						    int *locked)
+{
+#if FBINDER_KERNEL_AT_LEAST(6, 2, 0)
+	return fbinder_pin_user_pages_remote(mm, start, nr_pages,
+					     gup_flags | FOLL_INTERRUPTIBLE,
+					     pages, locked);
+#else
+	long got;
+	int err;
+
+	for (;;) {
+		if (signal_pending(current))
+			return -EINTR;
+		if (!*locked) {
+			if (mmap_read_lock_killable(mm))
+				return -EINTR;
+			*locked = 1;
+		}
+		got = fbinder_pin_user_pages_remote(mm, start, nr_pages,
+						    gup_flags | FOLL_NOWAIT,
+						    pages, locked);
+		if (got || !*locked)
+			return got;
+		err = fbinder_fault_in_remote(mm, start, gup_flags & FOLL_WRITE,
+					      locked);
+		if (err)
+			return err;
+		cond_resched();
+	}
 #endif
 }
 

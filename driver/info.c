@@ -10,8 +10,10 @@
  * add up all users' activity; a context and its nodes only when its owner
  * is in the caller's pid namespace and opened the device with the
  * caller's euid, or the caller has CAP_SYS_PTRACE (which reading another
- * user's /proc/<pid> needs); a failure when it may see the sender or the
- * target's owner.  Pids are the caller's pid namespace's.
+ * user's /proc/<pid> needs); a node's cookie only when the caller may also
+ * read the owner as /proc/<pid>/maps (fbinder_may_read_task()); a failure
+ * when it may see the sender or the target's owner.  Pids are the
+ * caller's pid namespace's.
  *
  * No lock is held for longer than FBINDER_INFO_BATCH entries (what an
  * opener creates must not make others wait, security.md G6): the walks
@@ -22,6 +24,8 @@
 #include <linux/cred.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
@@ -37,6 +41,7 @@ struct fbinder_viewer {
 	struct pid_namespace *ns;
 	kuid_t euid;
 	bool privileged;
+	bool cookies;		/* of the context walked now (fbinder_info_tree()) */
 };
 
 static void fbinder_viewer_init(struct fbinder_viewer *v)
@@ -52,6 +57,54 @@ static bool fbinder_may_see(const struct fbinder_viewer *v, struct pid *pid,
 	if (!pid || !pid_nr_ns(pid, v->ns))
 		return false;
 	return v->privileged || uid_eq(euid, v->euid);
+}
+
+/*
+ * ptrace_may_access(task, PTRACE_MODE_READ_FSCREDS), what reading
+ * /proc/<pid>/maps takes, which no kernel exports to modules: the caller
+ * is in the task's thread group, or has the task's uids and gids as its
+ * fs ids, the task's user namespace and at least its permitted
+ * capabilities (commoncap's rule), and the task is dumpable; or the
+ * caller has CAP_SYS_PTRACE over what fails.  Stricter than ptrace where
+ * the task has no mm (an exited leader): false.  LSM hooks are not asked.
+ */
+static bool fbinder_may_read_task(struct task_struct *task)
+{
+	const struct cred *cred = current_cred(), *tcred;
+	struct mm_struct *mm;
+	bool ok;
+
+	if (same_thread_group(task, current))
+		return true;
+	task_lock(task);
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	ok = uid_eq(cred->fsuid, tcred->euid) && uid_eq(cred->fsuid, tcred->suid) &&
+	     uid_eq(cred->fsuid, tcred->uid) && gid_eq(cred->fsgid, tcred->egid) &&
+	     gid_eq(cred->fsgid, tcred->sgid) && gid_eq(cred->fsgid, tcred->gid) &&
+	     cred->user_ns == tcred->user_ns &&
+	     cap_issubset(tcred->cap_permitted, cred->cap_effective);
+	if (!ok)
+		ok = ns_capable_noaudit(tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	mm = task->mm;
+	if (ok && (!mm || get_dumpable(mm) != SUID_DUMP_USER))
+		ok = mm && ns_capable_noaudit(mm->user_ns, CAP_SYS_PTRACE);
+	task_unlock(task);
+	return ok;
+}
+
+/* Whether the caller may see the cookies of the nodes of pid's process. */
+static bool fbinder_may_read_pid(struct pid *pid)
+{
+	struct task_struct *task = get_pid_task(pid, PIDTYPE_TGID);
+	bool ok;
+
+	if (!task)
+		return false;
+	ok = fbinder_may_read_task(task);
+	put_task_struct(task);
+	return ok;
 }
 
 /*
@@ -262,9 +315,10 @@ static struct rb_node *fbinder_tree_from(const struct fbinder_tree_walk *w,
 }
 
 static int fbinder_info_tree(struct fbinder_info *in,
-			     const struct fbinder_viewer *v,
+			     const struct fbinder_viewer *view,
 			     const struct fbinder_tree_walk *w)
 {
+	struct fbinder_viewer cv = *view, *v = &cv;
 	struct fbinder_ctx_iter it = { };
 	struct fbinder_device *dev;
 	struct fbinder_ctx *ctx;
@@ -280,6 +334,7 @@ static int fbinder_info_tree(struct fbinder_info *in,
 	list_for_each_entry(dev, &fbinder_devices, entry) {
 		it.dev = dev;
 		while (!ret && (ctx = fbinder_iter_visible(&it, v))) {
+			cv.cookies = fbinder_may_read_pid(ctx->pid);
 			from = 0;
 			do {
 				spin_lock(&dev->lock);
@@ -333,7 +388,8 @@ static void fbinder_fill_node_locked(const struct fbinder_viewer *v,
 	memset(e, 0, sizeof(*e));
 	e->id = node->debug_id;
 	e->ctx = ctx->debug_id;
-	e->cookie = node->cookie;
+	/* often heap addresses: what /proc/<pid>/maps would show */
+	e->cookie = v->cookies ? node->cookie : 0;
 	e->owner_pid = pid_nr_ns(ctx->pid, v->ns);
 	e->flags = node->is_ctx_mgr ? FBINDER_INFO_NODE_CTX_MGR : 0;
 	e->handles = node->handle_count;

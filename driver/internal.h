@@ -29,7 +29,8 @@
  * fbinder_lru_lock inside fbinder_alloc.lock (the shrinker holds it
  * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_slot_pool_lock
  * inside fbinder_alloc.lock (slot_pool.c, whose shrinker takes it alone);
- * fbinder_users_lock (alloc.c), taken with neither held;
+ * fbinder_users_lock (alloc.c), taken with neither held, or inside
+ * fbinder_device.lock by fbinder_user_put() (a sender record's user);
  * fbinder_node_users_lock (node.c), taken alone or inside
  * fbinder_device.lock (a context's last put).  The hot paths
  * wake the one thread they chose just after dropping fbinder_device.lock
@@ -88,9 +89,10 @@
  *              a revoke (tmp_refs) or a death link refers to it; dead
  *              from its revoke or its owner's end on.  A copy moves
  *              bytes only inside a window counted in fbinder_region.copying
- *              of its whole chain, which revoke waits to drain.  The
+ *              of its whole chain, which revoke waits to drain.  A live
  *              root's mm_struct (mmgrab()) is dropped by a work item
- *              after the node went (region.c).
+ *              once the root dies or goes (region.c), a copy's own hold
+ *              at the copy's end.
  *   fbinder_txn  a call lives until its caller consumed the reply or the
  *              failure; a oneway message until it is delivered.  Then it
  *              goes back to its device's spares (fbinder_device.spare_txns,
@@ -265,14 +267,16 @@ struct fbinder_node {
  * A memory region (region.c): a node that no cookie names, outside its
  * owner's nodes tree, whose handles copy to or from a range of the
  * owner's address space.  A region narrowed from another names it as
- * parent and holds it (nr_children); the root holds the address space
- * (mmgrab(): the mm_struct, never its pages).  All under the device lock
- * but mm, start, size, rights and depth, fixed at creation.
+ * parent and holds it (nr_children); a live root holds the address space
+ * (mmgrab(): the mm_struct, never its pages) in mm_hold, and lets go of it
+ * as it dies.  All under the device lock but start, size, rights and
+ * depth, fixed at creation; mm is used only while the chain is usable.
  */
 struct fbinder_region {
 	struct fbinder_node *node;		/* whose region this is */
 	struct fbinder_node *parent;		/* narrowed from it, or NULL */
-	struct mm_struct *mm;			/* the root owner's, at creation */
+	struct mm_struct *mm;			/* the root owner's, while live */
+	struct fbinder_region_mm *mm_hold;	/* a live root's hold of mm */
 	unsigned long start;			/* in mm */
 	u64 size;
 	u32 rights;				/* FBINDER_REGION_* */
@@ -325,6 +329,8 @@ struct fbinder_death_link {
 struct fbinder_sender {
 	struct rb_node rb_node;		/* receiver->senders */
 	kuid_t uid;			/* the sender's euid */
+	/* uid's, counted, when the receiver is another user's: bytes count in sent */
+	struct fbinder_user *user;
 	u32 queued;			/* messages not read yet */
 	size_t bytes;			/* slots not freed yet */
 	size_t oneway;			/* of which oneway */
@@ -492,6 +498,7 @@ void fbinder_region_free_locked(struct fbinder_node *node);
 bool fbinder_region_kill_child_locked(struct fbinder_node *node, struct list_head *dying);
 bool fbinder_ctx_drop_region_locked(struct fbinder_ctx *ctx, struct list_head *dying);
 void fbinder_regions_exit(void);
+long fbinder_region_mms_held(void);
 
 /* device.c */
 bool fbinder_is_fastbinder_file(struct file *file);

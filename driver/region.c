@@ -13,8 +13,13 @@
  * owner's context ends, or when an ancestor dies; the holders of a dead
  * region's handles get its death notices (death.c walks the children).
  *
- * A copy goes a chunk of pages at a time, each through the owner's page
- * tables as they are then (pin_user_pages_remote() under the owner's
+ * A root region holds its owner's mm_struct (mmgrab(): the struct and
+ * page-table root, never the pages) while it is live, and lets go of it
+ * when it dies: a dead owner's address space is not kept for the holders
+ * of its handles, whose copies fail with EOWNERDEAD anyway.  A copy holds
+ * the mm_struct itself for the command's length (taken while the chain was
+ * usable), and goes a chunk of pages at a time, each through the owner's
+ * page tables as they are then (pin_user_pages_remote() under the owner's
  * mmap lock, with mmget_not_zero() for the duration: an address space
  * torn down by exit or left by exec is gone for good).  The bytes move
  * in a window with page faults disabled and no lock held, counted in
@@ -53,20 +58,41 @@
 
 static DECLARE_WAIT_QUEUE_HEAD(fbinder_region_wait);
 
+/* A live root region's hold of its owner's mm_struct. */
+struct fbinder_region_mm {
+	struct mm_struct *mm;
+	struct llist_node entry;	/* dropped after the lock */
+};
+
+/* mm_structs that live roots hold, for debugfs (live_region_mms). */
+static atomic_long_t fbinder_region_mms = ATOMIC_LONG_INIT(0);
+
+long fbinder_region_mms_held(void)
+{
+	return atomic_long_read(&fbinder_region_mms);
+}
+
 /*
- * Freeing a root drops its mm_struct (mmdrop()), which must not happen
- * under the device lock: freed regions wait on a list for a work item.
+ * Dropping an mm_struct (mmdrop()) must not happen under the device lock,
+ * nor can a region be freed before the drop of its hold ran: both wait
+ * on lists for a work item, holds first.
  */
+static LLIST_HEAD(fbinder_region_mm_list);
 static LLIST_HEAD(fbinder_region_free_list);
 
 static void fbinder_region_free_work(struct work_struct *work)
 {
+	struct llist_node *mms = llist_del_all(&fbinder_region_mm_list);
 	struct llist_node *list = llist_del_all(&fbinder_region_free_list);
+	struct fbinder_region_mm *rm, *rtmp;
 	struct fbinder_region *r, *tmp;
 
+	llist_for_each_entry_safe(rm, rtmp, mms, entry) {
+		mmdrop(rm->mm);
+		kfree(rm);
+		atomic_long_dec(&fbinder_region_mms);
+	}
 	llist_for_each_entry_safe(r, tmp, list, free_entry) {
-		if (!r->parent)
-			mmdrop(r->mm);
 		kfree(r);
 		fbinder_stat_dec(FBINDER_STAT_LIVE_REGIONS);
 	}
@@ -80,6 +106,22 @@ void fbinder_regions_exit(void)
 	flush_work(&fbinder_region_free);
 }
 
+/*
+ * A root lets go of its owner's mm_struct (the work item drops it), when
+ * it dies or is freed live.  r->mm is not looked at after this: a region
+ * is used only while its whole chain, root included, is live.
+ */
+static void fbinder_region_put_mm_locked(struct fbinder_region *r)
+{
+	lockdep_assert_held(&r->node->dev->lock);
+	if (!r->mm_hold)
+		return;
+	llist_add(&r->mm_hold->entry, &fbinder_region_mm_list);
+	r->mm_hold = NULL;
+	r->mm = NULL;
+	schedule_work(&fbinder_region_free);
+}
+
 /* The node is being freed (fbinder_node_free_locked()): its region goes. */
 void fbinder_region_free_locked(struct fbinder_node *node)
 {
@@ -87,6 +129,7 @@ void fbinder_region_free_locked(struct fbinder_node *node)
 	struct fbinder_node *parent = r->parent;
 
 	lockdep_assert_held(&node->dev->lock);
+	fbinder_region_put_mm_locked(r);
 	list_del(&r->owner_entry);
 	list_del(&r->child_entry);
 	node->region = NULL;
@@ -128,6 +171,7 @@ static void fbinder_region_kill_locked(struct fbinder_node *node, int err,
 	node->owner = NULL;
 	node->state = FBINDER_NODE_DEAD;
 	r->dead_err = err;
+	fbinder_region_put_mm_locked(r);
 	list_del_init(&r->owner_entry);
 	list_del_init(&r->child_entry);
 	if (!list_empty(&node->deaths) || !list_empty(&r->children)) {
@@ -231,6 +275,7 @@ static int fbinder_region_add(struct fbinder_ctx *ctx, struct fbinder_region *r,
 		ret = fbinder_region_usable_locked(parent);
 		if (ret)
 			goto err_unlock;
+		/* borrowed from the root, which outlives r's use */
 		r->mm = parent->region->mm;
 	}
 	ret = fbinder_handle_for_node_locked(ctx, node, &spare, &h);
@@ -259,8 +304,11 @@ static int fbinder_region_add(struct fbinder_ctx *ctx, struct fbinder_region *r,
 err_unlock:
 	spin_unlock(&dev->lock);
 err:
-	if (!parent && r->mm)
-		mmdrop(r->mm);
+	if (r->mm_hold) {
+		mmdrop(r->mm_hold->mm);
+		kfree(r->mm_hold);
+		atomic_long_dec(&fbinder_region_mms);
+	}
 	kfree(r);
 	kfree(node);
 	kfree(spare);
@@ -295,13 +343,20 @@ static int fbinder_region_create(struct fbinder_ctx *ctx, struct fbinder_region_
 	r = fbinder_region_alloc();
 	if (!r)
 		return -ENOMEM;
+	r->mm_hold = kmalloc(sizeof(*r->mm_hold), GFP_KERNEL_ACCOUNT);
+	if (!r->mm_hold) {
+		kfree(r);
+		return -ENOMEM;
+	}
 	r->start = arg->addr;
 	r->size = arg->size;
 	r->rights = arg->rights;
 	r->depth = 1;
 	/* the struct only: the address space itself may go (exit, exec) */
 	mmgrab(current->mm);
+	atomic_long_inc(&fbinder_region_mms);
 	r->mm = current->mm;
+	r->mm_hold->mm = current->mm;
 	return fbinder_region_add(ctx, r, NULL, &arg->handle);
 }
 
@@ -494,7 +549,8 @@ static bool fbinder_region_window_locked(struct fbinder_node *node, int delta)
  * Pins up to nr pages of the owner's at addr (page aligned) through its
  * page tables as they are now.  The number pinned, or -errno: EOWNERDEAD
  * when the address space is gone, EFAULT when the first page is not
- * there with the access asked for.
+ * there with the access asked for, EINTR when a signal (any: an owner
+ * that never resolves its fault must not wedge the copier) ended a wait.
  */
 static long fbinder_region_pin(struct fbinder_region_op *op, unsigned long addr,
 			       unsigned long nr, struct page **pages)
@@ -509,8 +565,8 @@ static long fbinder_region_pin(struct fbinder_region_op *op, unsigned long addr,
 		mmput(op->mm);
 		return -EINTR;
 	}
-	got = fbinder_pin_user_pages_remote(op->mm, addr, nr, flags, pages,
-					    &locked);
+	got = fbinder_pin_remote_interruptible(op->mm, addr, nr, flags, pages,
+					       &locked);
 	if (locked)
 		mmap_read_unlock(op->mm);
 	mmput(op->mm);
@@ -518,7 +574,7 @@ static long fbinder_region_pin(struct fbinder_region_op *op, unsigned long addr,
 		return got;
 	if (got == -ENOMEM)
 		return got;
-	return fatal_signal_pending(current) ? -EINTR : -EFAULT;
+	return got == -EINTR || signal_pending(current) ? -EINTR : -EFAULT;
 }
 
 /*
@@ -670,7 +726,9 @@ static int fbinder_region_op_begin(struct fbinder_ctx *ctx, struct fbinder_regio
 		goto out;
 	node->tmp_refs++;
 	op->node = node;
+	/* the chain is usable, so its root still holds the mm_struct */
 	op->mm = r->mm;
+	mmgrab(op->mm);
 	op->start = r->start + c->offset;
 out:
 	spin_unlock(&ctx->dev->lock);
@@ -740,6 +798,7 @@ int fbinder_region_copy(struct fbinder_ctx *ctx, struct fbinder_region_copy __us
 	op.node->tmp_refs--;
 	fbinder_node_check_locked(op.node);
 	spin_unlock(&ctx->dev->lock);
+	mmdrop(op.mm);
 out_free:
 	kfree(op.pages);
 	kfree(op.iov);

@@ -21,13 +21,20 @@
  * users that send to it (struct fbinder_sender, by euid: an unprivileged user
  * can open any number of contexts and processes, but not get more uids).
  * A message is accepted only if what its user holds there afterwards is no
- * more than was free for everyone before it: alone, a user gets half of
- * each (binder flags a oneway "spammer" at about the same point, half the
+ * more than was free for everyone before it, and, in the oneway half, no
+ * more than half of what the other users leave of it: alone, a user gets
+ * half of the queue, about half of the buffer and a quarter of it in
+ * oneway messages (binder flags a oneway "spammer" at about half the
  * oneway space, but lets it go on), and however many users flood, a
- * newcomer still finds room.  The count is taken before the slot is (so a
- * refused sender costs nothing), released as the message is read and as
- * its slot is freed.  Replies are never counted nor refused for it: each
- * answers a call the receiver made itself, so it bounds them.
+ * newcomer still finds room.  And across receivers: the slots a sending
+ * user's messages hold in contexts of other users (opened with another
+ * euid) count in its fbinder_user.sent, which may not pass half of
+ * max_user_pages (-EDQUOT), so one sender cannot take a receiving user to
+ * its page cap and keep that user's other contexts from everyone.  The
+ * count is taken before the slot is (so a refused sender costs nothing),
+ * released as the message is read and as its slot is freed.  Replies
+ * are never counted nor refused for it: each answers a call the receiver
+ * made itself, so it bounds them.
  */
 #include <linux/cred.h>
 #include <linux/file.h>
@@ -77,10 +84,20 @@ static int fbinder_sender_add_cmp(struct rb_node *a, const struct rb_node *b)
 			   __kuid_val(fbinder_sender_of(b)->uid));
 }
 
+/* A sender record goes, with its count on its user. */
+static void fbinder_sender_free(struct fbinder_sender *s)
+{
+	if (!s)
+		return;
+	fbinder_user_put(s->user);
+	kfree(s);
+}
+
 /*
  * The record of the sending user uid in ctx: the one in the tree, else
- * *spare, or else the idle record of another user, which leaves the tree,
- * put in as uid's.  NULL when there is none of the three.
+ * *spare (which holds uid's fbinder_user when ctx is another user's) put
+ * in.  NULL when there is neither: the idle record of another user is not
+ * taken over, as its fbinder_user is not uid's.
  */
 static struct fbinder_sender *fbinder_sender_get_locked(struct fbinder_ctx *ctx, kuid_t uid,
 							struct fbinder_sender **spare)
@@ -97,15 +114,9 @@ static struct fbinder_sender *fbinder_sender_get_locked(struct fbinder_ctx *ctx,
 		return s;
 	}
 	s = *spare;
-	if (s) {
-		*spare = NULL;
-	} else {
-		s = ctx->idle_sender;
-		if (!s)
-			return NULL;
-		ctx->idle_sender = NULL;
-		rb_erase(&s->rb_node, &ctx->senders);
-	}
+	if (!s)
+		return NULL;
+	*spare = NULL;
 	s->uid = uid;
 	rb_find_add(&s->rb_node, &ctx->senders, fbinder_sender_add_cmp);
 	return s;
@@ -125,6 +136,8 @@ static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinde
 	ctx->senders_queued -= queued;
 	s->bytes -= bytes;
 	ctx->senders_bytes -= bytes;
+	if (bytes && s->user)
+		fbinder_user_uncharge_sent(s->user, bytes);
 	if (oneway) {
 		s->oneway -= bytes;
 		ctx->senders_oneway -= bytes;
@@ -133,7 +146,7 @@ static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinde
 		return;
 	if (ctx->idle_sender) {
 		rb_erase(&ctx->idle_sender->rb_node, &ctx->senders);
-		kfree(ctx->idle_sender);
+		fbinder_sender_free(ctx->idle_sender);
 	}
 	ctx->idle_sender = s;
 }
@@ -141,22 +154,30 @@ static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinde
 /*
  * The fair-share rule (top of file) for a message of size bytes from the
  * sending user s: -EDQUOT over its share of the queue, -ENOSPC of the
- * buffer or of the oneway half.  A message too big for the buffer at all
- * passes, for fbinder_alloc_new() to say -EMSGSIZE (or -ESRCH, unmapped).
+ * buffer or of the oneway half.  In the oneway half a user may hold no
+ * more than half of what the other users leave of it, whatever the size
+ * of its messages: alone a quarter of the buffer, so one big message
+ * cannot take the whole half from the others; a oneway message bigger
+ * than that quarter never fits (-EMSGSIZE).  A message too big for the
+ * buffer at all passes, for fbinder_alloc_new() to say -EMSGSIZE (or
+ * -ESRCH, unmapped).
  */
 static int fbinder_share_check_locked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
 				      size_t size, bool oneway)
 {
-	size_t map = fbinder_alloc_size(&ctx->alloc), half = map / 2;
+	size_t map = fbinder_alloc_size(&ctx->alloc), half = map / 2, others;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	if (s->queued >= FBINDER_MAX_QUEUED - ctx->senders_queued)
 		return -EDQUOT;
 	if (size > map || (oneway && size > half))
 		return 0;
+	if (oneway && size > half / 2)
+		return -EMSGSIZE;
 	if (s->bytes + size > map - min(map, ctx->senders_bytes))
 		return -ENOSPC;
-	if (oneway && s->oneway + size > half - min(half, ctx->senders_oneway))
+	others = ctx->senders_oneway - s->oneway;
+	if (oneway && s->oneway + size > (half - min(half, others)) / 2)
 		return -ENOSPC;
 	return 0;
 }
@@ -177,7 +198,7 @@ static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_
 	lockdep_assert_held(&to->dev->lock);
 	for (;;) {
 		if (to->dead) {
-			kfree(spare);
+			fbinder_sender_free(spare);
 			return -EOWNERDEAD;
 		}
 		s = fbinder_sender_get_locked(to, uid, &spare);
@@ -185,12 +206,23 @@ static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_
 			break;
 		spin_unlock(&to->dev->lock);
 		spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
+		/* to->euid is fixed from the open on */
+		if (spare && !uid_eq(uid, to->euid)) {
+			spare->user = fbinder_user_get(uid);
+			if (!spare->user) {
+				kfree(spare);
+				spare = NULL;
+			}
+		}
 		spin_lock(&to->dev->lock);
 		if (!spare)
 			return -ENOMEM;
 	}
-	kfree(spare);
+	fbinder_sender_free(spare);
 	ret = fbinder_share_check_locked(to, s, size, oneway);
+	/* and the sending user's bytes in other users' receivers together */
+	if (!ret && s->user && !fbinder_user_charge_sent(s->user, size))
+		ret = -EDQUOT;
 	if (ret) {
 		fbinder_share_uncharge_locked(to, s, 0, 0, false);
 		return ret;
@@ -224,13 +256,17 @@ void fbinder_txn_count_locked(struct fbinder_txn *t, int delta)
 void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b)
 	__must_hold(&ctx->dev->lock)
 {
+	struct fbinder_sender *s;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
 	ctx->idle_sender = NULL;
 	while ((rb = rb_first(&ctx->senders))) {
 		rb_erase(rb, &ctx->senders);
-		kfree(rb_entry(rb, struct fbinder_sender, rb_node));
+		s = rb_entry(rb, struct fbinder_sender, rb_node);
+		if (s->user)
+			fbinder_user_uncharge_sent(s->user, s->bytes);
+		fbinder_sender_free(s);
 		fbinder_hold_step_relock(b);
 	}
 }

@@ -75,6 +75,14 @@ VM_ROOT_TESTS	+= attack_buffer_pages attack_oneway_flood
 # (attack_orphan_ctx; attack_stalled_sender, which also hands its sender
 # /dev/userfaultfd).
 VM_ROOT_TESTS	+= attack_orphan_ctx attack_stalled_sender
+# Issue 33's: a root parent that starts the manager, and reads debugfs and
+# a memory cgroup (attack_region_mm), hands its owner /dev/userfaultfd
+# (attack_region_stall), sees every cookie (attack_info_cookies),
+# reaps the CLONE_VM siblings (attack_unmap_race), sends from a second
+# user, 65533 (attack_oneway_hog), or sets max_user_pages and serves as
+# 65533 (attack_sender_pages); every attacker drops to 65534.
+VM_ROOT_TESTS	+= attack_info_cookies attack_oneway_hog attack_region_mm \
+		   attack_region_stall attack_sender_pages attack_unmap_race
 # Attacks whose attacker drops to 65534 in a child while the root parent
 # serves handle 0, calls at SCHED_FIFO (attack_prio) or runs drop_caches
 # (buffer_mapping's shrinker race), then checks the live counts.

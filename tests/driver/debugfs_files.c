@@ -72,7 +72,7 @@ static const char *const documented[] = {
 	"live_contexts", "live_threads", "live_nodes", "live_handles", "live_buffers",
 	"live_transactions", "live_death_links", "live_pages", "calls", "oneways", "replies",
 	"failed", "dead_replies", "release_notices", "spawn_requests", "abandoned_calls",
-	"live_regions",
+	"live_regions", "live_region_mms",
 };
 
 /* stats has exactly the documented names, in order; failed has the documented columns. */

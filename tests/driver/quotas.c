@@ -17,8 +17,8 @@
  *    a handle for still travel; freeing a handle makes room again.
  *  - objects per message: 4096 arrive translated, 4097 are EMSGSIZE.
  *  - one message: exactly the target's mapping (data plus offsets) for a
- *    call and exactly half of it for a oneway are accepted, 8 bytes more
- *    are EMSGSIZE.
+ *    call and exactly a quarter of it for a oneway (one user's share of
+ *    the oneway half) are accepted, 8 bytes more are EMSGSIZE.
  */
 #include "fbt_proto.h"
 
@@ -534,16 +534,22 @@ static void test_sizes(void)
 	printf("# %d objects in one message pass, %d are EMSGSIZE\n", MAX_OBJECTS,
 	       MAX_OBJECTS + 1);
 
-	/* Oneway: exactly half of R's mapping passes, 8 bytes more do not. */
+	/*
+	 * Oneway: exactly a quarter of R's mapping (a user's share of the
+	 * oneway half) passes, 8 bytes more do not, nor does the half.
+	 */
 	fbt_fill(big, sizeof(big), 77);
-	rc = fbt_oneway(&s, 0, C_BIG, big, map / 2 + 8, NULL, 0);
-	CHECK(rc == -EMSGSIZE, "oneway of half the mapping + 8: %s, want EMSGSIZE", strerror(-rc));
 	rc = fbt_oneway(&s, 0, C_BIG, big, map / 2, NULL, 0);
-	CHECK(rc == 0, "oneway of exactly half the mapping: %s", strerror(-rc));
+	CHECK(rc == -EMSGSIZE, "oneway of half the mapping: %s, want EMSGSIZE", strerror(-rc));
+	rc = fbt_oneway(&s, 0, C_BIG, big, map / 4 + 8, NULL, 0);
+	CHECK(rc == -EMSGSIZE, "oneway of a quarter of the mapping + 8: %s, want EMSGSIZE",
+	      strerror(-rc));
+	rc = fbt_oneway(&s, 0, C_BIG, big, map / 4, NULL, 0);
+	CHECK(rc == 0, "oneway of exactly a quarter of the mapping: %s", strerror(-rc));
 	rc = fbt_next(&r, &ret);
-	CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.data_size == map / 2 &&
-	      fbt_verify(fbt_data(&r, &ret.msg), map / 2, 77) < 0,
-	      "R: half-mapping oneway: %s %s %llu bytes", strerror(-rc), fbt_ret_name(ret.cmd),
+	CHECK(rc == 0 && ret.cmd == FBINDER_RET_TRANSACTION && ret.msg.data_size == map / 4 &&
+	      fbt_verify(fbt_data(&r, &ret.msg), map / 4, 77) < 0,
+	      "R: quarter-mapping oneway: %s %s %llu bytes", strerror(-rc), fbt_ret_name(ret.cmd),
 	      (unsigned long long)ret.msg.data_size);
 	if (!rc && ret.cmd == FBINDER_RET_TRANSACTION)
 		fbt_free_buffer(&r, ret.msg.data);
@@ -583,7 +589,7 @@ static void test_sizes(void)
 		fbt_free_buffer(&s, ret.msg.data);
 	fbt_ctx_close(&s);
 	fbt_ctx_close(&r);
-	printf("# a call of the whole mapping and a oneway of half pass, 8 bytes more do not\n");
+	printf("# a call of the whole mapping and a oneway of a quarter pass, 8 bytes more do not\n");
 }
 
 int main(void)

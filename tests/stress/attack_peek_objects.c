@@ -31,7 +31,7 @@
 #define MARK		0x5ec2e7c0ULL		/* upper half of every cookie */
 #define NOBJ		2048
 #define ROUNDS		30
-#define PRIME		(MAP / 2)		/* the largest oneway message */
+#define PRIME		(MAP / 2)		/* the oneway half, primed by a call */
 #define FAIL_FILL	0xc3
 #define FAIL_SIZE	8192
 
@@ -115,9 +115,14 @@ static int r_main(void *arg)
 	sigaction(SIGBUS, &sa, NULL);
 	post(to_s[1]);
 
-	/* a message over the whole oneway half: every page there is mapped */
+	/*
+	 * A call over the whole oneway half (a oneway message may take only a
+	 * quarter of the buffer): every page there is mapped.
+	 */
 	if (fbt_next(&p, &r) || r.cmd != FBINDER_RET_TRANSACTION || r.msg.code != C_PRIME)
 		die("R: no priming message");
+	if (fbt_reply(&p, &r.msg, 0, NULL, 0, NULL, 0))
+		die("R: reply to the priming call");
 	fbt_free_buffer(&p, r.msg.data);
 	scan_base = (const volatile __u64 *)p.map;
 	if (pthread_create(&th, NULL, scanner, NULL))
@@ -187,6 +192,7 @@ static int s_main(void *arg)
 	static struct fbinder_object objs[NOBJ];
 	static __u64 offs[NOBJ];
 	static unsigned char big[PRIME];
+	struct fbt_ret rep;
 	struct fbt_ctx p;
 	__u32 hr;
 	int i, ret;
@@ -198,8 +204,10 @@ static int s_main(void *arg)
 	hr = fbt_slot_get_wait(&p, SLOT_R);
 
 	memset(big, 0xee, sizeof(big));
-	if (fbt_oneway(&p, hr, C_PRIME, big, sizeof(big), NULL, 0))
-		die("S: priming message");
+	if (fbt_call(&p, hr, C_PRIME, big, sizeof(big), NULL, 0, &rep, NULL, NULL) ||
+	    rep.cmd != FBINDER_RET_REPLY)
+		die("S: priming call");
+	fbt_free_buffer(&p, rep.msg.data);
 	await(to_s[0]);
 
 	for (i = 0; i < NOBJ; i++) {

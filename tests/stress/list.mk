@@ -14,17 +14,23 @@ stress_VM_TESTS := \
 	attack_fd_flood.c \
 	attack_fork_map.c \
 	attack_handle_ids.c \
+	attack_info_cookies.c \
 	attack_long_stream.c \
 	attack_nested_unwind.c \
 	attack_nodes.c \
 	attack_oneway_flood.c \
+	attack_oneway_hog.c \
 	attack_orphan_ctx.c \
 	attack_peek_objects.c \
 	attack_prio.c \
 	attack_reaped_reply.c \
+	attack_region_mm.c \
 	attack_region_revoke.c \
+	attack_region_stall.c \
+	attack_sender_pages.c \
 	attack_stalled_sender.c \
 	attack_thread_records.c \
+	attack_unmap_race.c \
 	fuzz_ioctl.c \
 	killstorm.c \
 	soak.c \
