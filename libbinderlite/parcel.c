@@ -245,95 +245,22 @@ static int write64(struct bl_parcel *p, enum bl_type type, uint64_t v)
 	return 0;
 }
 
-static int do_parcel_write_u8(struct bl_parcel *p, uint8_t v)
-{
-	return write32(p, BL_TYPE_U8, v);
+/* A scalar of one type: its 4- or 8-byte wire form, the error kept. */
+#define DEFINE_WRITE_SCALAR(name, ctype, type, width, wire)		\
+int bl_parcel_write_##name(struct bl_parcel *p, ctype v)		\
+{									\
+	return bl__parcel_sticky(p, write##width(p, type, wire));	\
 }
 
-int bl_parcel_write_u8(struct bl_parcel *p, uint8_t v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_u8(p, v));
-}
-
-static int do_parcel_write_i8(struct bl_parcel *p, int8_t v)
-{
-	return write32(p, BL_TYPE_I8, (uint32_t)(int32_t)v);
-}
-
-int bl_parcel_write_i8(struct bl_parcel *p, int8_t v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_i8(p, v));
-}
-
-static int do_parcel_write_u16(struct bl_parcel *p, uint16_t v)
-{
-	return write32(p, BL_TYPE_U16, v);
-}
-
-int bl_parcel_write_u16(struct bl_parcel *p, uint16_t v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_u16(p, v));
-}
-
-static int do_parcel_write_i16(struct bl_parcel *p, int16_t v)
-{
-	return write32(p, BL_TYPE_I16, (uint32_t)(int32_t)v);
-}
-
-int bl_parcel_write_i16(struct bl_parcel *p, int16_t v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_i16(p, v));
-}
-
-static int do_parcel_write_u32(struct bl_parcel *p, uint32_t v)
-{
-	return write32(p, BL_TYPE_U32, v);
-}
-
-int bl_parcel_write_u32(struct bl_parcel *p, uint32_t v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_u32(p, v));
-}
-
-static int do_parcel_write_i32(struct bl_parcel *p, int32_t v)
-{
-	return write32(p, BL_TYPE_I32, (uint32_t)v);
-}
-
-int bl_parcel_write_i32(struct bl_parcel *p, int32_t v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_i32(p, v));
-}
-
-static int do_parcel_write_u64(struct bl_parcel *p, uint64_t v)
-{
-	return write64(p, BL_TYPE_U64, v);
-}
-
-int bl_parcel_write_u64(struct bl_parcel *p, uint64_t v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_u64(p, v));
-}
-
-static int do_parcel_write_i64(struct bl_parcel *p, int64_t v)
-{
-	return write64(p, BL_TYPE_I64, (uint64_t)v);
-}
-
-int bl_parcel_write_i64(struct bl_parcel *p, int64_t v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_i64(p, v));
-}
-
-static int do_parcel_write_bool(struct bl_parcel *p, bool v)
-{
-	return write32(p, BL_TYPE_BOOL, v ? 1 : 0);
-}
-
-int bl_parcel_write_bool(struct bl_parcel *p, bool v)
-{
-	return bl__parcel_sticky(p, do_parcel_write_bool(p, v));
-}
+DEFINE_WRITE_SCALAR(u8, uint8_t, BL_TYPE_U8, 32, v)
+DEFINE_WRITE_SCALAR(i8, int8_t, BL_TYPE_I8, 32, (uint32_t)(int32_t)v)
+DEFINE_WRITE_SCALAR(u16, uint16_t, BL_TYPE_U16, 32, v)
+DEFINE_WRITE_SCALAR(i16, int16_t, BL_TYPE_I16, 32, (uint32_t)(int32_t)v)
+DEFINE_WRITE_SCALAR(u32, uint32_t, BL_TYPE_U32, 32, v)
+DEFINE_WRITE_SCALAR(i32, int32_t, BL_TYPE_I32, 32, (uint32_t)v)
+DEFINE_WRITE_SCALAR(u64, uint64_t, BL_TYPE_U64, 64, v)
+DEFINE_WRITE_SCALAR(i64, int64_t, BL_TYPE_I64, 64, (uint64_t)v)
+DEFINE_WRITE_SCALAR(bool, bool, BL_TYPE_BOOL, 32, v ? 1 : 0)
 
 static int do_parcel_write_double(struct bl_parcel *p, double v)
 {
@@ -836,7 +763,6 @@ int bl_reader_read_bool(struct bl_reader *r, bool *out)
 		*out = v != 0;
 	return ret;
 }
-
 
 int bl_reader_read_double(struct bl_reader *r, double *out)
 {
