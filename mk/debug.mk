@@ -69,10 +69,13 @@ module-debug: debug-kernel
 	@scripts/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug $(KBUILD_ARGS)
 	@scripts/build-module.sh $(DEBUG_KDIR) $(BUILD)/debug-selftest $(DEV_BUILD_ARGS) $(KBUILD_ARGS)
 
+# lockdep.lock_stat=0: the suite needs lockdep's checks, not its lock
+# statistics (CONFIG_LOCK_STAT, for make bench-contention, which turns them
+# on through /proc/sys/kernel/lock_stat): collecting them slows every lock.
 check-debug: module-debug
 	@$(MAKE) --no-print-directory $(VM_BINS) $(VM_TESTS) $(DEBUG_VM_TESTS) $(VM_RUN_DEPS)
 	@start=$$(date +%s); \
-	scripts/check.sh --vm -- -k debug -K $(DEBUG_IMAGE) -M 2048 \
+	scripts/check.sh --vm -- -k debug -K $(DEBUG_IMAGE) -M 2048 -a lockdep.lock_stat=0 \
 		-m $(DEBUG_MODULE) $(if $(NO_SELFTEST),,-S $(DEBUG_SELFTEST_MODULE)) \
 		$(addprefix -b ,$(VM_BINS)) \
 		$(addprefix -t ,$(VM_TESTS) $(VM_SH_TESTS) $(DEBUG_VM_TESTS) $(DEBUG_VM_SH_TESTS)) \
