@@ -702,3 +702,22 @@ int fbt_wait_live_zero(int timeout_ms)
 		usleep(20000);
 	}
 }
+
+int fbt_sysctl_set(const char *path, int value)
+{
+	char *s = fbt_slurp(path);
+	char c = (char)('0' + value);
+	int old, fd;
+
+	if (!s)
+		return -1;
+	old = atoi(s);
+	free(s);
+	if (old == value)
+		return -1;
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, &c, 1) != 1)
+		die("write %s", path);
+	close(fd);
+	return old;
+}

@@ -194,6 +194,11 @@ int fbt_wait_live_zero(int timeout_ms);
 char *fbt_slurp(const char *path);
 /* The decimal number a file (a /proc or /sys setting) starts with; -1 when unreadable. */
 long long fbt_read_number(const char *path);
+/*
+ * Sets a one-digit sysctl file (root) to value; returns its old value when
+ * it had to be changed (for the caller to put back), else -1.
+ */
+int fbt_sysctl_set(const char *path, int value);
 
 /* Exit status for a child process: 1 if any CHECK failed in it. */
 static inline int fbt_child_status(void)

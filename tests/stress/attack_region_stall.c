@@ -40,24 +40,6 @@
 static int uffd_dev = -1;
 static int stalled[2], done_pipe[2], go[2], ready[2];
 
-static int sysctl_set(const char *path, int value)
-{
-	char *s = fbt_slurp(path);
-	char c = (char)('0' + value);
-	int old, fd;
-
-	if (!s)
-		return -1;
-	old = atoi(s);
-	free(s);
-	if (old == value)
-		return -1;
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, &c, 1) != 1)
-		die("write %s", path);
-	close(fd);
-	return old;
-}
 
 static int new_uffd(void)
 {
@@ -172,7 +154,7 @@ int main(void)
 	if (uffd_dev < 0) {
 		printf("# no /dev/userfaultfd (%s): setting %s to 1 for the test\n",
 		       strerror(errno), SYSCTL);
-		old_sysctl = sysctl_set(SYSCTL, 1);
+		old_sysctl = fbt_sysctl_set(SYSCTL, 1);
 	}
 	fbt_pipe(stalled);
 	fbt_pipe(done_pipe);
@@ -208,7 +190,7 @@ int main(void)
 	fbt_ctx_close(&p);
 	CHECK(fbt_wait_live_zero(3000) == 0, "live counts back to zero");
 	if (old_sysctl >= 0)
-		sysctl_set(SYSCTL, old_sysctl);
+		fbt_sysctl_set(SYSCTL, old_sysctl);
 	if (uffd_dev >= 0)
 		close(uffd_dev);
 	return fbt_done();

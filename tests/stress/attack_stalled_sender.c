@@ -56,25 +56,6 @@ static char proc_state(pid_t pid)
 	return st;
 }
 
-/* The old value of the sysctl when it had to be changed, else -1. */
-static int sysctl_set(const char *path, int value)
-{
-	char *s = fbt_slurp(path);
-	int old, fd;
-	char c = (char)('0' + value);
-
-	if (!s)
-		return -1;
-	old = atoi(s);
-	free(s);
-	if (old == value)
-		return -1;
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, &c, 1) != 1)
-		die("write %s", path);
-	close(fd);
-	return old;
-}
 
 /* ---- the receiver: registers its node, then waits to be killed ---- */
 
@@ -201,7 +182,7 @@ int main(void)
 	if (uffd_dev < 0) {
 		printf("# no /dev/userfaultfd (%s): setting %s to 1 for the test\n",
 		       strerror(errno), SYSCTL);
-		old_sysctl = sysctl_set(SYSCTL, 1);
+		old_sysctl = fbt_sysctl_set(SYSCTL, 1);
 	}
 	fbt_pipe(rready);
 	fbt_pipe(stalled);
@@ -278,7 +259,7 @@ int main(void)
 	fbt_wait(mgr);
 	CHECK(fbt_wait_live_zero(DEADLINE_MS) == 0, "live counts back to zero");
 	if (old_sysctl >= 0)
-		sysctl_set(SYSCTL, old_sysctl);
+		fbt_sysctl_set(SYSCTL, old_sysctl);
 	if (uffd_dev >= 0)
 		close(uffd_dev);
 	return fbt_done();
