@@ -75,7 +75,11 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 {
 	struct fbinder_ctx *ctx = fbinder_file_ctx(file);
 	void __user *uarg = (void __user *)arg;
-	struct fbinder_version ver = { .abi_version = FBINDER_ABI_VERSION };
+	struct fbinder_version ver = {
+		.abi_version = FBINDER_ABI_VERSION,
+		.min_abi_version = FBINDER_ABI_VERSION,
+		.features = FBINDER_FEATURES_V4,
+	};
 	struct fbinder_context_mgr mgr;
 	struct fbinder_thread *thread;
 	u32 max;
@@ -84,7 +88,9 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		return -EPERM;
 	switch (cmd) {
 	case FBINDER_IOC_VERSION:
-		return copy_to_user(uarg, &ver, sizeof(ver)) ? -EFAULT : 0;
+	case FBINDER_IOC_VERSION_V4:
+		/* as much of it as the caller's header knows */
+		return copy_to_user(uarg, &ver, _IOC_SIZE(cmd)) ? -EFAULT : 0;
 	case FBINDER_IOC_WRITE_READ:
 		thread = fbinder_thread_get(ctx);
 		if (!thread)

@@ -34,6 +34,41 @@ static uint32_t default_sm_uid(void)
 	return (uint32_t)v;
 }
 
+uint64_t bl__features_needed = BL_FEATURES_NEEDED;
+
+/*
+ * The driver's version and features.  A driver from before feature bits
+ * knows only the 8-byte command (ENOTTY for the longer one): it has the
+ * features of version 4 and serves only its own version.
+ */
+static int query_version(int fd, struct fbinder_version *ver)
+{
+	memset(ver, 0, sizeof(*ver));
+	if (!ioctl(fd, FBINDER_IOC_VERSION, ver))
+		goto out;
+	if (errno != ENOTTY)
+		return -errno;
+	if (ioctl(fd, FBINDER_IOC_VERSION_V4, ver) < 0)
+		/* not a fastbinder device at all */
+		return errno == ENOTTY ? -EPROTONOSUPPORT : -errno;
+	ver->features = ver->abi_version == 4 ? FBINDER_FEATURES_V4 : 0;
+out:
+	if (!ver->min_abi_version)
+		ver->min_abi_version = ver->abi_version;
+	return 0;
+}
+
+/* Whether the driver serves the ABI the library speaks, with what it uses. */
+static int check_version(const struct fbinder_version *ver)
+{
+	if (ver->min_abi_version > BL_ABI_NEEDED ||
+	    ver->abi_version < BL_ABI_NEEDED)
+		return -EPROTONOSUPPORT;
+	if ((ver->features & bl__features_needed) != bl__features_needed)
+		return -ENOPROTOOPT;
+	return 0;
+}
+
 int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
 {
 	struct fbinder_version ver = { 0 };
@@ -58,16 +93,14 @@ int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
 		err = -errno;
 		goto out_free;
 	}
-	if (ioctl(ctx->fd, FBINDER_IOC_VERSION, &ver) < 0) {
-		/* not a fastbinder device at all */
-		err = errno == ENOTTY ? -EPROTONOSUPPORT : -errno;
+	err = query_version(ctx->fd, &ver);
+	if (err)
 		goto out_close;
-	}
 	ctx->abi_version = ver.abi_version;
-	if (ver.abi_version != FBINDER_ABI_VERSION) {
-		err = -EPROTONOSUPPORT;
+	ctx->features = ver.features;
+	err = check_version(&ver);
+	if (err)
 		goto out_close;
-	}
 	map = mmap(NULL, map_size, PROT_READ, MAP_PRIVATE, ctx->fd, 0);
 	if (map == MAP_FAILED) {
 		err = -errno;
@@ -122,6 +155,11 @@ int bl_context_fd(const struct bl_context *ctx)
 uint32_t bl_context_abi_version(const struct bl_context *ctx)
 {
 	return ctx ? ctx->abi_version : 0;
+}
+
+uint64_t bl_context_features(const struct bl_context *ctx)
+{
+	return ctx ? ctx->features : 0;
 }
 
 int bl_context_become_manager(struct bl_context *ctx, struct bl_object *obj)

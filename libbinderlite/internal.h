@@ -50,6 +50,17 @@ int bl__parcel_write_raw_object(struct bl_parcel *p,
 
 /* ---- the context --------------------------------------------------------- */
 
+/*
+ * context.c: what the library needs of a driver: the ABI version it speaks
+ * (the driver must serve it: min_abi_version <= it <= abi_version) and the
+ * features it uses.  A test may add bits to bl__features_needed to see
+ * bl_context_open() refuse a driver without them (not thread safe, as
+ * bl__realloc_hook).
+ */
+#define BL_ABI_NEEDED		4u
+#define BL_FEATURES_NEEDED	FBINDER_FEATURE_SEND_BATCH
+extern uint64_t bl__features_needed;
+
 #define BL_OBJ_BUCKETS	256	/* local objects by cookie; chained */
 
 struct bl_context {
@@ -57,6 +68,7 @@ struct bl_context {
 	const uint8_t *map;
 	size_t map_size;
 	uint32_t abi_version;
+	uint64_t features;		/* the driver's FBINDER_FEATURE_* */
 
 	pthread_mutex_t lock;		/* everything below */
 	uint32_t sm_uid;		/* the euid handle 0 must answer with */

@@ -434,9 +434,12 @@ struct bl_context;
  * Opens path (NULL: BL_DEFAULT_DEVICE), checks the driver's ABI version and
  * maps map_size bytes (0: BL_DEFAULT_MAP_SIZE; a multiple of the page size,
  * at most the driver's max_map_size).  Errors: what open(2) and mmap(2)
- * return (-ENOENT: module not loaded, -EINVAL: bad size, ...), and
- * -EPROTONOSUPPORT when the driver speaks another ABI version than the
- * one this library was built for (see bl_context_abi_version()).
+ * return (-ENOENT: module not loaded, -EINVAL: bad size, ...),
+ * -EPROTONOSUPPORT when the driver no longer or not yet serves the ABI
+ * version the library speaks (it works with any driver whose range
+ * [min_abi_version, abi_version] includes it, docs/abi.md "Version"), and
+ * -ENOPROTOOPT when the driver lacks a feature the library uses
+ * (FBINDER_FEATURE_SEND_BATCH; see bl_context_features()).
  */
 int bl_context_open(const char *path, size_t map_size,
 		    struct bl_context **out);
@@ -453,8 +456,15 @@ void bl_context_close(struct bl_context *ctx);
 /* The device descriptor, e.g. for poll(2) with bl_loop_once(). */
 int bl_context_fd(const struct bl_context *ctx);
 
-/* The driver's FBINDER_ABI_VERSION (what bl_context_open() compared). */
+/* The driver's FBINDER_ABI_VERSION (what bl_context_open() checked). */
 uint32_t bl_context_abi_version(const struct bl_context *ctx);
+
+/*
+ * The driver's FBINDER_FEATURE_* bits (FBINDER_FEATURES_V4 from a driver
+ * that predates them), so a program may test for an optional feature
+ * before it uses it; 0 for NULL.
+ */
+uint64_t bl_context_features(const struct bl_context *ctx);
 
 /*
  * Makes obj this device's context manager, handle 0 for every process

@@ -1057,8 +1057,20 @@ static int client(void *arg)
 	 */
 	CHECK(fbt_wait(fbt_fork(oom_main, NULL)) == 0,
 	      "out of memory, every public call");
+	{
+		/* a library that needs a feature this driver does not have */
+		struct bl_context *c = NULL;
+		uint64_t need = bl__features_needed;
+
+		bl__features_needed |= 1ULL << 63;
+		CHECK(bl_context_open(NULL, 0, &c) == -ENOPROTOOPT && !c,
+		      "open without a needed feature: want -ENOPROTOOPT");
+		bl__features_needed = need;
+	}
 	ctx = fbt_bl_open();
 	CHECK(bl_context_abi_version(ctx) == FBINDER_ABI_VERSION, "abi version");
+	CHECK((bl_context_features(ctx) & FBINDER_FEATURES_V4) == FBINDER_FEATURES_V4,
+	      "features %#llx", (unsigned long long)bl_context_features(ctx));
 	ret = bl_sm_get(ctx, SVC, 5000, &h);
 	if (ret)
 		die("service did not register: %s", strerror(-ret));

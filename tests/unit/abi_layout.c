@@ -63,7 +63,7 @@ const struct abi_layout abi_layouts[] = {
 	       AT(read_buffer, 24), AT(read_size, 32), AT(read_consumed, 40)),
 #undef T
 #define T fbinder_version
-	LAYOUT(8, AT(abi_version, 0)),
+	LAYOUT(16, AT(abi_version, 0), AT(min_abi_version, 4), AT(features, 8)),
 #undef T
 #define T fbinder_region_create
 	LAYOUT(24, AT(addr, 0), AT(size, 8), AT(rights, 16), AT(handle, 20)),
@@ -143,7 +143,9 @@ START_TEST(test_ioctl_numbers)
 {
 	/* The size is part of each number, so a layout change changes it. */
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_WRITE_READ), 48);
-	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_VERSION), 8);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_VERSION), 16);
+	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_VERSION_V4), 8);
+	ck_assert_uint_eq(_IOC_NR(FBINDER_IOC_VERSION_V4), _IOC_NR(FBINDER_IOC_VERSION));
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_IOC_INFO), 56);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_SEND), 40);
 	ck_assert_uint_eq(_IOC_SIZE(FBINDER_CMD_SEND_BATCH), 16);

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE /* O_CLOEXEC under -std=c11 */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +35,7 @@ int main(int argc, char **argv)
 {
 	struct fbinder_version ver = { 0 };
 	const char *dev = "/dev/fastbinder";
+	bool match;
 	int fd, rc;
 
 	fbtool_init("fbversion");
@@ -50,14 +52,21 @@ int main(int argc, char **argv)
 	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return fbtool_unavailable(dev, errno);
-	if (ioctl(fd, FBINDER_IOC_VERSION, &ver) < 0) {
+	/* a driver from before feature bits knows only the 8-byte command */
+	if (ioctl(fd, FBINDER_IOC_VERSION, &ver) < 0 &&
+	    (errno != ENOTTY || ioctl(fd, FBINDER_IOC_VERSION_V4, &ver) < 0)) {
 		fbtool_err("%s: FBINDER_IOC_VERSION: %s", dev, strerror(errno));
 		close(fd);
 		return FBTOOL_EXIT_UNAVAILABLE;
 	}
 	close(fd);
+	if (!ver.min_abi_version)
+		ver.min_abi_version = ver.abi_version;
+	/* the driver serves every version from its oldest to its own */
+	match = ver.min_abi_version <= FBINDER_ABI_VERSION &&
+		FBINDER_ABI_VERSION <= ver.abi_version;
 	printf("driver ABI version %u, user space built for %u: %s\n",
 	       ver.abi_version, (unsigned int)FBINDER_ABI_VERSION,
-	       ver.abi_version == FBINDER_ABI_VERSION ? "match" : "MISMATCH");
-	return ver.abi_version == FBINDER_ABI_VERSION ? FBTOOL_EXIT_OK : FBTOOL_EXIT_FAILED;
+	       match ? "match" : "MISMATCH");
+	return match ? FBTOOL_EXIT_OK : FBTOOL_EXIT_FAILED;
 }

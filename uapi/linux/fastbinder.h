@@ -260,10 +260,28 @@ struct fbinder_death {
 
 /* ---- ioctls ------------------------------------------------------------ */
 
+/*
+ * FBINDER_IOC_VERSION's answer.  The command number carries the caller's
+ * size of it, and the driver writes that much: a program built before the
+ * fields after abi_version existed (FBINDER_IOC_VERSION_V4, 8 bytes) still
+ * gets its answer.  A caller built for version V works with a driver when
+ * min_abi_version <= V <= abi_version and it has the features the caller
+ * needs; new commands come with a new feature bit, not a new version.
+ */
 struct fbinder_version {
 	__u32 abi_version;	/* FBINDER_ABI_VERSION of the driver */
-	__u32 reserved;
+	__u32 min_abi_version;	/* oldest version it serves; 0: abi_version */
+	__u64 features;		/* FBINDER_FEATURE_* the driver has */
 };
+
+/* Feature bits: what a driver of the same version may or may not have. */
+#define FBINDER_FEATURE_REGIONS		0x1ULL		/* memory regions */
+#define FBINDER_FEATURE_INFO		0x2ULL		/* FBINDER_IOC_INFO */
+#define FBINDER_FEATURE_SEND_BATCH	0x4ULL		/* FBINDER_CMD_SEND_BATCH */
+/* What every version 4 driver has, also one that knows only the V4 command. */
+#define FBINDER_FEATURES_V4		(FBINDER_FEATURE_REGIONS | \
+					 FBINDER_FEATURE_INFO | \
+					 FBINDER_FEATURE_SEND_BATCH)
 
 /*
  * One WRITE_READ runs the write stream first, then fills the read stream.
@@ -413,6 +431,8 @@ struct fbinder_info_failure {
 
 #define FBINDER_IOC_MAGIC		0xFB
 #define FBINDER_IOC_VERSION		_IOR(FBINDER_IOC_MAGIC, 0, struct fbinder_version)
+/* The same command as built before features: the first 8 bytes only. */
+#define FBINDER_IOC_VERSION_V4	_IOC(_IOC_READ, FBINDER_IOC_MAGIC, 0, 8)
 #define FBINDER_IOC_WRITE_READ	_IOWR(FBINDER_IOC_MAGIC, 1, struct fbinder_write_read)
 #define FBINDER_IOC_SET_MAX_THREADS	_IOW(FBINDER_IOC_MAGIC, 2, __u32)
 #define FBINDER_IOC_SET_CONTEXT_MGR	_IOW(FBINDER_IOC_MAGIC, 3, struct fbinder_context_mgr)
