@@ -76,14 +76,20 @@ static int64_t now_ms(void)
  * the call go on without us; EBUSY means its reply (or a call back to us)
  * came just now: read that first.
  */
-static int wait_reply_timed(struct bl_io *io, int timeout_ms)
+static int wait_reply_timed(struct bl_io *io, int timeout_ms, int cancel_fd)
 {
 	int64_t deadline = now_ms() + timeout_ms;
-	struct pollfd pfd = { .fd = io->ctx->fd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = io->ctx->fd, .events = POLLIN },
+		{ .fd = cancel_fd, .events = POLLIN },	/* ignored when -1 */
+	};
 	int ret;
 
 	while (io->want_reply) {
 		int64_t left = deadline - now_ms();
+		int wait = timeout_ms == BL_NO_TIMEOUT ? -1 :
+			   left > 0 ? (int)left : 0;
+		int err = -ETIMEDOUT;
 
 		if (io->wlen) {
 			/* answers to calls that came back to us go out first */
@@ -92,16 +98,21 @@ static int wait_reply_timed(struct bl_io *io, int timeout_ms)
 				return ret;
 			continue;
 		}
-		ret = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+		ret = wait ? poll(pfd, 2, wait) : 0;
 		if (ret < 0 && errno == EINTR)
 			continue;
 		if (ret < 0)
 			return -errno;
+		if (ret > 0 && (pfd[1].revents & POLLIN) &&
+		    !(pfd[0].revents & POLLIN)) {
+			err = -ECANCELED;	/* bl_async_destroy() */
+			ret = 0;
+		}
 		if (ret == 0) {
 			ret = bl__command(io->ctx, FBINDER_CMD_ABANDON, NULL, 0);
 			if (!ret) {
 				io->want_reply = false;
-				return -ETIMEDOUT;
+				return err;
 			}
 			if (ret != -EBUSY)
 				return ret;
@@ -116,6 +127,15 @@ static int wait_reply_timed(struct bl_io *io, int timeout_ms)
 int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	     uint32_t flags, const struct bl_parcel *request,
 	     struct bl_reply *reply, int timeout_ms, uint32_t *euid)
+{
+	return bl__call_cancel(ctx, handle, code, flags, request, reply,
+			       timeout_ms, euid, -1);
+}
+
+int bl__call_cancel(struct bl_context *ctx, uint32_t handle, uint32_t code,
+		    uint32_t flags, const struct bl_parcel *request,
+		    struct bl_reply *reply, int timeout_ms, uint32_t *euid,
+		    int cancel_fd)
 {
 	struct fbinder_txn_data tr;
 	struct bl_io *io;
@@ -139,7 +159,7 @@ int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	io->want_reply = true;
 	bl__objects_exported(ctx, request, 1);
 
-	if (timeout_ms == BL_NO_TIMEOUT) {
+	if (timeout_ms == BL_NO_TIMEOUT && cancel_fd < 0) {
 		/* the send and the wait in one system call */
 		while (io->want_reply) {
 			ret = bl__io_run(io, true);
@@ -149,7 +169,7 @@ int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	} else {
 		ret = bl__io_run(io, false);
 		if (ret >= 0)
-			ret = wait_reply_timed(io, timeout_ms);
+			ret = wait_reply_timed(io, timeout_ms, cancel_fd);
 	}
 	/* answers to nested calls still queued (none after a reply) */
 	if (io->wlen)

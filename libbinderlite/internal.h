@@ -198,6 +198,14 @@ void bl__close_fds(const struct bl_reader *r);
 int bl__call(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	     uint32_t flags, const struct bl_parcel *request,
 	     struct bl_reply *reply, int timeout_ms, uint32_t *euid);
+/*
+ * The same, waiting with poll(2) and abandoning the call with -ECANCELED
+ * when cancel_fd (-1: none) becomes readable (async.c's cancellation).
+ */
+int bl__call_cancel(struct bl_context *ctx, uint32_t handle, uint32_t code,
+		    uint32_t flags, const struct bl_parcel *request,
+		    struct bl_reply *reply, int timeout_ms, uint32_t *euid,
+		    int cancel_fd);
 /* ioctl(fd, FBINDER_IOC_WRITE_READ, wr), told to valgrind (io.c) */
 int bl__write_read(int fd, struct fbinder_write_read *wr);
 /* A single command, right now (FREE_BUFFER, ACQUIRE, ...). */

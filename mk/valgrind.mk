@@ -8,7 +8,7 @@
 # program it sees no heap at all ("no leaks are possible") and reports
 # false errors inside glibc.  The VM's programs are static, so this builds
 # dynamically linked twins of the ones the test runs, into VG_DIR:
-#   calls, oneway_batches, regions, thread_pool
+#   async_calls, calls, oneway_batches, regions, thread_pool
 #                            tests/library/*.c with the test helpers
 #   fb-servicemanager        the objects of servicemanager.mk
 #   fbservice, fbstat        the sources of tools/tools.mk
@@ -26,7 +26,7 @@ VG_DIR		:= $(BUILD)/tests/vm-dyn
 VG_TEST		:= valgrind_user
 VG_CFLAGS	:= $(filter-out -static,$(VM_CFLAGS)) $(VM_BL_CFLAGS) -g
 VG_LIB_OBJS	:= $(patsubst $(BUILD)/tests/lib/%,$(VG_DIR)-lib/%,$(FBT_LIB_OBJS))
-VG_TESTS	:= $(VG_DIR)/calls $(VG_DIR)/oneway_batches $(VG_DIR)/regions \
+VG_TESTS	:= $(VG_DIR)/async_calls $(VG_DIR)/calls $(VG_DIR)/oneway_batches $(VG_DIR)/regions \
 		   $(VG_DIR)/thread_pool
 VG_PROGS	:= $(VG_TESTS) $(VG_DIR)/fb-servicemanager \
 		   $(VG_DIR)/fbservice $(VG_DIR)/fbstat

@@ -29,6 +29,7 @@
 #ifndef BINDERLITE_H
 #define BINDERLITE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -685,6 +686,116 @@ struct bl_oneway {
 #define BL_ONEWAY_BATCH_MAX	1024
 int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 			 size_t count, size_t *sent);
+
+/*
+ * How a call ended, in one value: bl_invoke(), bl_call_async()'s
+ * completions and bl_call_end() share it.
+ *   0            the handler returned status 0; the reply is there
+ *   -EREMOTEIO   the call went and the handler returned a nonzero status:
+ *                reply->status says which, and the reply (which may carry
+ *                an error payload) is there, to bl_reply_fini()
+ *   -EBADMSG     the reply came but is malformed (its objects); no reply
+ *   other        the transport failed: the call did not complete (as
+ *                bl_call(): -EOWNERDEAD, -ETIMEDOUT, -ENOENT, ...); no
+ *                reply.  The driver never returns -EREMOTEIO or -EBADMSG,
+ *                so the three cannot be confused.
+ */
+enum bl_call_end {
+	BL_END_OK,
+	BL_END_TRANSPORT,
+	BL_END_REMOTE,
+	BL_END_MALFORMED,
+};
+
+/* Which of the above result is. */
+static inline enum bl_call_end bl_call_end(int result)
+{
+	return !result ? BL_END_OK : result == -EREMOTEIO ? BL_END_REMOTE :
+	       result == -EBADMSG ? BL_END_MALFORMED : BL_END_TRANSPORT;
+}
+
+/*
+ * bl_call() with the result above: reply->status no longer needs its own
+ * check.  reply (NULL: discard) is filled when the result is 0 or
+ * -EREMOTEIO, else zeroed.  Thread safety: as bl_call().
+ */
+int bl_invoke(struct bl_context *ctx, uint32_t handle, uint32_t code,
+	      const struct bl_parcel *request, struct bl_reply *reply,
+	      int timeout_ms);
+
+/*
+ * Asynchronous calls.  A struct bl_async makes calls for its owner: the
+ * calling thread queues one and returns at once, and the call's
+ * completion runs later with the result above, either on an event loop
+ * (BL_ASYNC_POLL: bl_async_fd() becomes readable and bl_dispatch() runs
+ * the completions ready, on the thread that calls it) or on one of the
+ * async's worker threads (BL_ASYNC_THREAD), which make the calls.  A
+ * thread waits for one reply at a time (the driver's rule), so at most
+ * threads calls are in flight; the others wait in order in the queue.
+ * Every call queued gets its completion exactly once: with its result,
+ * or -ECANCELED when bl_async_destroy() ended it.
+ */
+struct bl_async;
+
+#define BL_ASYNC_POLL		0u	/* completions run in bl_dispatch() */
+#define BL_ASYNC_THREAD		1u	/* completions run on a worker */
+#define BL_ASYNC_DEFAULT_THREADS	4u
+#define BL_ASYNC_MAX_THREADS	64u
+
+/*
+ * A completion: result as bl_invoke()'s; reply is NULL unless the result
+ * is 0 or -EREMOTEIO, and is the library's: valid until fn returns (what
+ * its reader points at too), finished after.  fn may queue more calls,
+ * and must not call bl_async_destroy().
+ */
+typedef void (*bl_async_fn)(struct bl_context *ctx, int result,
+			    struct bl_reply *reply, void *userdata);
+
+/*
+ * A new async caller on ctx with threads workers (0:
+ * BL_ASYNC_DEFAULT_THREADS, at most BL_ASYNC_MAX_THREADS), completing as
+ * flags says (BL_ASYNC_POLL or BL_ASYNC_THREAD).  -EINVAL, -ENOMEM,
+ * eventfd(2) and pthread errors.  Destroy it before closing ctx.
+ */
+int bl_async_new(struct bl_context *ctx, unsigned int flags,
+		 unsigned int threads, struct bl_async **out);
+
+/*
+ * The descriptor to wait on (POLLIN, EPOLLIN) for completions to run with
+ * bl_dispatch(); an eventfd the async owns (do not close or read it).
+ * Readable only with BL_ASYNC_POLL.  -EINVAL for NULL.
+ */
+int bl_async_fd(const struct bl_async *a);
+
+/*
+ * Queues a call of code on handle; fn(ctx, result, reply, userdata) runs
+ * when it ended.  The request's contents move into the call (request is
+ * left empty, as after bl_parcel_init(), whatever the return; NULL: an
+ * empty request), so the caller need not keep it.  timeout_ms as
+ * bl_call()'s, counted from when a worker sends it.  Returns 0 when
+ * queued (fn will run), else with fn never to run: the request's first
+ * write error, -EINVAL (open arrays, no fn, a bad timeout), -ENOMEM,
+ * -ESHUTDOWN (destroy has begun).  Thread safety: any thread.
+ */
+int bl_call_async(struct bl_async *a, uint32_t handle, uint32_t code,
+		  struct bl_parcel *request, int timeout_ms, bl_async_fn fn,
+		  void *userdata);
+
+/*
+ * Runs, on the calling thread, the completions ready now (BL_ASYNC_POLL),
+ * in the order the calls ended; returns how many ran (0 when none was),
+ * or a negative errno.  Never blocks.  One thread at a time per async.
+ */
+int bl_dispatch(struct bl_async *a);
+
+/*
+ * Ends every call: queued ones and those in flight (abandoned, as a
+ * timeout does: their late replies are dropped) complete with -ECANCELED
+ * unless their reply came first; then runs every completion not run yet
+ * on the calling thread, stops the workers and frees a.  No completion is
+ * lost or repeated.  Not from a completion.  NULL is ignored.
+ */
+void bl_async_destroy(struct bl_async *a);
 
 /* ======================================================================
  * 5. Loopers and the thread pool

@@ -6,6 +6,7 @@
 # (tests/tests.mk, tests/README.md).
 
 library_VM_TESTS := \
+	async_calls.c \
 	calls.c \
 	oneway_batches.c \
 	regions.c \

@@ -101,6 +101,14 @@ rc=$?
 reports calls
 took calls
 
+# asynchronous calls: the workers, the queues, destroy with calls in flight
+vg async_calls $VGBIN/async_calls >async_calls.out 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "async_calls under memcheck: exit 0" ||
+	{ bad "async_calls: exit $rc"; cat async_calls.out; }
+reports async_calls
+took async_calls
+
 # oneway batches: the sender's mixed command stream, the receiver's batch walk
 vg oneway_batches $VGBIN/oneway_batches >oneway_batches.out 2>&1
 rc=$?
