@@ -12,13 +12,15 @@
  * -EBADMSG, and the implementation is not called), a malformed reply
  * (-EPROTO), an implementation's status, the timeout variant, the version
  * and hash built-ins, a parcel's sticky write error (bl_call() refuses it,
- * a reply whose write failed becomes that error), and a server that dies
- * in the middle of a call (-EOWNERDEAD).
+ * a reply whose write failed becomes that error), the async variants
+ * (result, out values, a status, through poll and bl_dispatch()), and a
+ * server that dies in the middle of a call (-EOWNERDEAD).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
@@ -511,6 +513,67 @@ static void test_directions(const struct types_proxy *p)
 	printf("ok: in, out, inout, result, status\n");
 }
 
+/* ---- the async variants ---- */
+
+struct adone {
+	int calls;
+	int ret;
+	int32_t q, rem;
+	char *s;
+};
+
+static void on_divide(void *user, int ret, int32_t *rem, int32_t *q)
+{
+	struct adone *d = user;
+
+	d->calls++;
+	d->ret = ret;
+	if (!ret) {
+		d->rem = *rem;
+		d->q = *q;
+	} else {
+		CHECK(!rem && !q, "out values on a failure");
+	}
+}
+
+static void on_string(void *user, int ret, char **s)
+{
+	struct adone *d = user;
+
+	d->calls++;
+	d->ret = ret;
+	d->s = ret ? NULL : *s;		/* the completion's: freed below */
+}
+
+static void test_async(struct bl_context *ctx, const struct types_proxy *p)
+{
+	struct pollfd pfd = { .events = POLLIN };
+	struct adone d[3] = { { 0 } };
+	struct bl_async *a;
+	int n = 0, tries = 0;
+
+	CHECK(bl_async_new(ctx, BL_ASYNC_POLL, 2, &a) == 0, "bl_async_new");
+	pfd.fd = bl_async_fd(a);
+	CHECK(types_divide_async(p, a, 7, 2, on_divide, &d[0]) == 0, "divide_async");
+	CHECK(types_divide_async(p, a, 7, 0, on_divide, &d[1]) == 0, "divide_async /0");
+	CHECK(types_echo_string_async(p, a, "h\xc3\xa9", on_string, &d[2]) == 0,
+	      "echo_string_async");
+	CHECK(types_divide_async(p, a, 7, 2, NULL, &d[0]) == -EINVAL, "no completion");
+	while (n < 3 && tries++ < 100) {
+		poll(&pfd, 1, 100);
+		n += bl_dispatch(a);
+	}
+	CHECK(n == 3, "%d async completions of 3", n);
+	CHECK(d[0].calls == 1 && d[0].ret == 0 && d[0].q == 3 && d[0].rem == 1,
+	      "async 7 / 2: ret %d q %d rem %d", d[0].ret, d[0].q, d[0].rem);
+	CHECK(d[1].calls == 1 && d[1].ret == -EDOM, "async 7 / 0: ret %d", d[1].ret);
+	CHECK(d[2].calls == 1 && d[2].ret == 0 && d[2].s &&
+	      !strcmp(d[2].s, "h\xc3\xa9"), "async echo_string");
+	free(d[2].s);
+	bl_async_destroy(a);
+	printf("ok: async variants\n");
+}
+
 static void test_oneway_and_callbacks(struct bl_context *ctx,
 				      const struct types_proxy *p)
 {
@@ -720,6 +783,7 @@ static int client(void *arg)
 	test_fd_region(ctx, &p);
 	test_refusals(ctx, &p);
 	test_versions(&p);
+	test_async(ctx, &p);
 
 	CHECK(types_sleep_timeout(&p, 2000, 100) == -ETIMEDOUT,
 	      "the timeout variant");

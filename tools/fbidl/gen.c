@@ -593,6 +593,8 @@ static void emit_forward(const char *c, const struct fi_method *m)
 	free(names);
 }
 
+static void header_async(const struct fi_decl *d, const struct fi_method *m);
+
 static void header_interface(const struct fi_file *f, const struct fi_decl *d)
 {
 	const char *c = d->cname, *u = d->uname;
@@ -653,6 +655,7 @@ static void header_interface(const struct fi_file *f, const struct fi_decl *d)
 		emit("\n{\n");
 		emit_forward(c, m);
 		emit("}\n\n");
+		header_async(d, m);
 	}
 	emit("/*\n * The remote's version (stable interfaces: %s_VERSION; else\n"
 	     " * -EOPNOTSUPP) and hash (a malloc'ed string).\n */\n", u);
@@ -1227,6 +1230,203 @@ static void client_method(const struct fi_decl *d, const struct fi_method *m)
 	emit("\treturn 0;\n}\n\n");
 }
 
+/*
+ * The parameters of an async proxy (in_side: the in and inout values, in
+ * their in form) or of its completion (the out and inout values and the
+ * result, in their out form), between first and last.
+ */
+static void emit_async_params(const char *head, int col, const struct fi_method *m,
+			      bool in_side, const char *first,
+			      const char *last, const char *tail)
+{
+	char **items = calloc(m->nparams + 4, sizeof(*items));
+	FILE *saved = out;
+	size_t n = 0, len;
+
+	if (!items) {
+		fputs("\n#error out of memory\n", out);
+		return;
+	}
+	items[n++] = strdup(first);
+	for (size_t i = 0; i <= m->nparams; i++) {
+		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
+		const char *name = i < m->nparams ? m->params[i].name : "fb_result";
+		bool is_in = i < m->nparams && m->params[i].dir != FI_OUT;
+		bool is_out = i < m->nparams ? m->params[i].dir != FI_IN :
+			      m->ret.kind != FI_VOID;
+
+		if (in_side ? !is_in : !is_out)
+			continue;
+		out = open_memstream(&items[n], &len);
+		if (!out) {
+			out = saved;
+			break;
+		}
+		if (in_side)
+			param_in(t, name);
+		else
+			param_out(t, name);
+		fclose(out);
+		n++;
+	}
+	out = saved;
+	if (last)
+		items[n++] = strdup(last);
+	for (size_t i = 0; i < n; i++)
+		if (!items[i])
+			fputs("\n#error out of memory\n", out);
+	emit_list(head, col, items, n, tail);
+	for (size_t i = 0; i < n; i++)
+		free(items[i]);
+	free(items);
+}
+
+/* The async variant's completion type and proxy, declared. */
+static void header_async(const struct fi_decl *d, const struct fi_method *m)
+{
+	const char *c = d->cname;
+	char head[256], first[200], last[200];
+
+	emit("/*\n * %s, asynchronously: queued on fb_a (binderlite.h, \"Asynchronous\n"
+	     " * calls\"; its context must be the proxy's).  fb_done runs once when\n"
+	     " * the call ended, with fb_ret as the synchronous call returns it and,\n"
+	     " * when it is 0, the out values (then the completion's, as the call's\n"
+	     " * are the caller's; else NULL).  Returns 0 when queued, else an\n"
+	     " * errno, and fb_done never runs.\n */\n", m->name);
+	(void)c;
+	snprintf(head, sizeof(head), "typedef void (*%s_%s_done)(", c, m->cname);
+	emit_async_params(head, 0, m, false, "void *fb_user, int fb_ret", NULL,
+			  ");\n");
+	snprintf(head, sizeof(head), "int %s_%s_async(", c, m->cname);
+	snprintf(first, sizeof(first), "const struct %s_proxy *fb_p, struct bl_async *fb_a",
+		 c);
+	snprintf(last, sizeof(last), "%s_%s_done fb_done, void *fb_user", c, m->cname);
+	emit_async_params(head, 0, m, true, first, last, ");\n\n");
+}
+
+/* The values a completion passes: NULLs, or the temporaries' addresses. */
+static void emit_done_call(const struct fi_method *m, const char *indent,
+			   const char *ret, bool values)
+{
+	emit("%sfb_done(fb_user, %s", indent, ret);
+	for (size_t i = 0; i <= m->nparams; i++) {
+		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
+		const char *name = i < m->nparams ? m->params[i].name : "result";
+
+		if (i < m->nparams ? m->params[i].dir == FI_IN : t->kind == FI_VOID)
+			continue;
+		if (!values)
+			emit(t->array ? ", NULL, NULL" : ", NULL");
+		else if (t->array)
+			emit(", &fb_o_%s, &fb_o_%s_len", name, name);
+		else
+			emit(", &fb_o_%s", name);
+	}
+	emit(");\n");
+}
+
+/* The async variant: the proxy queues, the completion reads the reply. */
+static void client_async(const struct fi_decl *d, const struct fi_method *m)
+{
+	const char *c = d->cname, *mc = m->cname;
+	char head[256], first[200], last[200];
+	bool rfirst = true;
+
+	emit("struct fb_async_%s_%s {\n\t%s_%s_done fn;\n\tvoid *user;\n};\n\n",
+	     c, mc, c, mc);
+	emit("static void fb_complete_%s_%s(struct bl_context *fb_ctx, int fb_ret,\n"
+	     "\t\tstruct bl_reply *fb_rep, void *fb_arg)\n{\n"
+	     "\tstruct fb_async_%s_%s *fb_c = fb_arg;\n"
+	     "\t%s_%s_done fb_done = fb_c->fn;\n\tvoid *fb_user = fb_c->user;\n",
+	     c, mc, c, mc, c, mc);
+	if (m->ret.kind != FI_VOID)
+		decl_storage(&m->ret, "result", "\t", "fb_o_", false);
+	for (size_t i = 0; i < m->nparams; i++)
+		if (m->params[i].dir != FI_IN)
+			decl_storage(&m->params[i].type, m->params[i].name, "\t",
+				     "fb_o_", false);
+	emit("\n\t(void)fb_ctx;\n\tfree(fb_c);\n");
+	/* the same result as the synchronous call's: the status, not -EREMOTEIO */
+	emit("\tif (fb_ret == -EREMOTEIO && fb_rep)\n\t\tfb_ret = fb_rep->status;\n");
+	emit("\tif (fb_ret || !fb_rep) {\n");
+	emit_done_call(m, "\t\t", "fb_ret ? fb_ret : -EPROTO", false);
+	emit("\t\treturn;\n\t}\n");
+	for (size_t i = 0; i <= m->nparams; i++) {
+		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
+		const char *name = i < m->nparams ? m->params[i].name : "result";
+		struct place pl;
+
+		if (i < m->nparams ? m->params[i].dir == FI_IN : t->kind == FI_VOID)
+			continue;
+		place_of(&pl, "fb_o_%s", "fb_o_%s_len", name);
+		emit_init("\t", t, &pl);
+	}
+	/* the result first, then the out values: the reply's order */
+	for (size_t k = 0; k <= m->nparams; k++) {
+		size_t i = k == 0 ? m->nparams : k - 1;
+		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
+		const char *name = i < m->nparams ? m->params[i].name : "result";
+		struct place pl;
+
+		if (i < m->nparams ? m->params[i].dir == FI_IN : t->kind == FI_VOID)
+			continue;
+		place_of(&pl, "fb_o_%s", "fb_o_%s_len", name);
+		emit_read("\t", "&fb_rep->reader", "fb_ctx", t, &pl, RD_CLIENT, rfirst);
+		rfirst = false;
+	}
+	if (rfirst)
+		emit("\tfb_ret = bl_reader_remaining(&fb_rep->reader) ? -EBADMSG : 0;\n");
+	else
+		emit("\tif (!fb_ret && bl_reader_remaining(&fb_rep->reader))\n"
+		     "\t\tfb_ret = -EBADMSG;\n");
+	emit("\tif (fb_ret) {\n");
+	for (size_t i = 0; i <= m->nparams; i++) {
+		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
+		const char *name = i < m->nparams ? m->params[i].name : "result";
+		struct place pl;
+
+		if (i < m->nparams ? m->params[i].dir == FI_IN : t->kind == FI_VOID)
+			continue;
+		place_of(&pl, "fb_o_%s", "fb_o_%s_len", name);
+		emit_free("\t\t", "fb_ctx", t, &pl, FR_CLIENT);
+	}
+	emit_done_call(m, "\t\t", "fb_ret == -ENOMEM ? -ENOMEM : -EPROTO", false);
+	emit("\t\treturn;\n\t}\n");
+	emit_done_call(m, "\t", "0", true);
+	emit("}\n\n");
+
+	snprintf(head, sizeof(head), "int %s_%s_async(", c, mc);
+	snprintf(first, sizeof(first), "const struct %s_proxy *fb_p, struct bl_async *fb_a",
+		 c);
+	snprintf(last, sizeof(last), "%s_%s_done fb_done, void *fb_user", c, mc);
+	emit_async_params(head, 0, m, true, first, last, ")\n");
+	emit("{\n\tstruct bl_parcel fb_req = BL_PARCEL_INIT;\n"
+	     "\tstruct fb_async_%s_%s *fb_c;\n\tint fb_ret;\n\n"
+	     "\tif (!fb_p || !fb_a || !fb_done)\n\t\treturn -EINVAL;\n"
+	     "\tfb_c = malloc(sizeof(*fb_c));\n\tif (!fb_c)\n\t\treturn -ENOMEM;\n"
+	     "\tfb_c->fn = fb_done;\n\tfb_c->user = fb_user;\n", c, mc);
+	emit("\tfb_ret = bl_parcel_write_string(&fb_req, %s_DESCRIPTOR);\n", d->uname);
+	for (size_t i = 0; i < m->nparams; i++) {
+		const struct fi_param *p = &m->params[i];
+		struct place pl;
+
+		if (p->dir == FI_OUT)
+			continue;
+		if (p->type.kind == FI_PARCEL && !p->type.array) {
+			emit("\tif (!fb_ret)\n\t\tfb_ret = %s_write(&fb_req, %s);\n",
+			     p->type.decl->cname, p->name);
+			continue;
+		}
+		place_of(&pl, "%s", "%s_len", p->name);
+		emit_write("\t", "fb_ret", "&fb_req", &p->type, &pl, false);
+	}
+	emit("\tif (!fb_ret)\n\t\tfb_ret = bl_call_async(fb_a, fb_p->handle, %s_CODE_%s, "
+	     "&fb_req,\n\t\t\t\t       BL_NO_TIMEOUT, fb_complete_%s_%s, fb_c);\n",
+	     d->uname, m->uname, c, mc);
+	emit("\tbl_parcel_fini(&fb_req);\n\tif (fb_ret)\n\t\tfree(fb_c);\n"
+	     "\treturn fb_ret;\n}\n\n");
+}
+
 static void server_method(const struct fi_decl *d, const struct fi_method *m)
 {
 	bool first = true;
@@ -1356,8 +1556,11 @@ static void source_interface(const struct fi_decl *d)
 	emit("void %s_proxy_release(struct %s_proxy *p)\n{\n"
 	     "\tif (p && p->ctx && p->handle)\n\t\tbl_handle_release(p->ctx, p->handle);\n"
 	     "\tif (p)\n\t\tp->ctx = NULL;\n}\n\n", c, c);
-	for (size_t i = 0; i < d->nmethods; i++)
+	for (size_t i = 0; i < d->nmethods; i++) {
 		client_method(d, &d->methods[i]);
+		if (!d->methods[i].oneway)
+			client_async(d, &d->methods[i]);
+	}
 	emit("int %s_get_interface_version(const struct %s_proxy *p, int32_t *version)\n{\n"
 	     "\tif (!p)\n\t\treturn -EINVAL;\n"
 	     "\treturn fb_call_builtin(p->ctx, p->handle, %s_DESCRIPTOR, BL_IDL_CODE_VERSION,\n"
