@@ -95,6 +95,8 @@ extern int bench_pairs;
 uint64_t now_ns(void);
 /* wl_region.c: the region workload; prints its table, returns its failures. */
 int bench_region(bool icount, bool quick, const char *mode);
+/* wl_idl.c: the idl workload (generated stubs against hand-written calls). */
+int bench_idl(bool icount, bool quick, const char *mode);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* die() with ": " and strerror(errno) appended (ISO C has no %m). */
 void die_errno(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

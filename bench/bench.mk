@@ -49,8 +49,11 @@ USERSPACE	+= $(BENCH_BIN)
 STATIC_PROGS	+= $(BENCH_BIN)
 
 # The raw write-stream encoder is the tests' (tests/lib/fbt_wstream.h).
-$(BENCH_BIN): $(BENCH_SRCS) bench/bench.h tests/lib/fbt_wstream.h uapi/linux/fastbinder.h
-$(BENCH_BIN): private PROG_CFLAGS := -I tests/lib
+# The idl workload (bench/wl_idl.c) links libbinderlite and the stubs of
+# examples/calculator's interface.
+$(BENCH_BIN): $(BENCH_SRCS) bench/bench.h tests/lib/fbt_wstream.h uapi/linux/fastbinder.h \
+	$(EX_GEN)/calculator.c $(EX_GEN)/calculator.h $(BL_A) libbinderlite/include/binderlite.h
+$(BENCH_BIN): private PROG_CFLAGS := -I tests/lib -I $(EX_GEN)
 
 .PHONY: bench
 # deps-bench (the top Makefile): scripts/deps.sh bench, gnuplot included.

@@ -326,6 +326,18 @@ int bl_parcel_write_string_len(struct bl_parcel *p, const char *s, size_t len)
 	return bl__parcel_sticky(p, do_parcel_write_string_len(p, s, len));
 }
 
+static int do_parcel_write_token(struct bl_parcel *p, const char *s, size_t len)
+{
+	if (!p || (!s && len))
+		return -EINVAL;
+	return write_copy(p, BL_TYPE_STRING, s, len);
+}
+
+int bl_parcel_write_token(struct bl_parcel *p, const char *s, size_t len)
+{
+	return bl__parcel_sticky(p, do_parcel_write_token(p, s, len));
+}
+
 static int do_parcel_write_string(struct bl_parcel *p, const char *s)
 {
 	if (!s)
@@ -799,6 +811,30 @@ int bl_reader_read_string(struct bl_reader *r, const char **out, size_t *len)
 	if (!ret && out)
 		*out = p;
 	return ret;
+}
+
+/*
+ * Equal bytes are as valid as the caller's string, so this compares where
+ * bl_reader_read_string() validates: the rest of check()'s string case is
+ * the terminator, the padding and no object inside.
+ */
+int bl_reader_expect_string(struct bl_reader *r, const char *s, size_t len)
+{
+	struct item it;
+	int ret;
+
+	if (!s && len)
+		return -EINVAL;
+	ret = peek(r, &it);
+	if (ret)
+		return ret;
+	if (it.type != BL_TYPE_STRING || it.n != len ||
+	    (len && memcmp(it.at + HDR, s, len)) || it.at[HDR + len] != 0 ||
+	    !all_zero(it.at + HDR + len + 1, it.len - HDR - len - 1) ||
+	    object_within(r, r->pos, r->pos + it.len))
+		return -EBADMSG;
+	r->pos += it.len;
+	return 0;
 }
 
 int bl_reader_read_blob(struct bl_reader *r, const void **out, size_t *len)

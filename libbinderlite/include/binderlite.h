@@ -1064,6 +1064,21 @@ struct bl_binder {
 	uint32_t handle;
 };
 
+/*
+ * The descriptor token of a generated call, cheaply.  bl_parcel_write_token()
+ * writes the string item bl_parcel_write_string_len() would, without
+ * checking the len bytes at s: the caller vouches they are UTF-8 without
+ * a NUL (fbidl checked its descriptors; the receiver's reader checks
+ * them as any string).  Errors as the writers'; sticky as theirs.
+ * bl_reader_expect_string() reads the next item if it is a string equal
+ * to the len bytes at s (which must be UTF-8 without a NUL, so equal
+ * bytes need no UTF-8 check of their own): 0, else the reader's errors,
+ * -EBADMSG for another type, another string or a malformed one; the
+ * position moves only on 0.  Object-confined, as every parcel function.
+ */
+int bl_parcel_write_token(struct bl_parcel *p, const char *s, size_t len);
+int bl_reader_expect_string(struct bl_reader *r, const char *s, size_t len);
+
 /* Drops the reference a received struct bl_binder holds, and empties it. */
 static inline void bl_binder_release(struct bl_context *ctx, struct bl_binder *b)
 {

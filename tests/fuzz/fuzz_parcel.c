@@ -122,10 +122,18 @@ static int read_value(struct bl_reader *r, enum bl_type t, uint64_t *value,
 		ret = bl_reader_read_double(r, &v.d);
 		memcpy(value, &v.d, 8);
 		break;
-	case BL_TYPE_STRING:
+	case BL_TYPE_STRING: {
+		struct bl_reader r2 = before;
+
 		ret = bl_reader_read_string(r, &s, &len);
-		if (ret)
+		/* the comparing reader agrees with the validating one */
+		if (ret) {
+			fz_assert(bl_reader_expect_string(&r2, "x", 1) != 0 &&
+				  r2.pos == before.pos);
 			break;
+		}
+		fz_assert(bl_reader_expect_string(&r2, s, len) == 0 &&
+			  r2.pos == r->pos);
 		fz_assert((const uint8_t *)s >= r->data &&
 			  (const uint8_t *)s + len < r->data + r->size);
 		fz_assert(strlen(s) == len);
@@ -133,6 +141,7 @@ static int read_value(struct bl_reader *r, enum bl_type t, uint64_t *value,
 		if (e)
 			wret = bl_parcel_write_string_len(&e->p, s, len);
 		break;
+	}
 	case BL_TYPE_BLOB:
 		ret = bl_reader_read_blob(r, &blob, &len);
 		if (ret)

@@ -235,6 +235,44 @@ START_TEST(test_roundtrip_strings)
 }
 END_TEST
 
+/* The descriptor token's pair: written unchecked, checked by comparison. */
+START_TEST(test_token)
+{
+	struct bl_parcel p;
+	struct bl_reader r;
+	const char *s;
+	size_t len;
+	uint8_t *d;
+
+	bl_parcel_init(&p);
+	ck_assert_int_eq(bl_parcel_write_token(&p, "a.b.IFace", 9), 0);
+	ck_assert_int_eq(bl_parcel_write_token(&p, "a.b.IFace", 9), 0);
+	ck_assert_int_eq(bl_parcel_write_i32(&p, 5), 0);
+	ck_assert_int_eq(bl_parcel_write_token(NULL, "x", 1), -EINVAL);
+	ck_assert_int_eq(bl_reader_init_parcel(&r, &p), 0);
+	/* the same item as any string */
+	ck_assert_int_eq(bl_reader_read_string(&r, &s, &len), 0);
+	ck_assert_str_eq(s, "a.b.IFace");
+	/* another string, shorter, longer, another type: the position stays */
+	ck_assert_int_eq(bl_reader_expect_string(&r, "a.b.IFacf", 9), -EBADMSG);
+	ck_assert_int_eq(bl_reader_expect_string(&r, "a.b.IFac", 8), -EBADMSG);
+	ck_assert_int_eq(bl_reader_expect_string(&r, "a.b.IFaces", 10), -EBADMSG);
+	ck_assert_int_eq(bl_reader_expect_string(&r, "a.b.IFace", 9), 0);
+	ck_assert_int_eq(bl_reader_expect_string(&r, "a.b.IFace", 9), -EBADMSG);
+	ck_assert_int_eq(bl_reader_read_i32(&r, NULL), 0);
+	ck_assert_int_eq(bl_reader_expect_string(&r, "a", 1), -ENODATA);
+	/* equal bytes with a nonzero padding byte, or no terminator: malformed */
+	d = (uint8_t *)bl_parcel_data(&p);
+	d[8 + 9 + 1] = 1;
+	ck_assert_int_eq(bl_reader_init_parcel(&r, &p), 0);
+	ck_assert_int_eq(bl_reader_expect_string(&r, "a.b.IFace", 9), -EBADMSG);
+	d[8 + 9 + 1] = 0;
+	d[8 + 9] = 'x';
+	ck_assert_int_eq(bl_reader_expect_string(&r, "a.b.IFace", 9), -EBADMSG);
+	bl_parcel_fini(&p);
+}
+END_TEST
+
 START_TEST(test_roundtrip_blobs)
 {
 	struct bl_parcel p = BL_PARCEL_INIT;
@@ -1358,6 +1396,7 @@ static Suite *parcel_suite(void)
 	tcase_add_test(rt, test_deep_nesting);
 	tcase_add_test(rt, test_wire_layout);
 	tcase_add_test(rt, test_unaligned_buffer);
+	tcase_add_test(rt, test_token);
 	tcase_add_test(rt, test_peek_skip_null_args);
 	suite_add_tcase(s, rt);
 

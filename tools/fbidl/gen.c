@@ -1102,7 +1102,8 @@ static void client_method(const struct fi_decl *d, const struct fi_method *m)
 			emit(" || !%s_len", p->name);
 	}
 	emit(")\n\t\treturn -EINVAL;\n");
-	emit("\tfb_ret = bl_parcel_write_string(&fb_req, %s_DESCRIPTOR);\n", d->uname);
+	emit("\tfb_ret = bl_parcel_write_token(&fb_req, %s_DESCRIPTOR,\n"
+	     "\t\t\t\t       sizeof(%s_DESCRIPTOR) - 1);\n", d->uname, d->uname);
 	for (size_t i = 0; i < m->nparams; i++) {
 		const struct fi_param *p = &m->params[i];
 		struct place pl;
@@ -1405,7 +1406,8 @@ static void client_async(const struct fi_decl *d, const struct fi_method *m)
 	     "\tif (!fb_p || !fb_a || !fb_done)\n\t\treturn -EINVAL;\n"
 	     "\tfb_c = malloc(sizeof(*fb_c));\n\tif (!fb_c)\n\t\treturn -ENOMEM;\n"
 	     "\tfb_c->fn = fb_done;\n\tfb_c->user = fb_user;\n", c, mc);
-	emit("\tfb_ret = bl_parcel_write_string(&fb_req, %s_DESCRIPTOR);\n", d->uname);
+	emit("\tfb_ret = bl_parcel_write_token(&fb_req, %s_DESCRIPTOR,\n"
+	     "\t\t\t\t       sizeof(%s_DESCRIPTOR) - 1);\n", d->uname, d->uname);
 	for (size_t i = 0; i < m->nparams; i++) {
 		const struct fi_param *p = &m->params[i];
 		struct place pl;
@@ -1576,11 +1578,9 @@ static void source_interface(const struct fi_decl *d)
 	emit("int32_t %s_dispatch(const struct %s_ops *ops, void *self, uint32_t code,\n"
 	     "\t\tstruct bl_reader *request, struct bl_parcel *reply,\n"
 	     "\t\tconst struct bl_call_info *info)\n{\n"
-	     "\tconst char *fb_tok;\n\tsize_t fb_len;\n\n"
 	     "\tif (!ops || !request || !info)\n\t\treturn -EINVAL;\n"
-	     "\tif (bl_reader_read_string(request, &fb_tok, &fb_len) ||\n"
-	     "\t    fb_len != sizeof(%s_DESCRIPTOR) - 1 ||\n"
-	     "\t    memcmp(fb_tok, %s_DESCRIPTOR, fb_len))\n"
+	     "\tif (bl_reader_expect_string(request, %s_DESCRIPTOR,\n"
+	     "\t\t\t\t    sizeof(%s_DESCRIPTOR) - 1))\n"
 	     "\t\treturn -EPROTOTYPE;\n"
 	     "\tswitch (code) {\n", c, c, u, u);
 	for (size_t i = 0; i < d->nmethods; i++)
