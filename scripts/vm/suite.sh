@@ -182,6 +182,10 @@ reap_strays() {
 	running >/tmp/.fb-running
 	while read -r p; do
 		echo "# left running: $p $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null)"
+		# where it is: a stray after a timeout is usually the hang itself
+		echo "#   $(sed -n 's/^State:[[:space:]]*//p' /proc/$p/status 2>/dev/null)," \
+			"waiting in $(cat /proc/$p/wchan 2>/dev/null)"
+		sed 's/^/#     /' /proc/$p/stack 2>/dev/null | head -n 16
 		kill -9 "$p" 2>/dev/null && strays=$((strays + 1))
 	done </tmp/.fb-running
 }
