@@ -4,8 +4,8 @@
  * request comes from an untrusted process: each item is read with the
  * library's checked readers, a request with anything left over is
  * malformed, and every failure is an error status in the reply.  The
- * handler never blocks and never calls out, so a client cannot stall the
- * manager.
+ * handler never blocks and makes no call (notices to watchers are oneway
+ * sends), so a client cannot stall the manager.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# tests/servicemanager/list.mk - fb-servicemanager in the VM: registry, policy, hostile requests.
+# tests/servicemanager/list.mk - fb-servicemanager in the VM: registry, notifications, policy, hostile requests.
 # One file per line, sorted: the build fails on a test file this
 # list misses, on a name with no file, and on a list out of order
 # (tests/tests.mk, tests/README.md).
