@@ -172,7 +172,9 @@ struct bl_sm_watch {
 
 /* The callback object's handler: a notice of the manager, oneway. */
 static int32_t watch_handler(struct bl_object *obj, uint32_t code,
-			     struct bl_reader *request, struct bl_parcel *reply,
+			     struct bl_reader *request,
+			     /* cppcheck-suppress constParameter ; a bl_handler_fn */
+			     struct bl_parcel *reply,
 			     const struct bl_call_info *info)
 {
 	struct bl_sm_watch *w = bl_object_userdata(obj);
