@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * attack_long_stream: an unprivileged process hands FBINDER_IOC_WRITE_READ a
- * 1 GiB write stream of cheap commands (a 64 KiB memfd of ENTER_LOOPER /
- * EXIT_LOOPER pairs mapped 16384 times in a row), to stay in the kernel
+ * 1 GiB write stream of cheap commands (a 1 MiB memfd of ENTER_LOOPER /
+ * EXIT_LOOPER pairs mapped 1024 times in a row), to stay in the kernel
  * and unkillable for as long as the driver keeps going.
  *
  *  - SIGKILL ends it at once: the parent kills it in the middle of the
  *    stream and it is reaped within KILL_DEADLINE_MS of what the same
- *    process idle takes (tearing down 16384 mappings is the exit's own
- *    cost, not the driver's: seconds on the debug kernel under load);
+ *    process idle takes (tearing down 1024 mappings is the exit's own
+ *    cost, not the driver's; each mmap and its teardown take milliseconds
+ *    on the debug kernel under load, so more mappings cost minutes there);
  *  - one ioctl runs at most FBINDER_WRITE_MAX_CMDS (4096) commands: a longer
  *    stream returns EINTR with write_consumed at the first command not
  *    run, and reads nothing (it does not block on the empty read side);
@@ -30,7 +31,7 @@
 
 #define MB			(1024 * 1024)
 #define MGR_COOKIE		0x10a6ULL
-#define CHUNK			(64 * 1024)
+#define CHUNK			(1024 * 1024)
 #define BIG_STREAM		(1ULL << 30)
 #define SMALL_STREAM		(1 << 20)
 #define MAX_CMDS		4096	/* docs/abi.md: commands per WRITE_READ */
@@ -90,9 +91,8 @@ static int endless(void *arg)
 
 /*
  * The control: the same mappings and an open context, no ioctl.  What
- * its SIGKILL takes to reap is the exit's own cost (16384 mappings to
- * tear down: seconds on a debug kernel under emulation), which the
- * attacker's deadline is counted from.
+ * its SIGKILL takes to reap is the exit's own cost (1024 mappings to
+ * tear down), which the attacker's deadline is counted from.
  */
 static int idle_mapped(void *arg)
 {
@@ -214,6 +214,8 @@ int main(void)
 	long long exit_us, dt;
 	pid_t mgr, pid;
 
+	/* line by line: what it said survives a timeout */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	mgr = fbt_spawn_manager(MB, MGR_COOKIE, fbt_ping_manager, NULL);
 	fbt_bystander_start(&by, FBT_BY_CALL);
 
