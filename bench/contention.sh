@@ -33,7 +33,7 @@ log=$out/contention-console.log
 
 # The module's lock classes, as lockdep names them (the spelling of the
 # lock at its init), and which are shared between disjoint pairs.
-classes='&dev->lock fbinder_lru_lock fbinder_users_lock fbinder_node_users_lock fbinder_slot_pool_lock fbinder_failure_lock &alloc->lock &ctx->poll_wait &new->wait'
+classes='&dev->lock fbinder_lru_lock fbinder_users_lock fbinder_node_users_lock fbinder_slot_pool_lock fbinder_failure_lock &alloc->lock &ctx->threads_lock &ctx->poll_wait &new->wait'
 shared='&dev->lock fbinder_lru_lock fbinder_users_lock fbinder_node_users_lock fbinder_slot_pool_lock fbinder_failure_lock'
 pattern=$(tr ' ' '|' <<<"$classes")
 

@@ -87,8 +87,9 @@ END {
 		printf "fbinder_node_users_lock, fbinder_slot_pool_lock, fbinder_failure_lock): holds and the\n"
 		printf "instructions inside them\n"
 		printf "(about three of each hold are the count'"'"'s own); atomics: read-modify-writes of\n"
-		printf "fbinder_stats[], of the other module-wide counters (transaction and node ids, the LRU\n"
-		printf "count) and of a user'"'"'s page or node count, one instruction each but a shared cache line each.\n"
+		printf "shared statistics (none since they are per CPU), of the other module-wide counters\n"
+		printf "(node and context ids, the LRU count) and of a user'"'"'s page or node count, one\n"
+		printf "instruction each but a shared cache line each.\n"
 		printf "The path: %.0f instructions per %s, as fbbench measured it in this run (the median;\n", path, op
 		printf "this build'"'"'s markers included).\n\n"
 		printf "| shared | per %s | instructions per %s | of the path |\n|---|---|---|---|\n", op, op

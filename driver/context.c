@@ -49,6 +49,7 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	}
 	fbinder_alloc_init(&ctx->alloc);
 	ctx->threads = RB_ROOT;
+	spin_lock_init(&ctx->threads_lock);
 	ctx->nodes = RB_ROOT;
 	ctx->handles = RB_ROOT;
 	ctx->handles_by_node = RB_ROOT;
@@ -258,6 +259,32 @@ static void fbinder_ctx_reap_threads_locked(struct fbinder_ctx *ctx,
 	}
 }
 
+static int fbinder_thread_cmp(const void *pid, const struct rb_node *n)
+{
+	return fbinder_cmp(*(const pid_t *)pid, rb_entry(n, struct fbinder_thread, rb_node)->pid);
+}
+
+/*
+ * The calling thread's record if it has one, under its context's
+ * threads_lock alone: every ioctl starts here, and the device lock stays
+ * for the records' changes.  The record is the caller's own (its pid),
+ * which only the caller or the context's end frees, as when the device
+ * lock found it.
+ */
+static struct fbinder_thread *fbinder_thread_find(struct fbinder_ctx *ctx)
+{
+	struct fbinder_thread *thread = NULL;
+	pid_t pid = current->pid;
+	struct rb_node *rb;
+
+	spin_lock(&ctx->threads_lock);
+	rb = rb_find(&pid, &ctx->threads, fbinder_thread_cmp);
+	if (rb && rb_entry(rb, struct fbinder_thread, rb_node)->tpid == task_pid(current))
+		thread = rb_entry(rb, struct fbinder_thread, rb_node);
+	spin_unlock(&ctx->threads_lock);
+	return thread;
+}
+
 /* The calling thread's record, created on its first ioctl. */
 struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx)
 {
@@ -266,6 +293,9 @@ struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx)
 	pid_t pid = current->pid;
 	LIST_HEAD(gone);
 
+	thread = fbinder_thread_find(ctx);
+	if (thread)
+		return thread;
 again:
 	spin_lock(&ctx->dev->lock);
 search:
@@ -306,8 +336,10 @@ search:
 	INIT_LIST_HEAD(&new->todo);
 	INIT_LIST_HEAD(&new->waiting_entry);
 	init_waitqueue_head(&new->wait);
+	spin_lock(&ctx->threads_lock);
 	rb_link_node(&new->rb_node, parent, p);
 	rb_insert_color(&new->rb_node, &ctx->threads);
+	spin_unlock(&ctx->threads_lock);
 	ctx->nr_threads++;
 	fbinder_stat_inc(FBINDER_STAT_LIVE_THREADS);
 	fbinder_ctx_reap_threads_locked(ctx, &gone);
@@ -366,7 +398,9 @@ static void fbinder_thread_detach_locked(struct fbinder_thread *thread)
 		fbinder_thread_own_prio_locked(thread, &thread->oneway_saved);
 	fbinder_thread_unwind_locked(thread);
 	list_del_init(&thread->waiting_entry);
+	spin_lock(&thread->ctx->threads_lock);
 	rb_erase(&thread->rb_node, &thread->ctx->threads);
+	spin_unlock(&thread->ctx->threads_lock);
 	thread->ctx->nr_threads--;
 }
 

@@ -56,7 +56,7 @@ static int fbinder_stats_show(struct seq_file *m, void *unused)
 
 	for (i = 0; i < FBINDER_STAT_COUNT; i++)
 		seq_printf(m, "%s %lld\n", fbinder_stat_names[i],
-			   atomic64_read(&fbinder_stats[i]));
+			   fbinder_stat_read(i));
 	/* not a counter of the uapi: the owners' mm_structs regions hold */
 	seq_printf(m, "live_region_mms %ld\n", fbinder_region_mms_held());
 	return 0;

@@ -134,7 +134,7 @@ static int fbinder_info_counters(struct fbinder_info *in)
 	int i;
 
 	for (i = 0; i < FBINDER_STAT_COUNT; i++)
-		values[i] = atomic64_read(&fbinder_stats[i]);
+		values[i] = fbinder_stat_read(i);
 	in->total = FBINDER_STAT_COUNT;
 	in->count = min_t(u32, in->count, FBINDER_STAT_COUNT);
 	return fbinder_info_copy(in, values, sizeof(values[0]), in->count);

@@ -23,6 +23,9 @@
  *     faults, mmap and close take it inside the mm's mmap lock.
  *
  * Leaf locks nest inside them, and no lock is taken inside a leaf lock:
+ * fbinder_ctx.threads_lock inside fbinder_device.lock: the threads tree is
+ * changed under both, and read under either, so an ioctl finds its
+ * thread's record without the device lock (fbinder_thread_find());
  * fbinder_failure_lock inside fbinder_device.lock (stats.c); the wait queues' own
  * locks (fbinder_thread.wait, fbinder_ctx.poll_wait, the failure readers'
  * queue of stats.c), taken by wake-ups under fbinder_device.lock;
@@ -167,6 +170,7 @@ struct fbinder_ctx {
 	struct fbinder_alloc alloc;
 
 	struct rb_root threads;		/* fbinder_thread by pid */
+	spinlock_t threads_lock;	/* threads changes under it and dev->lock */
 	struct rb_root nodes;		/* fbinder_node by cookie */
 	struct rb_root handles;		/* fbinder_handle by id */
 	struct rb_root handles_by_node;	/* fbinder_handle by node address */

@@ -53,7 +53,7 @@ enum fbinder_section {
 	FBINDER_SEC_HELD_DEVICE,	/* the device's lock held */
 	FBINDER_SEC_HELD_MODULE,	/* a module-wide lock held */
 	FBINDER_SEC_HELD_SHARED,	/* either held (their union) */
-	FBINDER_SEC_ATOMIC_STATS,	/* an fbinder_stats[] update */
+	FBINDER_SEC_ATOMIC_STATS,	/* a shared statistics update: none since per CPU */
 	FBINDER_SEC_ATOMIC_MODULE,	/* another module-wide atomic */
 	FBINDER_SEC_ATOMIC_USER,	/* a user's atomic page or node count */
 	FBINDER_SEC_NR

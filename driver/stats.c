@@ -3,7 +3,7 @@
  * fastbinder: what the driver counts and remembers for debugfs (debugfs.c
  * renders it) and FBINDER_IOC_INFO (info.c).
  *
- *   fbinder_stats    global counters (stats.h), atomic, no lock
+ *   fbinder_stat_cpu global counters (stats.h), per CPU, no lock
  *   failures    the last FBINDER_FAILURE_RING failed sends, replies and
  *               deliveries, so "why did my call fail" has an answer; with
  *               module parameter debug also logged, rate-limited; each is
@@ -28,7 +28,22 @@
 #include "stats.h"
 #include "trace.h"
 
-atomic64_t fbinder_stats[FBINDER_STAT_COUNT];
+DEFINE_PER_CPU(struct fbinder_stat_cpu, fbinder_stat_cpu);
+
+/*
+ * The sum of every CPU's count.  Read while others update it, an object
+ * made and freed on two CPUs during the read may be seen freed only: a sum
+ * below zero is such a moment, and reads 0 (every counter counts things).
+ */
+s64 fbinder_stat_read(enum fbinder_stat stat)
+{
+	s64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(&fbinder_stat_cpu, cpu)->v[stat]);
+	return max_t(s64, sum, 0);
+}
 
 /*
  * The longest hold of a teardown batch (internal.h) in ns, and the most

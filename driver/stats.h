@@ -4,11 +4,17 @@
  * read by FBINDER_IOC_INFO (info.c) in the uapi's order, which is why each
  * is its FBINDER_COUNTER_* number.  The live_* ones go back to zero when
  * every context is closed, which is how the tests prove nothing leaked.
+ *
+ * Each CPU counts in its own copy, summed when read (fbinder_stat_read()):
+ * a message writes no cache line another CPU's messages write (issue 35).
+ * An update is one this_cpu operation, safe against preemption and
+ * interrupts, under any lock or none.
  */
 #ifndef _FBINDER_STATS_H
 #define _FBINDER_STATS_H
 
 #include <linux/atomic.h>
+#include <linux/percpu.h>
 #include <linux/uidgid.h>
 #include <linux/types.h>
 #include <linux/fastbinder.h>
@@ -38,24 +44,30 @@ enum fbinder_stat {
 };
 
 /* stats.c */
-extern atomic64_t fbinder_stats[FBINDER_STAT_COUNT];
+struct fbinder_stat_cpu {
+	s64 v[FBINDER_STAT_COUNT];
+};
+
+DECLARE_PER_CPU(struct fbinder_stat_cpu, fbinder_stat_cpu);
 extern atomic64_t fbinder_max_hold_ns;
 extern atomic64_t fbinder_max_hold_objects;
 extern const char *const fbinder_stat_names[FBINDER_STAT_COUNT];
 
+s64 fbinder_stat_read(enum fbinder_stat stat);
+
 static inline void fbinder_stat_inc(enum fbinder_stat stat)
 {
-	atomic64_inc(&fbinder_stats[stat]);
+	this_cpu_inc(fbinder_stat_cpu.v[stat]);
 }
 
 static inline void fbinder_stat_dec(enum fbinder_stat stat)
 {
-	atomic64_dec(&fbinder_stats[stat]);
+	this_cpu_dec(fbinder_stat_cpu.v[stat]);
 }
 
 static inline void fbinder_stat_sub(enum fbinder_stat stat, s64 n)
 {
-	atomic64_sub(n, &fbinder_stats[stat]);
+	this_cpu_sub(fbinder_stat_cpu.v[stat], n);
 }
 
 /* A failed send, reply or delivery (fbinder_record_failure(), internal.h). */

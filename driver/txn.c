@@ -38,9 +38,11 @@
  */
 #include <linux/cred.h>
 #include <linux/file.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/uaccess.h>
 
 #include "internal.h"
@@ -48,7 +50,22 @@
 #include "trace.h"
 #include "txn_pool.h"
 
-static atomic64_t fbinder_txn_ids = ATOMIC64_INIT(0);
+/*
+ * Transaction ids, unique in the module (uapi): each CPU numbers its own
+ * sends, and the id is that number times nr_cpu_ids plus the CPU's, so no
+ * two CPUs make the same one and no send writes another CPU's cache line.
+ * 2^64 / nr_cpu_ids ids a CPU: decades at millions of calls a second.
+ */
+static DEFINE_PER_CPU(u64, fbinder_txn_seq);
+
+static u64 fbinder_txn_new_id(void)
+{
+	int cpu = get_cpu();
+	u64 seq = __this_cpu_inc_return(fbinder_txn_seq);
+
+	put_cpu();
+	return seq * nr_cpu_ids + cpu;
+}
 
 /*
  * Device lock held, unless t was never visible to anyone else.  A
@@ -748,7 +765,7 @@ static int fbinder_send_target_locked(struct fbinder_thread *thread, struct fbin
 			return -EOWNERDEAD;
 		node->tmp_refs++;
 		t->node = node;
-		t->id = atomic64_inc_return(&fbinder_txn_ids);
+		t->id = fbinder_txn_new_id();
 	}
 	kref_get(&target->refs);
 	t->to_ctx = target;

@@ -226,6 +226,13 @@ void bl__objects_drop_all(struct bl_context *ctx);
 void bl__dispatch_txn(struct bl_io *io, const struct fbinder_txn_msg *msg);
 void bl__spawn_looper(struct bl_context *ctx);
 void bl__pool_join(struct bl_context *ctx);
+/*
+ * Whether the calling thread is in a loop of ctx (bl_loop(), a pool
+ * thread), or whether any thread is: a waiter that is not one lets them
+ * take the messages it waits for.
+ */
+bool bl__looping_here(const struct bl_context *ctx);
+bool bl__looper_runs(struct bl_context *ctx);
 
 /* death.c */
 void bl__death_fired(struct bl_io *io, uint64_t cookie);

@@ -253,6 +253,21 @@ int bl_loop_once(struct bl_context *ctx, int timeout_ms)
 	return ret == -EAGAIN ? 0 : ret;
 }
 
+bool bl__looping_here(const struct bl_context *ctx)
+{
+	return bl_looping == ctx;
+}
+
+bool bl__looper_runs(struct bl_context *ctx)
+{
+	bool runs;
+
+	pthread_mutex_lock(&ctx->lock);
+	runs = ctx->loopers || ctx->pool_threads;
+	pthread_mutex_unlock(&ctx->lock);
+	return runs;
+}
+
 static void *pool_main(void *arg)
 {
 	struct bl_pool_thread *pt = arg;

@@ -4,8 +4,8 @@
  * request comes from an untrusted process: each item is read with the
  * library's checked readers, a request with anything left over is
  * malformed, and every failure is an error status in the reply.  The
- * handler never blocks and never calls out, so a client cannot stall the
- * manager.
+ * handler never blocks and makes no call (notices to watchers are oneway
+ * sends), so a client cannot stall the manager.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,6 +77,79 @@ static int32_t do_check(struct sm_state *sm, struct bl_reader *r,
 	return bl_parcel_write_handle(reply, svc->handle);
 }
 
+/* The name and callback object of a WATCH or UNWATCH. */
+static int read_watch(struct bl_reader *r, const char **name, uint32_t *handle)
+{
+	struct fbinder_object obj;
+	int ret = read_name(r, name);
+
+	if (!ret)
+		ret = bl_reader_read_object(r, &obj);
+	if (!ret && bl_reader_remaining(r))
+		ret = -EBADMSG;
+	/* our own object (FBINDER_OBJ_LOCAL) cannot be a client's callback */
+	if (!ret && obj.type != FBINDER_OBJ_HANDLE)
+		ret = -EINVAL;
+	if (!ret)
+		*handle = obj.handle;
+	return ret;
+}
+
+static int32_t do_watch(struct sm_state *sm, struct bl_reader *r,
+			const struct bl_call_info *info)
+{
+	struct sm_service *svc;
+	struct sm_watch *w;
+	const char *name;
+	uint32_t handle;
+	int ret = read_watch(r, &name, &handle);
+
+	if (!ret)
+		ret = sm_watches_add(&sm->watches, name, handle,
+				     info->sender_euid, info->sender_pid, &w);
+	if (ret == -EDQUOT || ret == -ENOSPC)
+		sm_log("refused a watch of '%s' to uid %u (pid %d): %s", name,
+		       info->sender_euid, info->sender_pid,
+		       ret == -EDQUOT ? "its watches are at the bound" :
+					"too many watches");
+	if (ret)
+		return ret;
+	/* a name there already is told at once, as if it came now */
+	svc = sm_registry_find(&sm->registry, name);
+	if (svc)
+		sm_watches_notify(&sm->watches, w, name, BL_SM_EVENT_ADDED,
+				  svc->handle);
+	return 0;
+}
+
+static int32_t do_unwatch(struct sm_state *sm, struct bl_reader *r)
+{
+	const char *name;
+	uint32_t handle;
+	int ret = read_watch(r, &name, &handle);
+
+	return ret ? ret : sm_watches_remove(&sm->watches, name, handle);
+}
+
+static int32_t do_stats(struct sm_state *sm, struct bl_reader *r,
+			struct bl_parcel *reply)
+{
+	int ret;
+
+	if (bl_reader_remaining(r))
+		return -EBADMSG;
+	ret = bl_parcel_write_u32(reply, (uint32_t)sm->registry.count);
+	if (!ret)
+		ret = bl_parcel_write_u32(reply, (uint32_t)sm->watches.count);
+	if (!ret)
+		ret = bl_parcel_write_u64(reply, sm->requests);
+	if (!ret)
+		ret = bl_parcel_write_u64(reply, sm->watches.notices);
+	if (!ret)
+		ret = bl_parcel_write_u64(reply, sm->watches.lost);
+	return ret;
+}
+
 static int32_t do_list(struct sm_state *sm, struct bl_reader *r,
 		       struct bl_parcel *reply)
 {
@@ -116,6 +189,15 @@ int32_t sm_handle(struct bl_object *obj, uint32_t code,
 		break;
 	case BL_SM_LIST:
 		status = do_list(sm, request, reply);
+		break;
+	case BL_SM_WATCH:
+		status = do_watch(sm, request, info);
+		break;
+	case BL_SM_UNWATCH:
+		status = do_unwatch(sm, request);
+		break;
+	case BL_SM_STATS:
+		status = do_stats(sm, request, reply);
 		break;
 	default:
 		status = -EOPNOTSUPP;

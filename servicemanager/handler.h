@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * handler.h - the service manager's object: it answers the requests of
- * docs/servicemanager.md (BL_SM_ADD, BL_SM_CHECK, BL_SM_LIST).
+ * docs/servicemanager.md (BL_SM_ADD, BL_SM_CHECK, BL_SM_LIST, BL_SM_WATCH,
+ * BL_SM_UNWATCH, BL_SM_STATS).
  */
 #ifndef SM_HANDLER_H
 #define SM_HANDLER_H
@@ -9,9 +10,11 @@
 #include "binderlite.h"
 #include "policy.h"
 #include "registry.h"
+#include "watch.h"
 
 struct sm_state {
 	struct sm_registry registry;
+	struct sm_watches watches;
 	const struct sm_policy *policy;	/* NULL: anyone may add any name */
 	unsigned long requests;
 	unsigned long refused;		/* answered with an error status */

@@ -190,6 +190,8 @@ int main(int argc, char **argv)
 	if (ret)
 		return fbtool_unavailable(device, -ret);
 	sm_registry_init(&sm.registry, ctx);
+	sm_watches_init(&sm.watches, ctx);
+	sm.registry.watches = &sm.watches;
 	ret = bl_object_new(ctx, sm_handle, NULL, &sm, &obj);
 	if (!ret)
 		ret = bl_context_become_manager(ctx, obj);
@@ -211,6 +213,7 @@ int main(int argc, char **argv)
 	sm_log("%lu requests, %lu refused, %zu names at exit", sm.requests,
 	       sm.refused, sm.registry.count);
 	sm_registry_fini(&sm.registry);
+	sm_watches_fini(&sm.watches);
 	bl_object_unref(obj);
 	bl_context_close(ctx);
 	sm_policy_free(&policy);

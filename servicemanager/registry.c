@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "registry.h"
+#include "watch.h"
 
 void sm_registry_init(struct sm_registry *reg, struct bl_context *ctx)
 {
@@ -67,6 +68,9 @@ static void service_died(struct bl_context *ctx, uint32_t handle,
 	(void)ctx;
 	(void)handle;
 	sm_log("'%s' died (pid %d): name dropped", svc->name, (int)svc->pid);
+	if (svc->reg->watches)
+		sm_watches_notify(svc->reg->watches, NULL, svc->name,
+				  BL_SM_EVENT_DIED, 0);
 	sm_registry_remove(svc->reg, svc);
 }
 
@@ -123,6 +127,9 @@ int sm_registry_add(struct sm_registry *reg, const char *name,
 		sm_registry_remove(reg, svc);
 		return ret;
 	}
+	if (reg->watches)
+		sm_watches_notify(reg->watches, NULL, name, BL_SM_EVENT_ADDED,
+				  handle);
 	return 0;
 }
 
@@ -141,6 +148,7 @@ void sm_registry_remove(struct sm_registry *reg, struct sm_service *svc)
 
 void sm_registry_fini(struct sm_registry *reg)
 {
+	reg->watches = NULL;
 	while (reg->count)
 		sm_registry_remove(reg, reg->by_name[reg->count - 1]);
 	free(reg->by_name);

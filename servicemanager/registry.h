@@ -17,6 +17,7 @@
 #define SM_MAX_SERVICES	4096
 
 struct sm_registry;
+struct sm_watches;
 
 struct sm_service {
 	struct sm_registry *reg;
@@ -32,11 +33,12 @@ struct sm_registry {
 	struct sm_service **by_name;	/* sorted by strcmp() of the names */
 	size_t count;
 	size_t capacity;
+	struct sm_watches *watches;	/* told of adds and deaths; may be NULL */
 };
 
 void sm_registry_init(struct sm_registry *reg, struct bl_context *ctx);
 
-/* Drops every name (releasing handles, unlinking deaths). */
+/* Drops every name (releasing handles, unlinking deaths), telling no one. */
 void sm_registry_fini(struct sm_registry *reg);
 
 /* The service registered as name, or NULL. */
@@ -44,7 +46,7 @@ struct sm_service *sm_registry_find(struct sm_registry *reg, const char *name);
 
 /*
  * Binds name to handle (taken from a message still being handled): acquires
- * the handle and links to its death.  -EEXIST: the name is taken (by
+ * the handle, links to its death and tells the name's watches.  -EEXIST: the name is taken (by
  * another object; the same object again is a no-op success); -ENOSPC: too
  * many names; -ENOMEM; what bl_handle_acquire() / bl_link_death() return
  * (-EOWNERDEAD never: a dead handle is dropped when its notice comes).

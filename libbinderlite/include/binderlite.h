@@ -920,6 +920,19 @@ enum bl_sm_code {
 	BL_SM_ADD	= 1,	/* string name, object -> status */
 	BL_SM_CHECK	= 2,	/* string name -> status, object */
 	BL_SM_LIST	= 3,	/* -> status, u32 count, count strings */
+	BL_SM_WATCH	= 4,	/* string name, object (callback) -> status */
+	BL_SM_UNWATCH	= 5,	/* string name, object (callback) -> status */
+	/* -> status, u32 names, u32 watches, u64 requests, notices, lost */
+	BL_SM_STATS	= 6,
+};
+
+/*
+ * Codes of the oneway notices the manager sends to a watch's callback
+ * object (BL_SM_WATCH), and the event argument of a bl_sm_watch_fn.
+ */
+enum bl_sm_event {
+	BL_SM_EVENT_ADDED = 1,	/* string name, object (the service) */
+	BL_SM_EVENT_DIED  = 2,	/* string name: its owner died, name dropped */
 };
 
 /*
@@ -948,7 +961,12 @@ int bl_sm_check(struct bl_context *ctx, const char *name, uint32_t *handle);
 /*
  * As bl_sm_check(), but waits up to timeout_ms (BL_NO_TIMEOUT: forever)
  * for the name to appear, and for a service manager to start if none runs:
- * -ETIMEDOUT when it did not.
+ * -ETIMEDOUT when it did not.  It waits for the manager's notice (a watch,
+ * see bl_sm_watch()), not by asking again: the calling thread handles
+ * this context's incoming messages while it waits if no looper runs (or
+ * it is one).  Only while no manager runs, or one without notifications
+ * or with its watch bounds reached, does it ask again, backing off up to
+ * 50 ms.
  */
 int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
 	      uint32_t *handle);
@@ -960,6 +978,52 @@ int bl_sm_get(struct bl_context *ctx, const char *name, int timeout_ms,
  */
 int bl_sm_list(struct bl_context *ctx, char ***names, size_t *count);
 void bl_sm_list_free(char **names, size_t count);
+
+/*
+ * Service notifications.  A watch asks the manager to tell this process
+ * when name is registered (BL_SM_EVENT_ADDED, with a handle to the service
+ * that is valid during fn: bl_handle_acquire() it to keep it) and when the
+ * service's owner dies and its name is dropped (BL_SM_EVENT_DIED, handle
+ * 0).  If the name is registered when the watch is made, ADDED comes at
+ * once.  fn runs on a looper (section 5), so the process needs one; notices
+ * not from the expected manager's euid are ignored.  The manager keeps
+ * at most 64 watches per uid (-EDQUOT beyond) and 4096 in all (-ENOSPC),
+ * and drops the watches of a process that dies.  A notice that does not
+ * fit the watcher's receive buffer is lost (the manager counts it).
+ */
+typedef void (*bl_sm_watch_fn)(struct bl_context *ctx, const char *name,
+			       uint32_t event, uint32_t handle,
+			       void *userdata);
+struct bl_sm_watch;
+
+/*
+ * Registers a watch on name.  -EINVAL: a bad name or no fn; -EDQUOT,
+ * -ENOSPC: the manager's bounds (above); -EHOSTDOWN, -EACCES: as
+ * bl_sm_add(); -EOPNOTSUPP: a manager without notifications; -ENOMEM.
+ */
+int bl_sm_watch(struct bl_context *ctx, const char *name, bl_sm_watch_fn fn,
+		void *userdata, struct bl_sm_watch **out);
+
+/*
+ * Cancels the watch and frees it: fn is not called after it returns,
+ * but for a call already running on another thread (do not free
+ * userdata from under it).  Returns the manager's answer (0, or
+ * -EHOSTDOWN when it is gone: the watch went with it); the watch is freed
+ * either way.  NULL is ignored.  Not from fn.
+ */
+int bl_sm_unwatch(struct bl_sm_watch *watch);
+
+/* What the manager counts (BL_SM_STATS). */
+struct bl_sm_stats {
+	uint32_t names;		/* registered now */
+	uint32_t watches;	/* watches held now, all clients */
+	uint64_t requests;	/* since it started, this one included */
+	uint64_t notices;	/* notices sent to watches */
+	uint64_t notices_lost;	/* notices a watcher could not take */
+};
+
+/* Asks the manager for its counts.  Errors as bl_sm_list(). */
+int bl_sm_stats(struct bl_context *ctx, struct bl_sm_stats *out);
 
 /* ======================================================================
  * 8. Memory regions

@@ -5,13 +5,16 @@
  * calls to the manager and to each other's objects, oneways to each other,
  * objects passed along (own objects and third parties' handles).  Every
  * reply's content is checked, every object arrives translated for its
- * receiver, every sender's oneways arrive in order without gaps, and the
- * live counts return to zero at the end.
+ * receiver, every sender's oneways arrive in order without gaps, no two
+ * messages (sent from both vCPUs at once) carry the same transaction ID,
+ * and the live counts return to zero at the end.
  */
 #include "fbt_proto.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MB		(1024 * 1024)
@@ -45,6 +48,46 @@ static __u32 seed_of(const struct hdr *h)
 	return h->from_w << 24 ^ h->from_t << 16 ^ h->seq;
 }
 
+/* The IDs of the first MAXIDS calls and oneways received, by every process. */
+#define MAXIDS		(1 << 17)
+static struct seen_ids {
+	_Atomic unsigned int n;
+	__u64 id[MAXIDS];
+} *seen;
+
+static void note_id(__u64 id)
+{
+	unsigned int i = atomic_fetch_add(&seen->n, 1);
+
+	if (i < MAXIDS)
+		seen->id[i] = id;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every ID noted differs from every other. */
+static void check_ids_unique(void)
+{
+	unsigned int i, n = atomic_load(&seen->n);
+
+	if (n > MAXIDS)
+		n = MAXIDS;
+	qsort(seen->id, n, sizeof(seen->id[0]), cmp_u64);
+	for (i = 1; i < n; i++)
+		if (seen->id[i] == seen->id[i - 1])
+			break;
+	CHECK(i >= n, "transaction IDs: %llu came twice (%u noted)",
+	      (unsigned long long)seen->id[i], n);
+	CHECK(n > 1000, "only %u transaction IDs noted", n);
+	if (i >= n)
+		printf("# %u transaction IDs, all different\n", n);
+}
+
 /* Check a call or oneway; returns the pattern size or -1.  me: receiving worker or -1 (M). */
 static long check_msg(const struct fbt_ctx *p, const struct fbinder_txn_msg *m, int me,
 		      const __u32 *table)
@@ -52,6 +95,8 @@ static long check_msg(const struct fbt_ctx *p, const struct fbinder_txn_msg *m, 
 	const unsigned char *d = fbt_data(p, m);
 	struct hdr h;
 	size_t off;
+
+	note_id(m->txn_id);
 
 	if (m->data_size < sizeof(h)) {
 		CHECK(0, "message of %llu bytes", (unsigned long long)m->data_size);
@@ -106,7 +151,7 @@ static int reply_echo(struct fbt_ctx *p, const struct fbinder_txn_msg *m, long s
 
 /* ---- the manager ---- */
 
-static pthread_mutex_t mlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t m_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t mcond = PTHREAD_COND_INITIALIZER;
 static __u32 mtable[NW];
 static int at_barrier[2], left_barrier;
@@ -133,15 +178,15 @@ static int m_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 		      "M: bad register");
 		o.handle = fbt_obj(p, m, 0)->handle;
 		CHECK(fbt_acquire(p, o.handle) == 0, "M: acquire");
-		pthread_mutex_lock(&mlock);
+		pthread_mutex_lock(&m_lock);
 		mtable[w % NW] = o.handle;
-		pthread_mutex_unlock(&mlock);
+		pthread_mutex_unlock(&m_lock);
 		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
 		return 0;
 	case C_LOOKUP:
-		pthread_mutex_lock(&mlock);
+		pthread_mutex_lock(&m_lock);
 		o.handle = mtable[w % NW];
-		pthread_mutex_unlock(&mlock);
+		pthread_mutex_unlock(&m_lock);
 		if (!o.handle)
 			fbt_reply(p, m, 1, NULL, 0, NULL, 0);	/* not yet */
 		else
@@ -153,19 +198,19 @@ static int m_handle(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 		return 0;
 	case C_BARRIER:	/* w is the phase: 0 start, 1 end */
 		w &= 1;
-		pthread_mutex_lock(&mlock);
+		pthread_mutex_lock(&m_lock);
 		at_barrier[w]++;
 		pthread_cond_broadcast(&mcond);
 		while (at_barrier[w] < NW)
-			pthread_cond_wait(&mcond, &mlock);
-		pthread_mutex_unlock(&mlock);
+			pthread_cond_wait(&mcond, &m_lock);
+		pthread_mutex_unlock(&m_lock);
 		fbt_reply(p, m, 0, NULL, 0, NULL, 0);
-		pthread_mutex_lock(&mlock);
+		pthread_mutex_lock(&m_lock);
 		if (w == 1 && ++left_barrier == NW) {
 			fflush(NULL);
 			_exit(fbt_child_status());
 		}
-		pthread_mutex_unlock(&mlock);
+		pthread_mutex_unlock(&m_lock);
 		return 0;
 	}
 	CHECK(0, "M: code %u", m->code);
@@ -450,6 +495,9 @@ int main(void)
 	int i, st;
 
 	alarm(55);
+	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (seen == MAP_FAILED)
+		die("mmap");
 	mpid = fbt_spawn_manager_ex(MB, MGR_COOKIE, FBT_MGR_NOBODY, m_main, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	deadline = fbt_now_ms() + RUN_MS;	/* inherited by the workers */
@@ -461,6 +509,7 @@ int main(void)
 	}
 	st = fbt_wait(mpid);
 	CHECK(st == 0, "manager exited with %d", st);
+	check_ids_unique();
 	CHECK(fbt_wait_live_zero(3000) == 0, "live counts did not return to zero");
 	return fbt_done();
 }

@@ -256,7 +256,7 @@ int main(void)
 	      "fastbinder_send of code 12 with one object");
 	CHECK(find(E_SEND, 9, "txn=%llu from=%d:%d to=%d:%d node=%llu code=13 flags=0x%x size=%llu objects=%u",
 		   &id2, &p1, &t1, &p2, &t2, &node, &flags, &sz, &objs) &&
-	      id2 > id && p1 == m && p2 == me && t2 == me,
+	      id2 != id && p1 == m && p2 == me && t2 == me,
 	      "the nested call goes to the waiting caller's thread (to=%d:%d)", p2, t2);
 	CHECK(find(E_SEND, 9, "txn=%llu from=%d:%d to=%d:%d node=%llu code=14 flags=0x%x size=%llu objects=%u",
 		   &a, &p1, &t1, &p2, &t2, &node, &flags, &sz, &objs) &&

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * attack_long_stream: an unprivileged process hands FBINDER_IOC_WRITE_READ a
- * 1 GiB write stream of cheap commands (a 64 KiB memfd of ENTER_LOOPER /
- * EXIT_LOOPER pairs mapped 16384 times in a row), to stay in the kernel
+ * 1 GiB write stream of cheap commands (a 1 MiB memfd of ENTER_LOOPER /
+ * EXIT_LOOPER pairs mapped 1024 times in a row), to stay in the kernel
  * and unkillable for as long as the driver keeps going.
  *
  *  - SIGKILL ends it at once: the parent kills it in the middle of the
  *    stream and it is reaped within KILL_DEADLINE_MS of what the same
- *    process idle takes (tearing down 16384 mappings is the exit's own
- *    cost, not the driver's: seconds on the debug kernel under load);
+ *    process idle takes (tearing down 1024 mappings is the exit's own
+ *    cost, not the driver's; each mmap and its teardown take milliseconds
+ *    on the debug kernel under load, so more mappings cost minutes there);
  *  - one ioctl runs at most FBINDER_WRITE_MAX_CMDS (4096) commands: a longer
  *    stream returns EINTR with write_consumed at the first command not
  *    run, and reads nothing (it does not block on the empty read side);
@@ -25,11 +26,12 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MB			(1024 * 1024)
 #define MGR_COOKIE		0x10a6ULL
-#define CHUNK			(64 * 1024)
+#define CHUNK			(1024 * 1024)
 #define BIG_STREAM		(1ULL << 30)
 #define SMALL_STREAM		(1 << 20)
 #define MAX_CMDS		4096	/* docs/abi.md: commands per WRITE_READ */
@@ -89,9 +91,8 @@ static int endless(void *arg)
 
 /*
  * The control: the same mappings and an open context, no ioctl.  What
- * its SIGKILL takes to reap is the exit's own cost (16384 mappings to
- * tear down: seconds on a debug kernel under emulation), which the
- * attacker's deadline is counted from.
+ * its SIGKILL takes to reap is the exit's own cost (1024 mappings to
+ * tear down), which the attacker's deadline is counted from.
  */
 static int idle_mapped(void *arg)
 {
@@ -107,20 +108,63 @@ static int idle_mapped(void *arg)
 		pause();
 }
 
-/* SIGKILL to reaped for a child of fn that said it is ready, in us. */
+/* Where pid is (its state and wait channel), for a failure's message. */
+static const char *whereabouts(pid_t pid)
+{
+	static char buf[256];
+	char path[64], wchan[64] = "?", line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			strcpy(wchan, "?");
+		fclose(f);
+	}
+	snprintf(buf, sizeof(buf), "waiting in %s", wchan);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "State:", 6)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(buf, sizeof(buf), "%s, waiting in %s", line, wchan);
+		}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/*
+ * SIGKILL to reaped for a child of fn that said it is ready, in us.  The
+ * ready pipe is the child's alone (EOF if it dies first), and the wait for
+ * the reap is bounded: a child SIGKILL cannot end is named with where it is.
+ */
 static long long kill_time_us(int (*fn)(void *), const char *who)
 {
-	long long t0, dt;
+	long long t0, dt, limit_us = fbt_deadline_ms(60 * 1000) * 1000LL;
+	int status = 0;
 	pid_t pid;
 	char c;
 
+	if (pipe(ready))
+		die("pipe");
 	pid = fbt_fork_nobody(fn, NULL);
+	close(ready[1]);
 	if (read(ready[0], &c, 1) != 1)
-		die("the %s died before it was ready", who);
+		die("the %s ended before it was ready: exit %d", who, fbt_wait(pid));
+	close(ready[0]);
 	usleep(300 * 1000);	/* the attacker: well inside its stream's first pass */
 	t0 = fbt_now_us();
 	kill(pid, SIGKILL);
-	CHECK(fbt_wait(pid) == 128 + SIGKILL, "the %s did not die of SIGKILL", who);
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (fbt_now_us() - t0 > limit_us)
+			die("the %s still there %lld s after SIGKILL: %s", who, limit_us / 1000000,
+			    whereabouts(pid));
+		usleep(10 * 1000);
+	}
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	      "the %s did not die of SIGKILL (status 0x%x)", who, status);
 	dt = fbt_now_us() - t0;
 	printf("# SIGKILL to reaped, %s: %lld ms\n", who, dt / 1000);
 	return dt;
@@ -170,8 +214,8 @@ int main(void)
 	long long exit_us, dt;
 	pid_t mgr, pid;
 
-	if (pipe(ready))
-		die("pipe");
+	/* line by line: what it said survives a timeout */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	mgr = fbt_spawn_manager(MB, MGR_COOKIE, fbt_ping_manager, NULL);
 	fbt_bystander_start(&by, FBT_BY_CALL);
 

@@ -683,6 +683,7 @@ static void run_round(struct fbt_rng *rng)
 	bool killed[NCLIENTS + 2] = { false };
 	const int n = NCLIENTS + 2;
 	long long t0, deadline;
+	unsigned long long calls0;
 	int i, nk = 0, st;
 
 	atomic_store(&sh->stop, 0);
@@ -691,8 +692,16 @@ static void run_round(struct fbt_rng *rng)
 	for (i = 0; i < NCLIENTS; i++)
 		pid[2 + i] = fbt_fork(c_main, (void *)(intptr_t)i);
 
-	/* Let the traffic build up, then kill at random moments. */
-	usleep(100000 + 1000 * fbt_rnd(rng, 400));
+	/*
+	 * Let the traffic build up (the first call of the round answered, or
+	 * 2 s, longer on a slow kernel: a loaded debug kernel may take that
+	 * long to start them), then kill at random moments.
+	 */
+	calls0 = atomic_load(&sh->calls);
+	t0 = fbt_now_ms();
+	while (atomic_load(&sh->calls) == calls0 && fbt_now_ms() - t0 < fbt_deadline_ms(2000))
+		usleep(5000);
+	usleep(1000 * fbt_rnd(rng, 400));
 	for (i = 0; i < n; i++) {
 		if (fbt_rnd(rng, 100) < 45 || (i == n - 1 && !nk)) {
 			kill(pid[i], SIGKILL);

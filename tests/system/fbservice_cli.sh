@@ -4,7 +4,8 @@
 # fbservice_cli: the fbservice tool and its exit codes (0 ok, 1 failed,
 # 2 usage, 3 no fastbinder/manager): usage errors before anything else; no
 # manager -> 3; list/check/call of a live service; check and call of a
-# missing one -> 1; "wait" that blocks until the name appears, and one that
+# missing one -> 1; "stats"; "wait" that blocks until the name appears (on
+# the manager's notice: a watch, no lookups while it waits), and one that
 # times out; every typed argument reaches the service; a bad name -> 2.
 # ok, bad, code, spawn, stop, retry, start_manager, finish: tests/lib/fbt.sh
 . fbt.sh
@@ -44,11 +45,24 @@ code 1 "call a missing name" fbservice call tools.none 1
 code 1 "wait 300 ms for a missing name" fbservice wait tools.none 300
 code 2 "invalid name" fbservice check 'bad name!'
 
-# wait blocks until the name appears
+code 2 "stats with an argument" fbservice stats x
+code 0 "stats" fbservice stats
+grep -qx 'watches 0' out && grep -qx 'names 0' out && grep -q '^requests [0-9]' out &&
+	grep -qx 'notices_lost 0' out && ok "stats: no names, no watches" || { bad "stats:"; cat out; }
+
+# wait blocks until the name appears, on the manager's notice: it watches
+# the name and asks nothing while it waits
+stat_of() { fbservice stats | sed -n "s/^$1 //p"; }
 fbservice wait tools.late 10000 >wait.out 2>&1 &
 W=$!
 PIDS="$PIDS $W"
+TRIES=100 retry sh -c '[ "$(fbservice stats | sed -n "s/^watches //p")" = 1 ]' &&
+	ok "the waiting fbservice watches tools.late" || bad "no watch: $(fbservice stats | tr '\n' ' ')"
+R0=$(stat_of requests)
 usleep 500000
+R1=$(stat_of requests)
+[ $((R1 - R0)) -eq 1 ] && ok "no lookups while waiting (only the stats request in 500 ms)" ||
+	bad "$((R1 - R0)) requests in 500 ms while fbservice waited (polling?)"
 kill -0 $W 2>/dev/null && ok "wait still waiting while the name is missing" || bad "wait returned early: $(cat wait.out)"
 spawn deathwatch-target tools.late >target.out
 TARGET=$LAST
@@ -56,6 +70,8 @@ wait $W
 rc=$?
 [ $rc -eq 0 ] && grep -qx 'tools.late: found' wait.out &&
 	ok "wait returned 0 once the name appeared" || bad "wait: exit $rc: $(cat wait.out)"
+TRIES=100 retry sh -c '[ "$(fbservice stats | sed -n "s/^watches //p")" = 0 ]' &&
+	ok "the waiter's watch is gone" || bad "watch left: $(fbservice stats | tr '\n' ' ')"
 
 spawn echo-service >echo.out
 retry fbservice check echo || bad "echo did not register"

@@ -14,7 +14,7 @@
 #
 #   1. calls, oneway_batches, regions and thread_pool, every process of them under memcheck;
 #   2. fb-servicemanager under memcheck: registrations, a lookup that
-#      waits, fbservice call/check/list and fbstat (under memcheck too), a
+#      waits on a notice (fbservice wait, under memcheck too), fbservice call/check/list and fbstat (under memcheck too), a
 #      second manager refused (exit 1), two services killed, then the
 #      static malformed_requests's 1,000 malformed requests, and SIGTERM: exit 0.
 #
@@ -164,10 +164,13 @@ kill -HUP "$SM"
 if TRIES=100 retry grep -q 'keeping the previous policy' sm.err; then ok "SIGHUP: a broken policy is refused"
 else bad "SIGHUP: broken policy"; cat sm.err; fi
 
-# a lookup that waits, then its name appears
-spawn fbservice wait vg.late 30000 >wait.out 2>&1
+# a lookup that waits on the manager's notice (both under memcheck: the
+# watch, the notice, the unwatch), then its name appears
+spawn vg fbservice $VGBIN/fbservice wait vg.late 60000 >wait.out 2>&1
 WAITER=$LAST
-usleep 200000
+if TRIES=300 retry sh -c '[ "$(fbservice stats | sed -n "s/^watches //p")" = 1 ]'; then
+	ok "the waiting fbservice watches vg.late"
+else bad "no watch of vg.late: $(fbservice stats | tr '\n' ' ')"; fi
 spawn deathwatch-target vg.late >target.out 2>&1
 TARGET=$LAST
 spawn calculator-service >calc.out 2>&1

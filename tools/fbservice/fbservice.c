@@ -7,6 +7,7 @@
  *	fbservice [-d DEVICE] list
  *	fbservice [-d DEVICE] check NAME
  *	fbservice [-d DEVICE] wait NAME [TIMEOUT_MS]
+ *	fbservice [-d DEVICE] stats
  *	fbservice [-d DEVICE] [-t TIMEOUT_MS] call NAME CODE [TYPE VALUE]...
  *	fbservice [-d DEVICE] [-t TIMEOUT_MS] call --idl FILE NAME METHOD [VALUE]...
  *
@@ -15,6 +16,10 @@
  *	check	prints "NAME: found" or "NAME: not found"; never waits.
  *	wait	waits until NAME is registered (bl_sm_get()), forever or at
  *		most TIMEOUT_MS milliseconds, then prints "NAME: found".
+ *		It waits for the manager's notice (a watch), not by asking
+ *		again.
+ *	stats	prints the manager's counts, "KEY VALUE" a line: names,
+ *		watches, requests, notices, notices_lost (bl_sm_stats()).
  *	call	looks NAME up (no waiting), calls method CODE with the
  *		arguments written in order, and prints the reply: the
  *		handler's status, then every item of the reply by its type
@@ -77,6 +82,7 @@ static void usage(FILE *f)
 "usage: fbservice [-d DEVICE] list\n"
 "       fbservice [-d DEVICE] check NAME\n"
 "       fbservice [-d DEVICE] wait NAME [TIMEOUT_MS]\n"
+"       fbservice [-d DEVICE] stats\n"
 "       fbservice [-d DEVICE] [-t TIMEOUT_MS] call NAME CODE [TYPE VALUE]...\n"
 "       fbservice [-d DEVICE] [-t TIMEOUT_MS] call --idl FILE NAME METHOD [VALUE]...\n"
 "\n"
@@ -84,6 +90,8 @@ static void usage(FILE *f)
 "  list             the registered names, one per line\n"
 "  check NAME       is NAME registered? (no waiting)\n"
 "  wait NAME [MS]   wait until NAME is registered (forever, or MS ms)\n"
+"  stats            the manager's counts: names, watches, requests,\n"
+"                   notices, notices_lost\n"
 "  call NAME CODE   call method CODE of NAME with the arguments, print the\n"
 "                   reply's status and every item of it, typed\n"
 "  call --idl FILE NAME METHOD   the same, METHOD and the types of its in\n"
@@ -101,7 +109,7 @@ static void usage(FILE *f)
 "      --version          the release and ABI version\n"
 "\n"
 "Exit status:\n"
-"  0  success (listed; found; called and the status was 0)\n"
+"  0  success (listed; found; counted; called and the status was 0)\n"
 "  1  the operation failed: not registered, not registered in time, the\n"
 "     call failed or timed out, its status was not 0 (reply still\n"
 "     printed), or its reply was malformed\n"
@@ -745,6 +753,28 @@ static int cmd_wait(struct bl_context *ctx, const char *name, int timeout_ms)
 	return EXIT_OK;
 }
 
+static int cmd_stats(struct bl_context *ctx)
+{
+	struct bl_sm_stats st;
+	int ret = bl_sm_stats(ctx, &st);
+
+	if (ret == -EHOSTDOWN)
+		return no_manager();
+	if (ret == -EOPNOTSUPP) {
+		fbtool_err("stats: the service manager does not count (an older one)");
+		return EXIT_FAILED;
+	}
+	if (ret) {
+		fbtool_err("stats: %s", strerror(-ret));
+		return EXIT_NO_BINDER;
+	}
+	printf("names %u\nwatches %u\nrequests %llu\nnotices %llu\n"
+	       "notices_lost %llu\n", st.names, st.watches,
+	       (unsigned long long)st.requests, (unsigned long long)st.notices,
+	       (unsigned long long)st.notices_lost);
+	return EXIT_OK;
+}
+
 static int cmd_call(struct bl_context *ctx, const char *name, uint32_t code,
 		    struct bl_parcel *req, int timeout_ms, bool oneway)
 {
@@ -842,15 +872,15 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return fbtool_usage_error("no command (list, check, wait, call)");
+		return fbtool_usage_error("no command (list, check, wait, stats, call)");
 	cmd = argv[optind++];
 	argc -= optind;
 	argv += optind;
 
 	/* Check the whole command line before touching the device. */
-	if (!strcmp(cmd, "list")) {
+	if (!strcmp(cmd, "list") || !strcmp(cmd, "stats")) {
 		if (argc != 0)
-			return fbtool_usage_error("list takes no arguments");
+			return fbtool_usage_error("%s takes no arguments", cmd);
 	} else if (!strcmp(cmd, "check")) {
 		if (argc != 1)
 			return fbtool_usage_error("usage: check NAME");
@@ -899,7 +929,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	} else {
-		return fbtool_usage_error("unknown command '%s' (list, check, wait, call)",
+		return fbtool_usage_error("unknown command '%s' (list, check, wait, stats, call)",
 				   cmd);
 	}
 
@@ -914,6 +944,8 @@ int main(int argc, char **argv)
 		rc = cmd_check(ctx, name);
 	else if (!strcmp(cmd, "wait"))
 		rc = cmd_wait(ctx, name, wait_timeout);
+	else if (!strcmp(cmd, "stats"))
+		rc = cmd_stats(ctx);
 	else
 		rc = cmd_call(ctx, name, code, &req, call_timeout, oneway);
 	bl_context_close(ctx);
