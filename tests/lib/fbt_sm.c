@@ -79,6 +79,24 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 	}
 }
 
+int fbt_sm_call_add_one(struct bl_context *ctx, uint32_t h, int32_t v, int32_t *out)
+{
+	struct bl_parcel p = BL_PARCEL_INIT;
+	struct bl_reply r;
+	int ret;
+
+	bl_parcel_write_i32(&p, v);
+	ret = bl_call(ctx, h, FBT_SM_ADD_ONE, &p, &r, BL_NO_TIMEOUT);
+	bl_parcel_fini(&p);
+	if (ret)
+		return ret;
+	ret = r.status;
+	if (!ret)
+		ret = bl_reader_read_i32(&r.reader, out);
+	bl_reply_fini(&r);
+	return ret;
+}
+
 static int drop_to(uid_t uid)
 {
 	if (!uid)

@@ -33,6 +33,12 @@ int fbt_sm_manager_stop(pid_t pid);
  */
 pid_t fbt_sm_service_start(const char *name, uid_t uid, int *add_ret);
 
+/*
+ * Calls FBT_SM_ADD_ONE on handle h: 0 with *out = v + 1, the call's error,
+ * or the service's status.
+ */
+int fbt_sm_call_add_one(struct bl_context *ctx, uint32_t h, int32_t v, int32_t *out);
+
 /* The number of open descriptors of pid (from /proc/PID/fd). */
 int fbt_sm_count_fds(pid_t pid);
 

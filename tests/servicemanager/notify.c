@@ -80,25 +80,6 @@ static unsigned int heard_count(void)
 	return n;
 }
 
-static int call_add_one(struct bl_context *ctx, uint32_t h, int32_t v,
-			int32_t *out)
-{
-	struct bl_parcel p = BL_PARCEL_INIT;
-	struct bl_reply r;
-	int ret;
-
-	bl_parcel_write_i32(&p, v);
-	ret = bl_call(ctx, h, FBT_SM_ADD_ONE, &p, &r, BL_NO_TIMEOUT);
-	bl_parcel_fini(&p);
-	if (ret)
-		return ret;
-	ret = r.status;
-	if (!ret)
-		ret = bl_reader_read_i32(&r.reader, out);
-	bl_reply_fini(&r);
-	return ret;
-}
-
 /* The manager's watch count; -1 when it does not answer. */
 static long watches_now(struct bl_context *ctx)
 {
@@ -178,7 +159,7 @@ static int waiter(void *p)
 		fprintf(stderr, "waiter: bl_sm_get: %s\n", strerror(-ret));
 		return 1;
 	}
-	ret = call_add_one(ctx, h, 1, &v);
+	ret = fbt_sm_call_add_one(ctx, h, 1, &v);
 	bl_handle_release(ctx, h);
 	bl_context_close(ctx);
 	return ret || v != 2 ? 2 : 0;
@@ -213,7 +194,7 @@ static int client(void *arg)
 	CHECK(heard_nth(0, BL_SM_EVENT_ADDED, "n.one", 3000),
 	      "ADDED n.one when the service registered");
 	pthread_mutex_lock(&heard.lock);
-	CHECK(heard.handle && call_add_one(ctx, heard.handle, 41, &v) == 0 &&
+	CHECK(heard.handle && fbt_sm_call_add_one(ctx, heard.handle, 41, &v) == 0 &&
 	      v == 42, "the notice's handle calls the service: %d", v);
 	pthread_mutex_unlock(&heard.lock);
 	fbt_bl_kill(one);

@@ -16,25 +16,6 @@
 #include "fbt.h"
 #include "fbt_sm.h"
 
-static int call_add_one(struct bl_context *ctx, uint32_t h, int32_t v,
-			int32_t *out)
-{
-	struct bl_parcel p = BL_PARCEL_INIT;
-	struct bl_reply r;
-	int ret;
-
-	bl_parcel_write_i32(&p, v);
-	ret = bl_call(ctx, h, FBT_SM_ADD_ONE, &p, &r, BL_NO_TIMEOUT);
-	bl_parcel_fini(&p);
-	if (ret)
-		return ret;
-	ret = r.status;
-	if (!ret)
-		ret = bl_reader_read_i32(&r.reader, out);
-	bl_reply_fini(&r);
-	return ret;
-}
-
 /* The registered names, joined with ',' ("" when none); -errno. */
 static int list_names(struct bl_context *ctx, char *buf, size_t size)
 {
@@ -73,7 +54,7 @@ static int waiter_main(void *arg)
 		fprintf(stderr, "waiter: found 'late' before it was added\n");
 		return 2;
 	}
-	ret = call_add_one(ctx, h, 9, &v);
+	ret = fbt_sm_call_add_one(ctx, h, 9, &v);
 	bl_handle_release(ctx, h);
 	bl_context_close(ctx);
 	return ret || v != 10 ? 3 : 0;
@@ -143,7 +124,7 @@ static int client(void *arg)
 	ret = bl_sm_check(ctx, "echo.one", &h);
 	CHECK(ret == 0, "check echo.one: %d", ret);
 	if (!ret) {
-		CHECK(call_add_one(ctx, h, 41, &v) == 0 && v == 42,
+		CHECK(fbt_sm_call_add_one(ctx, h, 41, &v) == 0 && v == 42,
 		      "call through the looked-up handle: %d", v);
 	}
 	b = fbt_sm_service_start("alpha", 0, &ret);
@@ -186,7 +167,7 @@ static int client(void *arg)
 	CHECK(list_names(ctx, names, sizeof(names)) == 0 &&
 	      !strcmp(names, "alpha,late"), "list after the death: '%s'",
 	      names);
-	CHECK(call_add_one(ctx, h, 1, &v) == -EOWNERDEAD,
+	CHECK(fbt_sm_call_add_one(ctx, h, 1, &v) == -EOWNERDEAD,
 	      "the old handle reports the death");
 	bl_handle_release(ctx, h);
 
@@ -196,7 +177,7 @@ static int client(void *arg)
 	ret = bl_sm_get(ctx, "echo.one", 1000, &h);
 	CHECK(ret == 0, "get the new echo.one: %d", ret);
 	if (!ret) {
-		CHECK(call_add_one(ctx, h, 1, &v) == 0 && v == 2,
+		CHECK(fbt_sm_call_add_one(ctx, h, 1, &v) == 0 && v == 2,
 		      "the new echo.one answers");
 		bl_handle_release(ctx, h);
 	}
