@@ -1294,7 +1294,6 @@ static void header_async(const struct fi_decl *d, const struct fi_method *m)
 	     " * when it is 0, the out values (then the completion's, as the call's\n"
 	     " * are the caller's; else NULL).  Returns 0 when queued, else an\n"
 	     " * errno, and fb_done never runs.\n */\n", m->name);
-	(void)c;
 	snprintf(head, sizeof(head), "typedef void (*%s_%s_done)(", c, m->cname);
 	emit_async_params(head, 0, m, false, "void *fb_user, int fb_ret", NULL,
 			  ");\n");
@@ -1305,16 +1304,34 @@ static void header_async(const struct fi_decl *d, const struct fi_method *m)
 	emit_async_params(head, 0, m, true, first, last, ");\n\n");
 }
 
+/*
+ * Value i of an async call's completion: a method's parameters, then its
+ * result (i == m->nparams).  False for an in parameter and a void result,
+ * which the completion does not get; else *t and *name are set.
+ */
+static bool async_out(const struct fi_method *m, size_t i, const struct fi_type **t,
+		      const char **name)
+{
+	if (i < m->nparams) {
+		*t = &m->params[i].type;
+		*name = m->params[i].name;
+		return m->params[i].dir != FI_IN;
+	}
+	*t = &m->ret;
+	*name = "result";
+	return m->ret.kind != FI_VOID;
+}
+
 /* The values a completion passes: NULLs, or the temporaries' addresses. */
 static void emit_done_call(const struct fi_method *m, const char *indent,
 			   const char *ret, bool values)
 {
 	emit("%sfb_done(fb_user, %s", indent, ret);
 	for (size_t i = 0; i <= m->nparams; i++) {
-		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
-		const char *name = i < m->nparams ? m->params[i].name : "result";
+		const struct fi_type *t;
+		const char *name;
 
-		if (i < m->nparams ? m->params[i].dir == FI_IN : t->kind == FI_VOID)
+		if (!async_out(m, i, &t, &name))
 			continue;
 		if (!values)
 			emit(t->array ? ", NULL, NULL" : ", NULL");
@@ -1353,23 +1370,22 @@ static void client_async(const struct fi_decl *d, const struct fi_method *m)
 	emit_done_call(m, "\t\t", "fb_ret ? fb_ret : -EPROTO", false);
 	emit("\t\treturn;\n\t}\n");
 	for (size_t i = 0; i <= m->nparams; i++) {
-		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
-		const char *name = i < m->nparams ? m->params[i].name : "result";
+		const struct fi_type *t;
+		const char *name;
 		struct place pl;
 
-		if (i < m->nparams ? m->params[i].dir == FI_IN : t->kind == FI_VOID)
+		if (!async_out(m, i, &t, &name))
 			continue;
 		place_of(&pl, "fb_o_%s", "fb_o_%s_len", name);
 		emit_init("\t", t, &pl);
 	}
 	/* the result first, then the out values: the reply's order */
 	for (size_t k = 0; k <= m->nparams; k++) {
-		size_t i = k == 0 ? m->nparams : k - 1;
-		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
-		const char *name = i < m->nparams ? m->params[i].name : "result";
+		const struct fi_type *t;
+		const char *name;
 		struct place pl;
 
-		if (i < m->nparams ? m->params[i].dir == FI_IN : t->kind == FI_VOID)
+		if (!async_out(m, k == 0 ? m->nparams : k - 1, &t, &name))
 			continue;
 		place_of(&pl, "fb_o_%s", "fb_o_%s_len", name);
 		emit_read("\t", "&fb_rep->reader", "fb_ctx", t, &pl, RD_CLIENT, rfirst);
@@ -1382,11 +1398,11 @@ static void client_async(const struct fi_decl *d, const struct fi_method *m)
 		     "\t\tfb_ret = -EBADMSG;\n");
 	emit("\tif (fb_ret) {\n");
 	for (size_t i = 0; i <= m->nparams; i++) {
-		const struct fi_type *t = i < m->nparams ? &m->params[i].type : &m->ret;
-		const char *name = i < m->nparams ? m->params[i].name : "result";
+		const struct fi_type *t;
+		const char *name;
 		struct place pl;
 
-		if (i < m->nparams ? m->params[i].dir == FI_IN : t->kind == FI_VOID)
+		if (!async_out(m, i, &t, &name))
 			continue;
 		place_of(&pl, "fb_o_%s", "fb_o_%s_len", name);
 		emit_free("\t\t", "fb_ctx", t, &pl, FR_CLIENT);
