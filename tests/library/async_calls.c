@@ -323,23 +323,37 @@ static void wait_entered(int fd, int n)
 	}
 }
 
-static void test_server_dies(struct bl_context *ctx)
+/*
+ * A slow service named name started, and SLOW_CALLS calls to it queued on a
+ * new BL_ASYNC_POLL object of THREADS workers, once THREADS of them are in
+ * its handler (the rest wait in the queue).
+ */
+static struct bl_async *slow_calls_queued(struct bl_context *ctx, const char *name,
+					  pid_t *svc, uint32_t *h, int *entered)
 {
 	struct bl_async *a;
-	int entered, i, ret;
-	uint32_t h;
-	pid_t svc;
+	int i, ret;
 
 	reset();
-	svc = slow_start(ctx, SVC_DIES, &h, &entered);
+	*svc = slow_start(ctx, name, h, entered);
 	ret = bl_async_new(ctx, BL_ASYNC_POLL, THREADS, &a);
 	if (ret)
 		die("bl_async_new: %s", strerror(-ret));
 	for (i = 0; i < SLOW_CALLS; i++)
-		CHECK(bl_call_async(a, h, M_SLOW, NULL, BL_NO_TIMEOUT, on_done,
+		CHECK(bl_call_async(a, *h, M_SLOW, NULL, BL_NO_TIMEOUT, on_done,
 				    &dones[i]) == 0, "queue %d", i);
-	/* THREADS in the handler, the rest queued here */
-	wait_entered(entered, THREADS);
+	wait_entered(*entered, THREADS);
+	return a;
+}
+
+static void test_server_dies(struct bl_context *ctx)
+{
+	struct bl_async *a;
+	int entered, i;
+	uint32_t h;
+	pid_t svc;
+
+	a = slow_calls_queued(ctx, SVC_DIES, &svc, &h, &entered);
 	fbt_bl_kill(svc);
 	dispatch_until(a, SLOW_CALLS);
 	for (i = 0; i < SLOW_CALLS; i++)
@@ -358,19 +372,11 @@ static void test_server_dies(struct bl_context *ctx)
 static void test_destroy(struct bl_context *ctx)
 {
 	struct bl_async *a;
-	int entered, i, ret;
+	int entered, i;
 	uint32_t h;
 	pid_t svc;
 
-	reset();
-	svc = slow_start(ctx, SVC_CANCEL, &h, &entered);
-	ret = bl_async_new(ctx, BL_ASYNC_POLL, THREADS, &a);
-	if (ret)
-		die("bl_async_new: %s", strerror(-ret));
-	for (i = 0; i < SLOW_CALLS; i++)
-		CHECK(bl_call_async(a, h, M_SLOW, NULL, BL_NO_TIMEOUT, on_done,
-				    &dones[i]) == 0, "queue %d", i);
-	wait_entered(entered, THREADS);
+	a = slow_calls_queued(ctx, SVC_CANCEL, &svc, &h, &entered);
 	bl_async_destroy(a);
 	CHECK(atomic_load(&completed) == SLOW_CALLS,
 	      "destroy ran %d completions of %d", atomic_load(&completed),
