@@ -95,35 +95,23 @@ T0=$(cut -d. -f1 /proc/uptime)
 took() { echo "# $(($(cut -d. -f1 /proc/uptime) - T0)) s: $*"; }
 
 # ---- 1. the library's own VM tests -----------------------------------------
-vg calls $VGBIN/calls >calls.out 2>&1
-rc=$?
-[ $rc -eq 0 ] && ok "calls under memcheck: exit 0" || { bad "calls: exit $rc"; cat calls.out; }
-reports calls
-took calls
+# vg_test NAME: the library test NAME under memcheck exits 0, its reports clean
+vg_test() {
+	vg "$1" "$VGBIN/$1" >"$1.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && ok "$1 under memcheck: exit 0" || { bad "$1: exit $rc"; cat "$1.out"; }
+	reports "$1"
+	took "$1"
+}
 
+vg_test calls
 # asynchronous calls: the workers, the queues, destroy with calls in flight
-vg async_calls $VGBIN/async_calls >async_calls.out 2>&1
-rc=$?
-[ $rc -eq 0 ] && ok "async_calls under memcheck: exit 0" ||
-	{ bad "async_calls: exit $rc"; cat async_calls.out; }
-reports async_calls
-took async_calls
-
+vg_test async_calls
 # oneway batches: the sender's mixed command stream, the receiver's batch walk
-vg oneway_batches $VGBIN/oneway_batches >oneway_batches.out 2>&1
-rc=$?
-[ $rc -eq 0 ] && ok "oneway_batches under memcheck: exit 0" ||
-	{ bad "oneway_batches: exit $rc"; cat oneway_batches.out; }
-reports oneway_batches
-took oneway_batches
-
+vg_test oneway_batches
 # region reads land in malloc()ed memory memcheck cannot see the kernel
 # write: the library marks the bytes copied as defined
-vg regions $VGBIN/regions >regions.out 2>&1
-rc=$?
-[ $rc -eq 0 ] && ok "regions under memcheck: exit 0" || { bad "regions: exit $rc"; cat regions.out; }
-reports regions
-took regions
+vg_test regions
 
 vg thread_pool $VGBIN/thread_pool >thread_pool.out 2>&1
 rc=$?
