@@ -11,6 +11,7 @@
 #ifndef _FBINDER_COMPAT_H
 #define _FBINDER_COMPAT_H
 
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/sched/signal.h>
@@ -219,6 +220,23 @@ static inline long fbinder_pin_remote_interruptible(struct mm_struct *mm,
 static inline wait_queue_head_t *fbinder_pid_exit_wq(struct pid *pid)
 {
 	return &pid->wait_pidfd;
+}
+
+/*
+ * A new inode's times: 6.7 made them private behind accessors and added
+ * simple_inode_init_ts() to set all three to now.
+ */
+static inline void fbinder_inode_init_ts(struct inode *inode)
+{
+#if FBINDER_KERNEL_AT_LEAST(6, 7, 0)
+	simple_inode_init_ts(inode);
+#else
+	struct timespec64 now = current_time(inode);
+
+	inode->i_atime = now;
+	inode->i_mtime = now;
+	inode->i_ctime = now;
+#endif
 }
 
 #endif /* _FBINDER_COMPAT_H */

@@ -143,7 +143,7 @@ static int fbinder_state_show(struct seq_file *m, void *unused)
 	unsigned int n, i;
 
 	seq_printf(m, "slot-pool %lu\n", fbinder_slot_pool_count());
-	list_for_each_entry(dev, &fbinder_devices, entry) {
+	for (dev = fbinder_device_next(NULL); dev; dev = fbinder_device_next(dev)) {
 		/* the manager's node may be freed once the lock is dropped */
 		spin_lock(&dev->lock);
 		seq_printf(m, "device %s context-manager node %llu spare-transactions %u\n",

@@ -4,7 +4,9 @@
  *
  * The module parameter "devices" names the devices to create, each an
  * independent world with its own context manager, so containers can be
- * kept apart.
+ * kept apart; fastbinderfs (fs.c) makes more at run time, with the same
+ * file operations.  Every device is on one list, for the tools and the
+ * spares' shrinker.
  */
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -14,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 
 #include "device.h"
 #include "internal.h"
@@ -24,6 +27,7 @@ module_param_named(devices, fbinder_device_names, charp, 0444);
 MODULE_PARM_DESC(devices, "Comma-separated names of the devices to create (default \"fastbinder\")");
 
 LIST_HEAD(fbinder_devices);
+static DEFINE_MUTEX(fbinder_devices_lock);	/* changes of the list */
 
 static struct fbinder_ctx *fbinder_file_ctx(struct file *file)
 {
@@ -39,12 +43,18 @@ static struct fbinder_ctx *fbinder_file_ctx(struct file *file)
 
 static int fbinder_open(struct inode *inode, struct file *file)
 {
-	struct fbinder_device *dev = container_of(file->private_data,
-						  struct fbinder_device, misc);
-	struct fbinder_ctx *ctx = fbinder_ctx_create(dev);
+	struct fbinder_device *dev = fbinder_fs_device(inode);
+	struct fbinder_ctx *ctx;
 
+	if (!dev)	/* misc_open() left us the miscdevice */
+		dev = container_of(file->private_data, struct fbinder_device,
+				   misc);
+	else if (!inode->i_nlink)
+		return -ENOENT;	/* removed: nobody new joins it */
+	ctx = fbinder_ctx_create(dev);
 	if (!ctx)
 		return -ENOMEM;
+	kref_get(&dev->refs);
 	file->private_data = ctx;
 	return 0;
 }
@@ -58,7 +68,11 @@ static int fbinder_flush(struct file *file, fl_owner_t id)
 
 static int fbinder_release(struct inode *inode, struct file *file)
 {
-	fbinder_ctx_release(file->private_data);
+	struct fbinder_ctx *ctx = file->private_data;
+	struct fbinder_device *dev = ctx->dev;
+
+	fbinder_ctx_release(ctx);
+	fbinder_device_put(dev);
 	return 0;
 }
 
@@ -78,7 +92,7 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	struct fbinder_version ver = {
 		.abi_version = FBINDER_ABI_VERSION,
 		.min_abi_version = FBINDER_ABI_VERSION,
-		.features = FBINDER_FEATURES_V4,
+		.features = FBINDER_FEATURES_V4 | FBINDER_FEATURE_INSTANCES,
 	};
 	struct fbinder_context_mgr mgr;
 	struct fbinder_thread *thread;
@@ -150,7 +164,7 @@ static __poll_t fbinder_poll(struct file *file, struct poll_table_struct *pt)
 	return mask;
 }
 
-static const struct file_operations fbinder_fops = {
+const struct file_operations fbinder_fops = {
 	.owner = THIS_MODULE,
 	.open = fbinder_open,
 	.flush = fbinder_flush,
@@ -166,43 +180,104 @@ bool fbinder_is_fastbinder_file(struct file *file)
 	return file->f_op == &fbinder_fops;
 }
 
-static void fbinder_device_destroy(struct fbinder_device *dev)
+/* 1 to 31 bytes, a file name of its own: no '/', not "." or "..". */
+bool fbinder_device_name_valid(const char *name)
 {
-	misc_deregister(&dev->misc);
-	list_del(&dev->entry);
-	/* every context is gone: nothing else reaches the spares */
-	fbinder_txn_spares_drain(dev);
-	kfree(dev);
+	size_t len = strnlen(name, sizeof_field(struct fbinder_device, name));
+
+	return len && len < sizeof_field(struct fbinder_device, name) &&
+	       !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
-static int fbinder_device_create(const char *name)
+/*
+ * A new device, on the list, holding its creator's reference; ns is the
+ * user namespace whose CAP_SYS_ADMIN may claim its handle 0.
+ */
+struct fbinder_device *fbinder_device_new(const char *name, struct user_namespace *ns)
+{
+	struct fbinder_device *dev;
+
+	if (!fbinder_device_name_valid(name))
+		return ERR_PTR(-EINVAL);
+	/* a mount's are charged to whoever made them */
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL_ACCOUNT);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	strscpy(dev->name, name, sizeof(dev->name));
+	kref_init(&dev->refs);
+	dev->user_ns = get_user_ns(ns);
+	spin_lock_init(&dev->lock);
+	dev->ctx_mgr_uid = INVALID_UID;
+	INIT_LIST_HEAD(&dev->contexts);
+	mutex_lock(&fbinder_devices_lock);
+	list_add_tail_rcu(&dev->entry, &fbinder_devices);
+	mutex_unlock(&fbinder_devices_lock);
+	return dev;
+}
+
+/* The last reference: kref_put_mutex() took fbinder_devices_lock for it. */
+static void fbinder_device_free(struct kref *kref)
+{
+	struct fbinder_device *dev = container_of(kref, struct fbinder_device, refs);
+
+	list_del_rcu(&dev->entry);
+	mutex_unlock(&fbinder_devices_lock);
+	/* no context is left: only the shrinker still reaches the spares */
+	fbinder_txn_spares_drain(dev);
+	put_user_ns(dev->user_ns);
+	kfree_rcu(dev, rcu);
+}
+
+/* Sleeps (the list's mutex): never with a lock of the driver held. */
+void fbinder_device_put(struct fbinder_device *dev)
+{
+	kref_put_mutex(&dev->refs, fbinder_device_free, &fbinder_devices_lock);
+}
+
+/*
+ * The device after prev on the list (the first for NULL), pinned, or NULL;
+ * prev's pin is dropped.  A pinned device stays on the list, so the walk
+ * goes on from it whatever came and went meanwhile.
+ */
+struct fbinder_device *fbinder_device_next(struct fbinder_device *prev)
+{
+	struct fbinder_device *dev;
+
+	mutex_lock(&fbinder_devices_lock);
+	dev = list_prepare_entry(prev, &fbinder_devices, entry);
+	dev = list_next_entry(dev, entry);
+	if (list_entry_is_head(dev, &fbinder_devices, entry))
+		dev = NULL;
+	else
+		kref_get(&dev->refs);
+	mutex_unlock(&fbinder_devices_lock);
+	if (prev)
+		fbinder_device_put(prev);
+	return dev;
+}
+
+/* A devices= one: /dev/<name>, as long as the module is loaded. */
+static int fbinder_misc_create(const char *name)
 {
 	struct fbinder_device *dev;
 	int ret;
 
-	if (!*name || strlen(name) >= sizeof(dev->name) || strchr(name, '/'))
-		return -EINVAL;
 	/* named twice: refuse it here rather than let sysfs complain */
 	list_for_each_entry(dev, &fbinder_devices, entry)
 		if (!strcmp(dev->name, name))
 			return -EEXIST;
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
-	if (!dev)
-		return -ENOMEM;
-	strscpy(dev->name, name, sizeof(dev->name));
-	spin_lock_init(&dev->lock);
-	dev->ctx_mgr_uid = INVALID_UID;
-	INIT_LIST_HEAD(&dev->contexts);
+	dev = fbinder_device_new(name, &init_user_ns);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
 	dev->misc.minor = MISC_DYNAMIC_MINOR;
 	dev->misc.name = dev->name;
 	dev->misc.fops = &fbinder_fops;
 	dev->misc.mode = 0666;	/* access is by handle, not by file mode */
 	ret = misc_register(&dev->misc);
 	if (ret) {
-		kfree(dev);
+		fbinder_device_put(dev);
 		return ret;
 	}
-	list_add_tail(&dev->entry, &fbinder_devices);
 	return 0;
 }
 
@@ -216,7 +291,7 @@ int fbinder_devices_init(void)
 		return -ENOMEM;
 	p = names;
 	while ((name = strsep(&p, ",")) && !ret)
-		ret = fbinder_device_create(name);
+		ret = fbinder_misc_create(name);
 	kfree(names);
 	/* the spares' shrinker walks the list: once it is complete */
 	if (!ret)
@@ -226,11 +301,21 @@ int fbinder_devices_init(void)
 	return ret;
 }
 
+/*
+ * After fbinder_fs_exit(): no mount and no open file is left (each pins
+ * the module), so the devices= ones are all that remain, and their
+ * references are the module's.
+ */
 void fbinder_devices_exit(void)
 {
 	struct fbinder_device *dev, *tmp;
 
+	list_for_each_entry_safe(dev, tmp, &fbinder_devices, entry) {
+		if (dev->misc.fops)	/* registered: a failed one went */
+			misc_deregister(&dev->misc);
+		WARN_ON(kref_read(&dev->refs) != 1);
+		fbinder_device_put(dev);
+	}
+	/* the devices' spares are gone: now the shrinker may go */
 	fbinder_txn_pool_exit();
-	list_for_each_entry_safe(dev, tmp, &fbinder_devices, entry)
-		fbinder_device_destroy(dev);
 }

@@ -260,7 +260,7 @@ static int fbinder_info_contexts(struct fbinder_info *in,
 	u32 i = 0;
 	int ret = 0;
 
-	list_for_each_entry(dev, &fbinder_devices, entry) {
+	for (dev = fbinder_device_next(NULL); dev; dev = fbinder_device_next(dev)) {
 		it.dev = dev;
 		while (!ret && (ctx = fbinder_iter_visible(&it, v))) {
 			spin_lock(&dev->lock);
@@ -277,8 +277,10 @@ static int fbinder_info_contexts(struct fbinder_info *in,
 		if (it.pos)
 			fbinder_ctx_put(it.pos);
 		it.pos = NULL;
-		if (ret)
+		if (ret) {
+			fbinder_device_put(dev);
 			return ret;
+		}
 	}
 	in->total = i;
 	in->count = min(in->count, i);
@@ -331,7 +333,7 @@ static int fbinder_info_tree(struct fbinder_info *in,
 	batch = kmalloc_array(FBINDER_INFO_BATCH, w->size, GFP_KERNEL);
 	if (!batch)
 		return -ENOMEM;
-	list_for_each_entry(dev, &fbinder_devices, entry) {
+	for (dev = fbinder_device_next(NULL); dev; dev = fbinder_device_next(dev)) {
 		it.dev = dev;
 		while (!ret && (ctx = fbinder_iter_visible(&it, v))) {
 			cv.cookies = fbinder_may_read_pid(ctx->pid);

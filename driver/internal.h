@@ -39,6 +39,11 @@
  * wake the one thread they chose just after dropping fbinder_device.lock
  * instead (fbinder_unlock_wake), so the woken thread does not find it held.
  *
+ * fbinder_devices_lock (mutex, device.c) guards the list of devices, taken
+ * with no other lock of the driver held: a walker that sleeps pins one
+ * device at a time and lets the mutex go (fbinder_device_next()); the
+ * spares' shrinker walks the list under RCU instead.
+ *
  * A function's name says which lock it needs, and it asserts that with
  * lockdep_assert_held() (make lint checks both, scripts/lint-locking.sh):
  *
@@ -55,6 +60,13 @@
  *
  * Lifetimes
  * =========
+ *   fbinder_device  kref: its creator holds one (the module for a devices=
+ *              one, its fastbinderfs inode for one made at run time), every
+ *              open file another, a walker of the list a third.  A context
+ *              uses its device only while its file is open or another file
+ *              of the device is (a sender), so the file's reference covers
+ *              it.  The last put takes it off the list and frees it after a
+ *              grace period (the shrinker).
  *   fbinder_ctx     kref: the file holds one, every in-flight user another.
  *              The context ends (fbinder_ctx_end(): dead, its threads, work,
  *              nodes, handles and links gone) when its owning process
@@ -135,12 +147,15 @@ extern unsigned int fbinder_max_user_nodes;	/* module parameter */
 struct fbinder_node_user;
 
 struct fbinder_device {
-	struct miscdevice misc;
+	struct miscdevice misc;		/* a devices= one's; unused in fastbinderfs */
+	struct kref refs;		/* its creator's (the list, fs.c's inode), each file's */
+	struct user_namespace *user_ns;	/* whose CAP_SYS_ADMIN claims handle 0 */
+	struct rcu_head rcu;		/* the spares' shrinker walks the list under RCU */
 	spinlock_t lock;		/* the object graph, see above */
 	struct fbinder_node *ctx_mgr;	/* handle 0, or NULL */
 	kuid_t ctx_mgr_uid;		/* euid of the first claim, or invalid */
 	struct list_head contexts;	/* fbinder_ctx.dev_entry, for debugfs */
-	struct list_head entry;		/* fbinder_devices */
+	struct list_head entry;		/* fbinder_devices, until freed */
 	struct fbinder_txn *spare_txns;	/* unused ones, by next_spare, under lock */
 	u32 nr_spare_txns;
 	char name[32];
@@ -506,6 +521,21 @@ long fbinder_region_mms_held(void);
 
 /* device.c */
 bool fbinder_is_fastbinder_file(struct file *file);
+bool fbinder_device_name_valid(const char *name);
+struct fbinder_device *fbinder_device_new(const char *name, struct user_namespace *ns);
+void fbinder_device_put(struct fbinder_device *dev);
+/*
+ * Every device, each pinned in turn, so the body may sleep:
+ * for (dev = fbinder_device_next(NULL); dev; dev = fbinder_device_next(dev));
+ * one that leaves the loop early puts the device it holds.
+ */
+struct fbinder_device *fbinder_device_next(struct fbinder_device *prev);
+extern const struct file_operations fbinder_fops;
+
+/* fs.c */
+int fbinder_fs_init(void);
+void fbinder_fs_exit(void);
+struct fbinder_device *fbinder_fs_device(struct inode *inode);
 
 /* fd.c */
 void fbinder_buffer_put_fds(struct fbinder_buffer_fd *fds, u32 nr);

@@ -39,8 +39,14 @@ static int __init fbinder_init(void)
 	ret = fbinder_devices_init();
 	if (ret)
 		goto err_devices;
+	/* last: a mount may make devices at once */
+	ret = fbinder_fs_init();
+	if (ret)
+		goto err_fs;
 	return 0;
 
+err_fs:
+	fbinder_devices_exit();
 err_devices:
 	fbinder_debugfs_exit();
 err_selftests:
@@ -50,6 +56,7 @@ err_selftests:
 
 static void __exit fbinder_exit(void)
 {
+	fbinder_fs_exit();
 	fbinder_devices_exit();
 	fbinder_regions_exit();
 	fbinder_debugfs_exit();

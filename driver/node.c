@@ -595,16 +595,19 @@ int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id)
 
 /*
  * Handle 0 answers every lookup, so claiming it takes privilege:
- * CAP_SYS_ADMIN in the initial user namespace, or the euid that the
- * module parameter manager_uid names.  The configured uid is tried first,
- * so a manager running as it leaves no capability check in the audit log.
+ * CAP_SYS_ADMIN in the device's user namespace (the initial one for a
+ * devices= device, the one owning the mount for a fastbinderfs one), or
+ * the euid that the module parameter manager_uid names.  The configured
+ * uid is tried first, so a manager running as it leaves no capability
+ * check in the audit log.
  */
-static bool fbinder_may_claim(kuid_t euid)
+static bool fbinder_may_claim(struct fbinder_device *dev, kuid_t euid)
 {
 	kuid_t uid = fbinder_manager_uid < 0 ? INVALID_UID :
 		     make_kuid(&init_user_ns, fbinder_manager_uid);
 
-	return (uid_valid(uid) && uid_eq(euid, uid)) || capable(CAP_SYS_ADMIN);
+	return (uid_valid(uid) && uid_eq(euid, uid)) ||
+	       ns_capable(dev->user_ns, CAP_SYS_ADMIN);
 }
 
 /*
@@ -621,7 +624,7 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 	struct fbinder_node *node;
 	int ret = 0;
 
-	if (!fbinder_may_claim(euid))
+	if (!fbinder_may_claim(dev, euid))
 		return -EPERM;
 	spare = fbinder_node_new();
 	if (!spare)

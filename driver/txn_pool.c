@@ -59,9 +59,12 @@ void fbinder_txn_spares_drain(struct fbinder_device *dev)
 }
 
 /*
- * The device list only changes at load and unload, before this shrinker
- * exists and after it is gone.  Reclaim never finds fbinder_device.lock
- * held by its own task: nothing allocates under it.
+ * Devices come and go at run time (fastbinderfs): the shrinker walks the
+ * list under RCU, and a device's memory outlives its removal by a grace
+ * period (fbinder_device_free()).  One being freed may still be found
+ * here; its spares are taken under its lock either way.  Reclaim never
+ * finds fbinder_device.lock held by its own task: nothing allocates
+ * under it.
  */
 static unsigned long fbinder_txn_shrink_count(struct shrinker *s,
 					      struct shrink_control *sc)
@@ -69,8 +72,10 @@ static unsigned long fbinder_txn_shrink_count(struct shrinker *s,
 	struct fbinder_device *dev;
 	unsigned long count = 0;
 
-	list_for_each_entry(dev, &fbinder_devices, entry)
+	rcu_read_lock();
+	list_for_each_entry_rcu(dev, &fbinder_devices, entry)
 		count += READ_ONCE(dev->nr_spare_txns);
+	rcu_read_unlock();
 	return count ? count : SHRINK_EMPTY;
 }
 
@@ -80,11 +85,13 @@ static unsigned long fbinder_txn_shrink_scan(struct shrinker *s,
 	struct fbinder_device *dev;
 	unsigned long freed = 0;
 
-	list_for_each_entry(dev, &fbinder_devices, entry) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(dev, &fbinder_devices, entry) {
 		if (freed >= sc->nr_to_scan)
 			break;
 		freed += fbinder_txn_spares_free(dev, sc->nr_to_scan - freed);
 	}
+	rcu_read_unlock();
 	return freed ? freed : SHRINK_STOP;
 }
 

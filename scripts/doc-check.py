@@ -135,8 +135,9 @@ DRIVER_ERRNOS = returned_errnos(DRIVER_SRCS)
 LIB_SRCS = sorted(glob.glob('libbinderlite/*.c') + glob.glob('libbinderlite/*.h'))
 LIB_ERRNOS = returned_errnos(LIB_SRCS)
 # errnos the kernel's own code gives on the driver's behalf: open(2) out of
-# descriptors, mmap(2) and the signal restart the driver's -ERESTARTSYS becomes
-KERNEL_ERRNOS = {'EMFILE', 'ENFILE', 'EINTR', 'EAGAIN', 'ENOMEM'}
+# descriptors, mmap(2) and the signal restart the driver's -ERESTARTSYS becomes,
+# and the open of a fastbinderfs device's number elsewhere (no cdev: ENXIO)
+KERNEL_ERRNOS = {'EMFILE', 'ENFILE', 'EINTR', 'EAGAIN', 'ENOMEM', 'ENXIO'}
 ERRNO_NAMES = set()
 try:
     ERRNO_NAMES = set(__import__('errno').errorcode.values()) | {'ERESTARTSYS', 'ENOTSUPP'}

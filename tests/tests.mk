@@ -132,6 +132,10 @@ VM_ROOT_TESTS	+= attack_nodes
 # (fbstat_unprivileged); docs/tracing.md's recipes run as written there
 # (tracing_recipes: the page is put in the guest's /fb/files).
 VM_ROOT_TESTS	+= fbstat_unprivileged info_ioctl trace_events tracing_recipes
+# Issue 36's instances: root mounts fastbinderfs, makes devices and claims
+# their handle 0, reads debugfs state and the module's refcnt; the attacks
+# run in children as uid 65534, one in a user namespace of its own.
+VM_ROOT_TESTS	+= instances
 VM_RUN_ARGS	+= -f docs/tracing.md
 # The debug kernel's: failslab drives fault injection through debugfs.
 DEBUG_ROOT_TESTS := failslab

@@ -2,8 +2,9 @@
 #
 # tools/tools.mk - the command-line tools "make install" ships, one
 # directory each: fbversion (the module's ABI version), fbservice (the
-# service manager's registry), fbstat (the driver's state) and fbidl (the
-# interface compiler, docs/idl.md).  Static
+# service manager's registry), fbstat (the driver's state), fbidl (the
+# interface compiler, docs/idl.md) and fbinstance (devices in a
+# fastbinderfs mount).  Static
 # programs (the top Makefile's rule), linked with libbinderlite.a, so the
 # same binary runs on the host and in the VM.  Developer and harness
 # scripts live in scripts/, not here.
@@ -12,7 +13,7 @@
 # exit statuses, --help, --version, the "cannot use fastbinder" message);
 # the tools, fb-servicemanager and the examples link FBTOOL_O.
 
-TOOL_NAMES	:= fbversion fbservice fbstat fbidl
+TOOL_NAMES	:= fbversion fbservice fbstat fbidl fbinstance
 TOOL_BINS	:= $(addprefix $(BUILD)/bin/,$(TOOL_NAMES))
 
 USERSPACE	+= $(TOOL_BINS)
@@ -39,6 +40,7 @@ $(TOOL_BINS) $(SM_BIN): private PROG_CFLAGS += -I tools/lib
 FBSTAT_SRCS	:= $(wildcard tools/fbstat/*.c)
 
 $(BUILD)/bin/fbversion: tools/fbversion/fbversion.c $(BL_A) $(TOOL_HDRS)
+$(BUILD)/bin/fbinstance: tools/fbinstance/fbinstance.c $(BL_A) $(TOOL_HDRS)
 # fbservice call --idl parses interface files with fbidl's parser
 $(BUILD)/bin/fbservice: tools/fbservice/fbservice.c tools/fbidl/parse.c \
 		tools/fbidl/fbidl.h $(BL_A) $(TOOL_HDRS)

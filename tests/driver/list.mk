@@ -22,6 +22,7 @@ driver_VM_TESTS := \
 	fd_passing_failures.c \
 	idle_memory.c \
 	info_ioctl.c \
+	instances.c \
 	looper_spawn.c \
 	multiple_devices.c \
 	nested_calls.c \

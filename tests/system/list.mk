@@ -12,6 +12,7 @@ system_VM_TESTS := \
 	example_deathwatch.sh \
 	example_echo.sh \
 	example_threadpool.sh \
+	fbinstance_cli.sh \
 	fbservice_cli.sh \
 	fbstat_output.sh \
 	fbstat_unprivileged.c \

@@ -12,7 +12,7 @@
 . fbt.sh
 
 abi=
-TOOLS="fbversion fbservice fbstat fbidl fb-servicemanager"
+TOOLS="fbversion fbservice fbstat fbidl fbinstance fb-servicemanager"
 
 # ---- --help, --version, a bad option ----
 for p in $TOOLS; do

@@ -98,6 +98,9 @@ const struct abi_layout abi_layouts[] = {
 #define T fbinder_info_failure
 	LAYOUT(48, AT(seq, 0), AT(error, 16), AT(node, 32), AT(reserved, 44)),
 #undef T
+#define T fbinder_instance
+	LAYOUT(48, AT(name, 0), AT(major, 32), AT(minor, 36), AT(flags, 40), AT(reserved, 44)),
+#undef T
 };
 const size_t abi_layout_count = sizeof(abi_layouts) / sizeof(abi_layouts[0]);
 
@@ -111,7 +114,7 @@ START_TEST(test_sizes)
 {
 	size_t fields = 0;
 
-	ck_assert_uint_eq(abi_layout_count, 18);
+	ck_assert_uint_eq(abi_layout_count, 19);
 	for (size_t i = 0; i < abi_layout_count; i++) {
 		const struct abi_layout *l = &abi_layouts[i];
 

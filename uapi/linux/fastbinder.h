@@ -278,6 +278,7 @@ struct fbinder_version {
 #define FBINDER_FEATURE_REGIONS		0x1ULL		/* memory regions */
 #define FBINDER_FEATURE_INFO		0x2ULL		/* FBINDER_IOC_INFO */
 #define FBINDER_FEATURE_SEND_BATCH	0x4ULL		/* FBINDER_CMD_SEND_BATCH */
+#define FBINDER_FEATURE_INSTANCES	0x8ULL		/* fastbinderfs, FBINDER_CTL_ADD */
 /* What every version 4 driver has, also one that knows only the V4 command. */
 #define FBINDER_FEATURES_V4		(FBINDER_FEATURE_REGIONS | \
 					 FBINDER_FEATURE_INFO | \
@@ -443,5 +444,24 @@ struct fbinder_info_failure {
 #define FBINDER_IOC_REGION_INFO	_IOWR(FBINDER_IOC_MAGIC, 8, struct fbinder_region_info)
 #define FBINDER_IOC_REGION_REVOKE	_IOW(FBINDER_IOC_MAGIC, 9, __u32)
 #define FBINDER_IOC_INFO		_IOWR(FBINDER_IOC_MAGIC, 16, struct fbinder_info)
+
+/* ---- fastbinderfs: instances at run time (docs/abi.md, Instances) ------- */
+
+/* The filesystem type, its statfs f_type, and the control file in its root. */
+#define FBINDER_FS_TYPE		"fastbinderfs"
+#define FBINDER_FS_MAGIC	0x66626673	/* "fbfs" */
+#define FBINDER_FS_CONTROL	"fastbinder-control"
+#define FBINDER_FS_MAX_INSTANCES	64	/* in one mount */
+
+/* Argument of FBINDER_CTL_ADD, on the control file of a mount. */
+struct fbinder_instance {
+	char name[32];		/* in: 1-31 bytes and a NUL, no '/', not "." or ".." */
+	__u32 major;		/* out: the device number of <mount>/<name> */
+	__u32 minor;
+	__u32 flags;		/* in: 0 */
+	__u32 reserved;		/* in: 0 */
+};
+
+#define FBINDER_CTL_ADD		_IOWR(FBINDER_IOC_MAGIC, 32, struct fbinder_instance)
 
 #endif /* _UAPI_LINUX_FASTBINDER_H */
