@@ -262,7 +262,10 @@ static int fbinder_misc_create(const char *name)
 	struct fbinder_device *dev;
 	int ret;
 
-	/* named twice: refuse it here rather than let sysfs complain */
+	/*
+	 * Named twice: refuse it here rather than let sysfs complain.  At
+	 * load, before fastbinderfs exists, nothing else changes the list.
+	 */
 	list_for_each_entry(dev, &fbinder_devices, entry)
 		if (!strcmp(dev->name, name))
 			return -EEXIST;
