@@ -100,7 +100,7 @@ VM_CLAIM_TESTS	:= async_calls buffer_mapping burst_frees calls concurrent_traffi
 		   fd_passing fd_passing_failures idle_memory looper_spawn malformed_requests notify \
 		   nested_calls object_translation oneway_batch oneway_batches oneway_order \
 		   poll_events regions \
-		   region_capability region_owner_memory registry sender_identity \
+		   region_capability region_owner_memory registry sender_identity sender_label \
 		   sender_pid_namespace slot_reuse sync_call thread_pool write_stream_errors
 # The same, for the memory-region attack: its owners, holders and copiers
 # all run as 65534 once the relay manager has claimed handle 0.
