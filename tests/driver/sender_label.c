@@ -16,7 +16,7 @@
  *   - of two objects of the sender, the one created with the flag gets the
  *     manager's label on a call, the one without gets no flag and no label;
  *   - sizes: a call whose data and label fill the 64 KiB mapping exactly
- *     arrives, its label ending at the mapping's end; 8 bytes more fail
+ *     (sent once the manager freed everything) arrives, its label ending at the mapping's end; 8 bytes more fail
  *     with EMSGSIZE and queue nothing (the next message the manager reads
  *     is the one sent after it).
  *
@@ -40,7 +40,7 @@
 #define MAP		(64 * 1024)
 #define LABEL_MAX	512
 
-enum { C_ONEWAY = 1, C_CALL, C_BIG, C_TOO_BIG, C_DONE, C_BATCH, C_NESTED };
+enum { C_ONEWAY = 1, C_CALL, C_BIG, C_TOO_BIG, C_DONE, C_SYNC, C_NESTED };
 
 /* The call's payload: two objects, then the sender's label (not padded). */
 struct call_req {
@@ -167,6 +167,13 @@ static int sender(void *arg)
 	rc = fbt_wr(&s, &w, NULL, false);
 	CHECK(rc == 0, "batch: %s", strerror(-rc));
 
+	/* the manager answers once it freed everything: its buffer is empty */
+	rc = fbt_call(&s, 0, C_SYNC, NULL, 0, NULL, 0, &reply, NULL, NULL);
+	CHECK(rc == 0 && reply.cmd == FBINDER_RET_REPLY, "sync: %s %s", strerror(-rc),
+	      fbt_ret_name(reply.cmd));
+	if (!rc && reply.cmd == FBINDER_RET_REPLY)
+		fbt_free_buffer(&s, reply.msg.data);
+
 	/* data and label fill the mapping, then 8 bytes too many */
 	size = MAP - label_area(len);
 	big = calloc(1, size + 8);
@@ -249,6 +256,7 @@ int main(void)
 	struct fbinder_batch b;
 	struct fbt_ctx m;
 	struct fbt_ret r;
+	struct fbt_w w;
 	char label[LABEL_MAX];
 	pid_t child;
 	int rc;
@@ -287,9 +295,18 @@ int main(void)
 	check_label(&m, &r.msg, label, "batch");
 	fbt_free_buffer(&m, r.msg.data);
 
+	fbt_next_txn(&m, &r, "sync");
+	CHECK(r.msg.code == C_SYNC, "fourth message: code %u", r.msg.code);
+	check_label(&m, &r.msg, label, "empty call");
+	fbt_free_buffer(&m, r.msg.data);
+	fbt_w_reset(&w);
+	fbt_w_reply(&w, 0, NULL, 0, NULL, 0);
+	rc = fbt_wr(&m, &w, NULL, false);
+	CHECK(rc == 0, "reply to sync: %s", strerror(-rc));
+
 	fbt_next_txn(&m, &r, "big call");
 	CHECK(r.msg.code == C_BIG && r.msg.data_size == MAP - label_area(strlen(label)),
-	      "fourth message: code %u, %llu bytes", r.msg.code,
+	      "fifth message: code %u, %llu bytes", r.msg.code,
 	      (unsigned long long)r.msg.data_size);
 	check_label(&m, &r.msg, label, "call that fills the mapping");
 	CHECK(r.msg.data == 0, "the big call at %llu", (unsigned long long)r.msg.data);
