@@ -117,6 +117,24 @@ static int nested(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 	return 0;
 }
 
+/* A batch of two oneway messages to handle 0, the first one's payload data. */
+static void send_batch(struct fbt_ctx *s, const char *data, size_t size)
+{
+	const struct fbinder_batch_msg msgs[2] = {
+		{ .code = 7, .data = (uintptr_t)data, .data_size = size },
+		{ .code = 8, .data = (uintptr_t)"x", .data_size = 1 },
+	};
+	const struct fbinder_batch_send bs = { .handle = 0, .count = 2,
+					       .msgs = (uintptr_t)msgs };
+	struct fbt_w w;
+	int rc;
+
+	fbt_w_reset(&w);
+	fbt_w_cmd(&w, FBINDER_CMD_SEND_BATCH, &bs, sizeof(bs));
+	rc = fbt_wr(s, &w, NULL, false);
+	CHECK(rc == 0, "batch: %s", strerror(-rc));
+}
+
 static int sender(void *arg)
 {
 	struct call_req req = {
@@ -126,14 +144,10 @@ static int sender(void *arg)
 	};
 	const __u64 offs[2] = { offsetof(struct call_req, plain),
 				offsetof(struct call_req, labelled) };
-	struct fbinder_batch_msg msgs[2];
-	struct fbinder_batch_send bs = { .handle = 0, .count = 2,
-					 .msgs = (uintptr_t)msgs };
 	struct fbt_ret reply;
 	struct fbt_ctx s;
 	unsigned char *big;
 	size_t len, size;
-	struct fbt_w w;
 	int rc;
 
 	(void)arg;
@@ -158,14 +172,7 @@ static int sender(void *arg)
 		fbt_free_buffer(&s, reply.msg.data);
 	}
 
-	msgs[0] = (struct fbinder_batch_msg){ .code = 7, .data = (uintptr_t)req.label,
-					      .data_size = len + 1 };
-	msgs[1] = (struct fbinder_batch_msg){ .code = 8, .data = (uintptr_t)"x",
-					      .data_size = 1 };
-	fbt_w_reset(&w);
-	fbt_w_cmd(&w, FBINDER_CMD_SEND_BATCH, &bs, sizeof(bs));
-	rc = fbt_wr(&s, &w, NULL, false);
-	CHECK(rc == 0, "batch: %s", strerror(-rc));
+	send_batch(&s, req.label, len + 1);
 
 	/* the manager answers once it freed everything: its buffer is empty */
 	rc = fbt_call(&s, 0, C_SYNC, NULL, 0, NULL, 0, &reply, NULL, NULL);
