@@ -55,6 +55,9 @@ const struct abi_layout abi_layouts[] = {
 #define T fbinder_batch
 	LAYOUT(8, AT(count, 0), AT(reserved, 4), AT(msgs, 8)),
 #undef T
+#define T fbinder_secctx
+	LAYOUT(8, AT(size, 0), AT(reserved, 4)),
+#undef T
 #define T fbinder_object
 	LAYOUT(16, AT(type, 0), AT(flags, 4), AT(cookie, 8), AT(handle, 8), AT(fd, 8)),
 #undef T
@@ -111,7 +114,7 @@ START_TEST(test_sizes)
 {
 	size_t fields = 0;
 
-	ck_assert_uint_eq(abi_layout_count, 18);
+	ck_assert_uint_eq(abi_layout_count, 19);
 	for (size_t i = 0; i < abi_layout_count; i++) {
 		const struct abi_layout *l = &abi_layouts[i];
 
