@@ -15,6 +15,7 @@
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/sched/signal.h>
+#include <linux/security.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/version.h>
@@ -237,6 +238,31 @@ static inline void fbinder_inode_init_ts(struct inode *inode)
 	inode->i_mtime = now;
 	inode->i_ctime = now;
 #endif
+}
+
+/*
+ * The security label of the calling task's subjective credentials, as the
+ * LSM that provides labels writes it, allocated by it (*len bytes, a NUL
+ * among them or not): give it back with fbinder_secctx_release().
+ * -EOPNOTSUPP when no LSM provides labels.  6.1 and 6.12 export the same
+ * two calls with the same signatures: security_current_getsecid_subj(),
+ * then security_secid_to_secctx().  Not security_cred_getsecid(): AppArmor
+ * (Debian's default) implements only the current_getsecid_subj hook, so
+ * the cred one gives it secid 0.  Later kernels pass a struct lsm_prop
+ * and a struct lsm_context instead of the secid and the string: their
+ * helper goes here when the driver builds for them.
+ */
+static inline int fbinder_secctx_get(char **label, u32 *len)
+{
+	u32 secid;
+
+	security_current_getsecid_subj(&secid);
+	return security_secid_to_secctx(secid, label, len);
+}
+
+static inline void fbinder_secctx_release(char *label, u32 len)
+{
+	security_release_secctx(label, len);
 }
 
 #endif /* _FBINDER_COMPAT_H */

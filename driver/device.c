@@ -92,7 +92,8 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	struct fbinder_version ver = {
 		.abi_version = FBINDER_ABI_VERSION,
 		.min_abi_version = FBINDER_ABI_VERSION,
-		.features = FBINDER_FEATURES_V4 | FBINDER_FEATURE_INSTANCES,
+		.features = FBINDER_FEATURES_V4 | FBINDER_FEATURE_INSTANCES |
+			    FBINDER_FEATURE_SECCTX,
 	};
 	struct fbinder_context_mgr mgr;
 	struct fbinder_thread *thread;
@@ -124,7 +125,8 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case FBINDER_IOC_SET_CONTEXT_MGR:
 		if (copy_from_user(&mgr, uarg, sizeof(mgr)))
 			return -EFAULT;
-		if (mgr.flags & ~FBINDER_OBJF_ACCEPTS_FDS || mgr.reserved)
+		if (mgr.flags & ~(FBINDER_OBJF_ACCEPTS_FDS | FBINDER_OBJF_TXN_SECCTX) ||
+		    mgr.reserved)
 			return -EINVAL;
 		return fbinder_set_context_mgr(ctx, mgr.cookie, mgr.flags);
 	case FBINDER_IOC_THREAD_EXIT:

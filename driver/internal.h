@@ -278,6 +278,7 @@ struct fbinder_node {
 	bool has_min_prio;
 	struct fbinder_prio min_prio;	/* for its handlers */
 	bool accepts_fds;		/* FBINDER_OBJF_ACCEPTS_FDS */
+	bool txn_secctx;		/* FBINDER_OBJF_TXN_SECCTX */
 	u64 calls;			/* calls and oneways queued to it */
 	struct fbinder_region *region;	/* a memory region's node, or NULL */
 };

@@ -641,8 +641,10 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 			goto out;
 		}
 		/* like a send's, the flags count when they create the node */
-		if (!spare)
+		if (!spare) {
 			node->accepts_fds = flags & FBINDER_OBJF_ACCEPTS_FDS;
+			node->txn_secctx = flags & FBINDER_OBJF_TXN_SECCTX;
+		}
 		node->is_ctx_mgr = true;
 		node->exports++;
 		dev->ctx_mgr = node;

@@ -45,6 +45,7 @@
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "internal.h"
 #include "stats.h"
 #include "trace.h"
@@ -438,6 +439,7 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 			node->has_min_prio =
 				fbinder_prio_from_flags(obj->flags, &node->min_prio);
 			node->accepts_fds = obj->flags & FBINDER_OBJF_ACCEPTS_FDS;
+			node->txn_secctx = obj->flags & FBINDER_OBJF_TXN_SECCTX;
 		}
 		break;
 	case FBINDER_OBJ_HANDLE:
@@ -575,7 +577,8 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
 		if (copy_from_user(&obj, data + off, sizeof(obj)))
 			return -EFAULT;
 		if (obj.type == FBINDER_OBJ_LOCAL &&
-		    !fbinder_prio_flags_valid(obj.flags & ~FBINDER_OBJF_ACCEPTS_FDS))
+		    !fbinder_prio_flags_valid(obj.flags & ~(FBINDER_OBJF_ACCEPTS_FDS |
+							    FBINDER_OBJF_TXN_SECCTX)))
 			return -EINVAL;
 		if ((obj.type == FBINDER_OBJ_HANDLE || obj.type == FBINDER_OBJ_FD ||
 		     obj.type == FBINDER_OBJ_REGION) &&
@@ -881,7 +884,92 @@ struct fbinder_send {
 	struct fbinder_buffer *buf;		/* the slot, until queued */
 	struct fbinder_restore_prio restore;	/* a replier's own priority */
 	struct fbinder_batch *batch;	/* FBINDER_CMD_SEND_BATCH's, read once */
+	/* the sender's label, for a node that asks (FBINDER_OBJF_TXN_SECCTX) */
+	char *secctx;			/* the LSM's, until copied, or NULL */
+	u32 secctx_lsm_len;		/* its length, as the LSM gave it */
+	u32 secctx_len;			/* bytes of it before its NUL */
+	size_t secctx_size;		/* its place in the slot; 0: none */
 };
+
+/* The slot of the message: data, offsets, and the label if any. */
+static size_t fbinder_send_slot_size(const struct fbinder_send *s)
+{
+	return fbinder_alloc_slot_size(s->tr.data_size,
+				       s->offsets_size + s->secctx_size);
+}
+
+/* Gives the LSM's label back; nothing when there is none. */
+static void fbinder_secctx_put(struct fbinder_send *s)
+{
+	if (!s->secctx)
+		return;
+	fbinder_secctx_release(s->secctx, s->secctx_lsm_len);
+	s->secctx = NULL;
+}
+
+/*
+ * The sending thread's security label, taken for a target node that asks
+ * for it: its place in the slot (struct fbinder_secctx, the label, a NUL,
+ * padding to 8 bytes) in secctx_size, and FBINDER_TXN_SECCTX on the
+ * message.  No LSM that provides labels: an empty one.  The label is used
+ * up to its first NUL within the length the LSM gave, and one of
+ * FBINDER_SECCTX_MAX bytes or more (its NUL included) fails the send:
+ * a label cut short could read as another.  The LSM may allocate and
+ * sleep, so the device lock is dropped around it; the target is pinned
+ * (active_senders, the node's tmp_refs), and a target that ended
+ * meanwhile is seen by the share charge that follows.
+ */
+static int fbinder_secctx_get_relock(struct fbinder_send *s)
+	__must_hold(&s->thread->ctx->dev->lock)
+{
+	struct fbinder_device *dev = s->thread->ctx->dev;
+	char *label = NULL;
+	u32 len = 0;
+	int ret;
+
+	lockdep_assert_held(&dev->lock);
+	spin_unlock(&dev->lock);
+	ret = fbinder_secctx_get(&label, &len);
+	spin_lock(&dev->lock);
+	if (ret == -EOPNOTSUPP) {
+		label = NULL;
+		len = 0;
+		ret = 0;
+	}
+	if (ret)
+		return ret;
+	s->secctx = label;
+	s->secctx_lsm_len = len;
+	s->secctx_len = label ? strnlen(label, len) : 0;
+	if (s->secctx_len >= FBINDER_SECCTX_MAX)
+		return -EMSGSIZE;
+	s->secctx_size = sizeof(struct fbinder_secctx) +
+			 ALIGN(s->secctx_len + 1, sizeof(u64));
+	s->t->flags |= FBINDER_TXN_SECCTX;
+	return 0;
+}
+
+/*
+ * Writes the label taken by fbinder_secctx_get_relock() at pos of the
+ * slot, and gives the LSM's copy back.
+ */
+static int fbinder_secctx_copy(struct fbinder_send *s, struct fbinder_alloc *alloc,
+			       struct fbinder_buffer *buf, size_t pos)
+{
+	struct fbinder_secctx head = { .size = s->secctx_len };
+	int ret;
+
+	ret = fbinder_alloc_write(alloc, buf, pos, &head, sizeof(head));
+	pos += sizeof(head);
+	if (!ret && s->secctx_len)
+		ret = fbinder_alloc_write(alloc, buf, pos, s->secctx, s->secctx_len);
+	/* the NUL and the padding */
+	if (!ret)
+		ret = fbinder_alloc_clear(alloc, buf, pos + s->secctx_len,
+					  s->secctx_size - sizeof(head) - s->secctx_len);
+	fbinder_secctx_put(s);
+	return ret;
+}
 
 /*
  * Checks the command, then, under the device lock, finds the target and
@@ -928,10 +1016,12 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 	if (!ret) {
 		s->x.to = t->to_ctx;
 		s->x.to->active_senders++;
-		if (!s->reply)
+		/* replies carry no label: the caller knows whom it called */
+		if (!s->reply && unlikely(t->node->txn_secctx))
+			ret = fbinder_secctx_get_relock(s);
+		if (!ret && !s->reply)
 			ret = fbinder_share_charge_relock(s->x.to, t->sender_euid,
-							  fbinder_alloc_slot_size(tr->data_size,
-										  s->offsets_size),
+							  fbinder_send_slot_size(s),
 							  s->oneway, &s->sender);
 	}
 	/* the receiver's choice: the node's, or the caller's flag */
@@ -985,11 +1075,13 @@ static int fbinder_send_copy(struct fbinder_send *s)
 	const struct fbinder_txn_data *tr = &s->tr;
 	struct fbinder_alloc *alloc = &s->x.to->alloc;
 	size_t data_end = ALIGN(tr->data_size, sizeof(u64));
+	size_t end = data_end + s->offsets_size + s->secctx_size;
 	struct fbinder_buffer *buf;
 	int ret;
 
 	buf = fbinder_timed(FBINDER_SEC_SEND_SLOT,
-			    fbinder_alloc_new(alloc, tr->data_size, s->offsets_size,
+			    fbinder_alloc_new(alloc, tr->data_size,
+					      s->offsets_size + s->secctx_size,
 					      s->oneway, s->reply));
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
@@ -1000,9 +1092,14 @@ static int fbinder_send_copy(struct fbinder_send *s)
 	s->x.buf = buf;
 	s->x.data_size = tr->data_size;
 	/* the rest of a minimum-size slot */
-	if (buf->size > data_end + s->offsets_size) {
-		ret = fbinder_alloc_clear(alloc, buf, data_end + s->offsets_size,
-					  buf->size - data_end - s->offsets_size);
+	if (buf->size > end) {
+		ret = fbinder_alloc_clear(alloc, buf, end, buf->size - end);
+		if (ret)
+			return ret;
+	}
+	/* after the offsets, where the receiver finds it (uapi) */
+	if (unlikely(s->secctx_size)) {
+		ret = fbinder_secctx_copy(s, alloc, buf, data_end + s->offsets_size);
 		if (ret)
 			return ret;
 	}
@@ -1081,7 +1178,8 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 	struct fbinder_ctx *to = s->x.to;
 	bool free_buffer = false;
 
-	/* fbinder_send_copy(): the files, the objects' references, the slot */
+	/* fbinder_send_copy(): the label, the files, the objects' references, the slot */
+	fbinder_secctx_put(s);
 	fbinder_buffer_put_fds(s->x.fds, s->x.nr_fds);
 	s->x.fds = NULL;
 	s->x.nr_fds = 0;
@@ -1100,8 +1198,7 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 	if (to) {
 		if (s->sender)
 			fbinder_share_uncharge_locked(to, s->sender, 1,
-						      fbinder_alloc_slot_size(s->tr.data_size,
-									      s->offsets_size),
+						      fbinder_send_slot_size(s),
 						      s->oneway);
 		/* the target ended while we copied: its buffer is ours */
 		free_buffer = fbinder_ctx_senders_done_locked(to);

@@ -169,7 +169,7 @@ int bl_context_become_manager(struct bl_context *ctx, struct bl_object *obj)
 	if (!ctx || !obj || obj->ctx != ctx)
 		return -EINVAL;
 	pthread_mutex_lock(&ctx->lock);
-	mgr.flags = obj->obj_flags & FBINDER_OBJF_ACCEPTS_FDS;
+	mgr.flags = obj->obj_flags & (FBINDER_OBJF_ACCEPTS_FDS | FBINDER_OBJF_TXN_SECCTX);
 	pthread_mutex_unlock(&ctx->lock);
 	/* the driver counts this as one export of the object */
 	bl__object_export_one(obj, 1);

@@ -183,6 +183,13 @@ int bl__io_run(struct bl_io *io, bool read);
 int bl__msg_reader(struct bl_context *ctx, const struct fbinder_txn_msg *msg,
 		   struct bl_reader *r);
 /*
+ * The sender's label a message carries (FBINDER_TXN_SECCTX, after its
+ * offsets) into info: NULL when it carries none or it does not lie whole,
+ * NUL-terminated, inside the mapping.
+ */
+void bl__msg_label(const uint8_t *map, size_t map_size,
+		   const struct fbinder_txn_msg *msg, struct bl_call_info *info);
+/*
  * A received message's descriptors belong to the message: closed when it
  * is done with.  bl__msg_close_fds() closes those of msg now, or, with
  * defer, when defer's next ioctl has sent the reply (which may carry

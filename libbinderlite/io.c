@@ -358,6 +358,31 @@ int bl__io_run(struct bl_io *io, bool read)
 }
 
 /* A received message's payload, checked against the mapping. */
+void bl__msg_label(const uint8_t *map, size_t map_size,
+		   const struct fbinder_txn_msg *msg, struct bl_call_info *info)
+{
+	struct fbinder_secctx h;
+	uint64_t at;
+
+	info->sender_label = NULL;
+	info->sender_label_size = 0;
+	if (!(msg->flags & FBINDER_TXN_SECCTX) || msg->offsets > map_size ||
+	    msg->offsets % 8 ||
+	    msg->offsets_count > (map_size - msg->offsets) / sizeof(uint64_t))
+		return;
+	at = msg->offsets + msg->offsets_count * sizeof(uint64_t);
+	if (map_size - at < sizeof(h))
+		return;
+	memcpy(&h, map + at, sizeof(h));
+	at += sizeof(h);
+	/* the label and its NUL inside the mapping, whatever size says */
+	if (h.size >= FBINDER_SECCTX_MAX || h.size >= map_size - at ||
+	    map[at + h.size] != '\0')
+		return;
+	info->sender_label = (const char *)(map + at);
+	info->sender_label_size = h.size;
+}
+
 int bl__msg_reader(struct bl_context *ctx, const struct fbinder_txn_msg *msg,
 		   struct bl_reader *r)
 {

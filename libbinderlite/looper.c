@@ -79,6 +79,7 @@ static void dispatch_batch(struct bl_io *io, const struct fbinder_txn_msg *msg)
 	struct bl_reader r;
 	uint32_t i;
 
+	bl__msg_label(ctx->map, ctx->map_size, msg, &info);
 	obj = bl__object_lookup_ref(ctx, msg->cookie);
 	if (obj && batch_valid(ctx, msg)) {
 		memcpy(&b, ctx->map + msg->data, head);
@@ -118,6 +119,7 @@ void bl__dispatch_txn(struct bl_io *io, const struct fbinder_txn_msg *msg)
 		dispatch_batch(io, msg);
 		return;
 	}
+	bl__msg_label(ctx->map, ctx->map_size, msg, &info);
 	/* the reply parcel may still be queued for the previous request's */
 	if (io->reply_queued)
 		bl__io_flush(io);

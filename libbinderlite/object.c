@@ -98,7 +98,8 @@ int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio)
 	if (obj->ever_sent)
 		ret = -EBUSY;
 	else
-		obj->obj_flags = (obj->obj_flags & FBINDER_OBJF_ACCEPTS_FDS) |
+		obj->obj_flags = (obj->obj_flags & (FBINDER_OBJF_ACCEPTS_FDS |
+						    FBINDER_OBJF_TXN_SECCTX)) |
 				 FBINDER_OBJF_MIN_PRIO | (rt ? FBINDER_OBJF_PRIO_RT : 0) |
 				 ((uint32_t)prio & FBINDER_OBJF_PRIO_MASK);
 	pthread_mutex_unlock(&obj->ctx->lock);
@@ -118,6 +119,25 @@ int bl_object_set_accept_fds(struct bl_object *obj, bool accept)
 		obj->obj_flags |= FBINDER_OBJF_ACCEPTS_FDS;
 	else
 		obj->obj_flags &= ~FBINDER_OBJF_ACCEPTS_FDS;
+	pthread_mutex_unlock(&obj->ctx->lock);
+	return ret;
+}
+
+int bl_object_set_sender_label(struct bl_object *obj, bool want)
+{
+	int ret = 0;
+
+	if (!obj)
+		return -EINVAL;
+	if (want && !(obj->ctx->features & FBINDER_FEATURE_SECCTX))
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&obj->ctx->lock);
+	if (obj->ever_sent)
+		ret = -EBUSY;
+	else if (want)
+		obj->obj_flags |= FBINDER_OBJF_TXN_SECCTX;
+	else
+		obj->obj_flags &= ~FBINDER_OBJF_TXN_SECCTX;
 	pthread_mutex_unlock(&obj->ctx->lock);
 	return ret;
 }

@@ -140,7 +140,9 @@ LIB_ERRNOS = returned_errnos(LIB_SRCS)
 KERNEL_ERRNOS = {'EMFILE', 'ENFILE', 'EINTR', 'EAGAIN', 'ENOMEM', 'ENXIO'}
 ERRNO_NAMES = set()
 try:
-    ERRNO_NAMES = set(__import__('errno').errorcode.values()) | {'ERESTARTSYS', 'ENOTSUPP'}
+    # errorcode names one errno per number: EOPNOTSUPP is ENOTSUP's on Linux
+    ERRNO_NAMES = set(__import__('errno').errorcode.values()) | {'ERESTARTSYS', 'ENOTSUPP',
+                                                                  'EOPNOTSUPP'}
 except ImportError:
     pass
 

@@ -43,9 +43,11 @@ static int32_t do_add(struct sm_state *sm, struct bl_reader *r,
 	/* FBINDER_OBJ_LOCAL would be one of ours: only other processes register */
 	if (obj.type != FBINDER_OBJ_HANDLE)
 		return -EINVAL;
-	if (!sm_policy_allows(sm->policy, info->sender_euid, name)) {
-		sm_log("refused '%s' to uid %u (pid %d): not in the policy",
-		       name, info->sender_euid, info->sender_pid);
+	if (!sm_policy_allows(sm->policy, info->sender_euid, info->sender_label,
+			      name)) {
+		sm_log("refused '%s' to uid %u (pid %d, label '%s'): not in the policy",
+		       name, info->sender_euid, info->sender_pid,
+		       info->sender_label ? info->sender_label : "(unknown)");
 		return -EPERM;
 	}
 	again = sm_registry_find(&sm->registry, name) != NULL;

@@ -58,7 +58,8 @@ static int load_policy(const char *path, struct sm_policy *p)
 	ret = sm_policy_parse(f, p, &line);
 	fclose(f);
 	if (ret == -EINVAL)
-		sm_log("%s:%u: not \"allow UID|* NAME|PREFIX*\"", path, line);
+		sm_log("%s:%u: not \"allow UID|* NAME|PREFIX* [label=LABEL|PREFIX*]\"",
+		       path, line);
 	else if (ret)
 		sm_log("cannot read policy %s: %s", path, strerror(-ret));
 	else
@@ -193,6 +194,9 @@ int main(int argc, char **argv)
 	sm_watches_init(&sm.watches, ctx);
 	sm.registry.watches = &sm.watches;
 	ret = bl_object_new(ctx, sm_handle, NULL, &sm, &obj);
+	/* the callers' labels, for the policy's label rules, where the driver has them */
+	if (!ret && bl_context_features(ctx) & FBINDER_FEATURE_SECCTX)
+		ret = bl_object_set_sender_label(obj, true);
 	if (!ret)
 		ret = bl_context_become_manager(ctx, obj);
 	if (ret) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * policy.h - which uids may register which names (docs/servicemanager.md,
- * "Policy file").  Without a policy every uid may register every name.
+ * policy.h - which uids, and callers of which security labels, may
+ * register which names (docs/servicemanager.md, "Policy file").  Without
+ * a policy every uid may register every name.
  */
 #ifndef SM_POLICY_H
 #define SM_POLICY_H
@@ -18,6 +19,8 @@ struct sm_rule {
 	uid_t uid;		/* or SM_ANY_UID */
 	bool prefix;		/* "NAME*": every name that starts with name */
 	char *name;
+	char *label;		/* "label=LABEL": only callers of it; or NULL */
+	bool label_prefix;	/* "label=PREFIX*": labels that start with it */
 };
 
 struct sm_policy {
@@ -33,8 +36,12 @@ struct sm_policy {
  */
 int sm_policy_parse(FILE *f, struct sm_policy *p, unsigned int *bad_line);
 
-/* True when uid may register name under p. */
-bool sm_policy_allows(const struct sm_policy *p, uid_t uid, const char *name);
+/*
+ * True when uid, with the security label label (NULL: the caller's label is
+ * not known), may register name under p.
+ */
+bool sm_policy_allows(const struct sm_policy *p, uid_t uid, const char *label,
+		      const char *name);
 
 void sm_policy_free(struct sm_policy *p);
 

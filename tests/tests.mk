@@ -66,7 +66,7 @@ HOST_SH_DEPS	+= $(BUILD)/bin/fbidl
 # priority_chain), and clients of several uids (policy_uids).
 VM_ROOT_TESTS	:= attack_nested_unwind attack_peek_objects call_abandon \
 		   death_corner_cases debug_log debugfs_files fuzz_ioctl killstorm \
-		   multiple_devices policy_uids priority_chain priority_inheritance \
+		   multiple_devices policy_labels policy_uids priority_chain priority_inheritance \
 		   quotas server_killed soak
 # Root to read debugfs and to run the attacked service and its bystanders
 # as other users than the adversary, who is 65534 (fbt_become_nobody()).
@@ -96,11 +96,11 @@ VM_ROOT_TESTS	+= context_manager
 # service-manager tests keep a root manager, as a system does, and run
 # their clients in a child that drops (fbt_run_as_nobody()).  poll_events's
 # epoll regression stays root: it claims handle 0 twenty times.
-VM_CLAIM_TESTS	:= async_calls buffer_mapping burst_frees calls concurrent_traffic death_notify \
+VM_CLAIM_TESTS	:= async_calls buffer_mapping burst_frees call_label calls concurrent_traffic death_notify \
 		   fd_passing fd_passing_failures idle_memory looper_spawn malformed_requests notify \
 		   nested_calls object_translation oneway_batch oneway_batches oneway_order \
 		   poll_events regions \
-		   region_capability region_owner_memory registry sender_identity \
+		   region_capability region_owner_memory registry sender_identity sender_label \
 		   sender_pid_namespace slot_reuse sync_call thread_pool write_stream_errors
 # The same, for the memory-region attack: its owners, holders and copiers
 # all run as 65534 once the relay manager has claimed handle 0.

@@ -504,6 +504,16 @@ struct bl_call_info {
 	uint32_t flags;
 	int32_t sender_pid;	/* in this process's pid namespace; 0 if none */
 	uint32_t sender_euid;	/* in this process's user namespace */
+	/*
+	 * The sender's security label, NUL-terminated, for an object that asks
+	 * for it (bl_object_set_sender_label()): taken by the kernel from the
+	 * sender's credentials at the send, so the sender cannot forge it.
+	 * "" (size 0) when no LSM of the kernel provides labels; NULL when the
+	 * object did not ask (and in a reply's handling).  Valid during the
+	 * handler, like the request.
+	 */
+	const char *sender_label;
+	uint32_t sender_label_size;	/* bytes before the NUL */
 };
 
 /*
@@ -557,6 +567,18 @@ int bl_object_set_min_priority(struct bl_object *obj, bool rt, int prio);
  * -EMFILE, a oneway message is dropped.
  */
 int bl_object_set_accept_fds(struct bl_object *obj, bool accept);
+
+/*
+ * Whether calls and oneway messages to the object carry their sender's
+ * security label (FBINDER_OBJF_TXN_SECCTX; off by default), which the handler
+ * finds in bl_call_info.sender_label: what an object that decides by the
+ * caller's LSM context (an SELinux domain, an AppArmor profile) asks for.
+ * Each such message costs the sender the label's lookup and the slot 16
+ * bytes more plus the label.  Must be set before the object is first sent
+ * (or made the context manager): -EBUSY after.  -EOPNOTSUPP when the
+ * driver does not deliver labels (no FBINDER_FEATURE_SECCTX).
+ */
+int bl_object_set_sender_label(struct bl_object *obj, bool want);
 
 /* The userdata and the context bl_object_new() was given. */
 void *bl_object_userdata(const struct bl_object *obj);

@@ -36,6 +36,7 @@ driver_VM_TESTS := \
 	region_capability.c \
 	region_owner_memory.c \
 	sender_identity.c \
+	sender_label.c \
 	sender_pid_namespace.c \
 	server_killed.c \
 	slot_reuse.c \

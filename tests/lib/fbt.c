@@ -288,3 +288,28 @@ int fbt_sched_set(__u32 policy, __u32 rt, __s32 nice, __u64 flags)
 	attr.sched_flags = flags;
 	return syscall(SYS_sched_setattr, 0, &attr, 0) ? -errno : 0;
 }
+
+void fbt_own_label(char *buf, size_t n)
+{
+	ssize_t len;
+	char *mode;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open("/proc/self/attr/current", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	len = read(fd, buf, n - 1);
+	close(fd);
+	if (len < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[len] = '\0';
+	len = (ssize_t)strlen(buf);
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	mode = strstr(buf, " (");
+	if (mode && len && buf[len - 1] == ')')
+		*mode = '\0';
+}

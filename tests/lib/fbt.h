@@ -153,4 +153,12 @@ long long fbt_now_ms(void);
  */
 int fbt_run(const char *cmd, char *out, size_t outlen);
 
+/*
+ * The calling process's security label as its /proc/self/attr/current
+ * shows it, in the form the driver delivers it (FBINDER_TXN_SECCTX): the
+ * newline, and AppArmor's " (MODE)" after a confined profile, cut.  ""
+ * when no LSM of the kernel provides one (the file cannot be read).
+ */
+void fbt_own_label(char *buf, size_t n);
+
 #endif /* FBT_H */

@@ -7,6 +7,7 @@
 
 library_VM_TESTS := \
 	async_calls.c \
+	call_label.c \
 	calls.c \
 	oneway_batches.c \
 	regions.c \

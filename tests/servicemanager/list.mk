@@ -8,6 +8,7 @@
 servicemanager_VM_TESTS := \
 	malformed_requests.c \
 	notify.c \
+	policy_labels.c \
 	policy_uids.c \
 	registry.c \
 	# (end of the list: keep it sorted)

@@ -612,6 +612,8 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 				o.flags = FBINDER_OBJF_MIN_PRIO | (CHANCE(50) ? R(20) : R(0x400));
 			if (CHANCE(50))	/* descriptors may reach it */
 				o.flags |= FBINDER_OBJF_ACCEPTS_FDS;
+			if (CHANCE(30))	/* its messages carry the sender's label */
+				o.flags |= FBINDER_OBJF_TXN_SECCTX;
 			break;
 		case 1:
 			o.type = FBINDER_OBJ_HANDLE;
@@ -684,7 +686,9 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			tx.code = CHANCE(50) ? R(8) : (__u32)fbt_rnd64(&t->rng);
 			tx.flags = CHANCE(70) ? FBINDER_TXN_ONEWAY :
 				   CHANCE(90) || t->clean ? (CHANCE(50) ? FBINDER_TXN_ACCEPT_FDS : 0) :
-				   CHANCE(30) ? FBINDER_TXN_BATCH | (__u32)R(2) * FBINDER_TXN_ONEWAY :
+				   /* the read-only flags, from a sender */
+				   CHANCE(30) ? (R(2) ? FBINDER_TXN_BATCH : FBINDER_TXN_SECCTX) |
+						(__u32)R(2) * FBINDER_TXN_ONEWAY :
 				   (__u32)fbt_rnd64(&t->rng);
 			tx.data = pick_ptr(t, t->payload, sz);
 			tx.data_size = pick_size(t, sz);

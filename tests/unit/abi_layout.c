@@ -55,6 +55,9 @@ const struct abi_layout abi_layouts[] = {
 #define T fbinder_batch
 	LAYOUT(8, AT(count, 0), AT(reserved, 4), AT(msgs, 8)),
 #undef T
+#define T fbinder_secctx
+	LAYOUT(8, AT(size, 0), AT(reserved, 4)),
+#undef T
 #define T fbinder_object
 	LAYOUT(16, AT(type, 0), AT(flags, 4), AT(cookie, 8), AT(handle, 8), AT(fd, 8)),
 #undef T

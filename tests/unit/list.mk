@@ -11,6 +11,7 @@ unit_HOST_TESTS := \
 	batch_dispatch.c \
 	doc_coverage.sh \
 	elapsed_ms.c \
+	label_bounds.c \
 	parcel.c \
 	policy_parser.c \
 	# (end of the list: keep it sorted)

@@ -41,20 +41,20 @@ START_TEST(test_exact_prefix_any)
 	ck_assert_int_eq(parse(text, &p, &line), 0);
 	ck_assert_uint_eq(p.count, 5);
 	/* root: everything */
-	ck_assert(sm_policy_allows(&p, 0, "anything"));
+	ck_assert(sm_policy_allows(&p, 0, NULL, "anything"));
 	/* prefix */
-	ck_assert(sm_policy_allows(&p, 1000, "media.player"));
-	ck_assert(sm_policy_allows(&p, 1000, "media."));
-	ck_assert(!sm_policy_allows(&p, 1000, "media"));
-	ck_assert(!sm_policy_allows(&p, 1001, "media.player"));
+	ck_assert(sm_policy_allows(&p, 1000, NULL, "media.player"));
+	ck_assert(sm_policy_allows(&p, 1000, NULL, "media."));
+	ck_assert(!sm_policy_allows(&p, 1000, NULL, "media"));
+	ck_assert(!sm_policy_allows(&p, 1001, NULL, "media.player"));
 	/* exact */
-	ck_assert(sm_policy_allows(&p, 1000, "app."));
-	ck_assert(!sm_policy_allows(&p, 1000, "app.x"));
-	ck_assert(sm_policy_allows(&p, 1001, "calc/v1"));
-	ck_assert(!sm_policy_allows(&p, 1001, "calc/v12"));
+	ck_assert(sm_policy_allows(&p, 1000, NULL, "app."));
+	ck_assert(!sm_policy_allows(&p, 1000, NULL, "app.x"));
+	ck_assert(sm_policy_allows(&p, 1001, NULL, "calc/v1"));
+	ck_assert(!sm_policy_allows(&p, 1001, NULL, "calc/v12"));
 	/* any uid */
-	ck_assert(sm_policy_allows(&p, 4242, "public.echo"));
-	ck_assert(!sm_policy_allows(&p, 4242, "public.echo2"));
+	ck_assert(sm_policy_allows(&p, 4242, NULL, "public.echo"));
+	ck_assert(!sm_policy_allows(&p, 4242, NULL, "public.echo2"));
 	sm_policy_free(&p);
 	ck_assert_uint_eq(p.count, 0);
 }
@@ -66,10 +66,40 @@ START_TEST(test_no_policy_and_empty_policy)
 	unsigned int line;
 
 	/* no policy at all: anyone, anything */
-	ck_assert(sm_policy_allows(NULL, 1234, "x"));
+	ck_assert(sm_policy_allows(NULL, 1234, NULL, "x"));
 	/* a policy without rules allows nothing, root included */
 	ck_assert_int_eq(parse("# nothing\n\n", &p, &line), 0);
-	ck_assert(!sm_policy_allows(&p, 0, "x"));
+	ck_assert(!sm_policy_allows(&p, 0, NULL, "x"));
+	sm_policy_free(&p);
+}
+END_TEST
+
+START_TEST(test_labels)
+{
+	const char *text =
+		"allow * media.* label=system_u:system_r:media_t:s0\n"
+		"allow 1000 calc label=/usr/bin/calc*   # an AppArmor profile and its children\n"
+		"allow 1001 plain\n";
+	struct sm_policy p;
+	unsigned int line;
+
+	ck_assert_int_eq(parse(text, &p, &line), 0);
+	ck_assert_uint_eq(p.count, 3);
+	/* exact label, any uid */
+	ck_assert(sm_policy_allows(&p, 7, "system_u:system_r:media_t:s0", "media.x"));
+	ck_assert(!sm_policy_allows(&p, 7, "system_u:system_r:media_t:s0:c1", "media.x"));
+	ck_assert(!sm_policy_allows(&p, 7, "unconfined", "media.x"));
+	/* no label known, or none (no LSM): a label rule does not match */
+	ck_assert(!sm_policy_allows(&p, 7, NULL, "media.x"));
+	ck_assert(!sm_policy_allows(&p, 7, "", "media.x"));
+	/* a label prefix, with its uid */
+	ck_assert(sm_policy_allows(&p, 1000, "/usr/bin/calc", "calc"));
+	ck_assert(sm_policy_allows(&p, 1000, "/usr/bin/calc//helper", "calc"));
+	ck_assert(!sm_policy_allows(&p, 1001, "/usr/bin/calc", "calc"));
+	ck_assert(!sm_policy_allows(&p, 1000, "/usr/bin/cal", "calc"));
+	/* a rule without a label takes any, none included */
+	ck_assert(sm_policy_allows(&p, 1001, NULL, "plain"));
+	ck_assert(sm_policy_allows(&p, 1001, "anything", "plain"));
 	sm_policy_free(&p);
 }
 END_TEST
@@ -88,6 +118,11 @@ START_TEST(test_syntax_errors)
 		"allow 0 sp@ce\n",
 		"allow 0 **\n",
 		"allow 12x foo\n",
+		"allow 0 foo label=\n",	/* an empty label */
+		"allow 0 foo label=*\n",	/* an empty prefix */
+		"allow 0 foo label=a*b\n",	/* '*' only at the end */
+		"allow 0 foo lable=x\n",	/* not the label key */
+		"allow 0 foo label=x extra\n",
 	};
 	struct sm_policy p;
 	unsigned int line;
@@ -117,6 +152,7 @@ int main(void)
 
 	tcase_add_test(tc, test_exact_prefix_any);
 	tcase_add_test(tc, test_no_policy_and_empty_policy);
+	tcase_add_test(tc, test_labels);
 	tcase_add_test(tc, test_syntax_errors);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -65,6 +65,14 @@ struct fbinder_object {
  */
 #define FBINDER_OBJF_ACCEPTS_FDS	0x400
 
+/*
+ * fbinder_object.flags of FBINDER_OBJ_LOCAL, and struct fbinder_context_mgr.flags: the
+ * object's calls and oneway messages carry the sender's security label
+ * (binder's TXN_SECURITY_CTX, FBINDER_TXN_SECCTX below).  Read when the node
+ * is created, as the priority; needs FBINDER_FEATURE_SECCTX.
+ */
+#define FBINDER_OBJF_TXN_SECCTX	0x800
+
 /* fbinder_object.flags of FBINDER_OBJ_FD: the receiver's descriptor survives exec. */
 #define FBINDER_OBJF_NO_CLOEXEC	0x1
 
@@ -140,6 +148,7 @@ struct fbinder_region_copy {
 #define FBINDER_TXN_ONEWAY		0x01	/* no reply; the sender does not wait */
 #define FBINDER_TXN_ACCEPT_FDS	0x02	/* a call whose reply may carry fds */
 #define FBINDER_TXN_BATCH		0x04	/* read only: a batch, see below */
+#define FBINDER_TXN_SECCTX		0x08	/* read only: a label follows, see below */
 
 /* Payload of FBINDER_CMD_SEND and FBINDER_CMD_REPLY. */
 struct fbinder_txn_data {
@@ -211,6 +220,23 @@ struct fbinder_txn_msg {
 	__u64 offsets_count;
 };
 
+/*
+ * A message to an object created with FBINDER_OBJF_TXN_SECCTX (not a reply)
+ * has FBINDER_TXN_SECCTX set, and its slot carries the sender's LSM
+ * security label right after its offsets, at offsets + offsets_count * 8
+ * in the mapping: this header, then size bytes of label and a NUL.  The
+ * driver takes it from the sending thread's credentials at the send; size
+ * 0 (an empty label) when no LSM gives one.  docs/abi.md, "Security label".
+ */
+struct fbinder_secctx {
+	__u32 size;		/* bytes of the label, without its NUL; 0: none */
+	__u32 reserved;		/* 0 */
+	/* followed by the label and a NUL */
+};
+
+/* The longest label, its NUL included: a longer one fails the send (EMSGSIZE). */
+#define FBINDER_SECCTX_MAX		4096
+
 /* Payload of FBINDER_RET_FAILED: a call that ended without a reply. */
 struct fbinder_txn_error {
 	__u64 txn_id;		/* the call that failed */
@@ -279,6 +305,7 @@ struct fbinder_version {
 #define FBINDER_FEATURE_INFO		0x2ULL		/* FBINDER_IOC_INFO */
 #define FBINDER_FEATURE_SEND_BATCH	0x4ULL		/* FBINDER_CMD_SEND_BATCH */
 #define FBINDER_FEATURE_INSTANCES	0x8ULL		/* fastbinderfs, FBINDER_CTL_ADD */
+#define FBINDER_FEATURE_SECCTX		0x10ULL		/* FBINDER_OBJF_TXN_SECCTX */
 /* What every version 4 driver has, also one that knows only the V4 command. */
 #define FBINDER_FEATURES_V4		(FBINDER_FEATURE_REGIONS | \
 					 FBINDER_FEATURE_INFO | \
@@ -301,7 +328,7 @@ struct fbinder_write_read {
 /* Payload of FBINDER_IOC_SET_CONTEXT_MGR. */
 struct fbinder_context_mgr {
 	__u64 cookie;		/* the local object that becomes handle 0 */
-	__u32 flags;		/* FBINDER_OBJF_ACCEPTS_FDS, or 0 */
+	__u32 flags;		/* FBINDER_OBJF_ACCEPTS_FDS, FBINDER_OBJF_TXN_SECCTX, or 0 */
 	__u32 reserved;
 };
 
