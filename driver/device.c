@@ -103,9 +103,9 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 			return -EFAULT;
 		if (max > FBINDER_MAX_THREADS)
 			return -EINVAL;
-		spin_lock(&ctx->dev->lock);
+		spin_lock(&ctx->lock);
 		WRITE_ONCE(ctx->max_threads, max);
-		spin_unlock(&ctx->dev->lock);
+		spin_unlock(&ctx->lock);
 		return 0;
 	case FBINDER_IOC_SET_CONTEXT_MGR:
 		if (copy_from_user(&mgr, uarg, sizeof(mgr)))
@@ -143,10 +143,10 @@ static __poll_t fbinder_poll(struct file *file, struct poll_table_struct *pt)
 		return EPOLLERR;
 	poll_wait(file, &thread->wait, pt);
 	poll_wait(file, &ctx->poll_wait, pt);
-	spin_lock(&ctx->dev->lock);
-	if (fbinder_thread_has_work_locked(thread))
+	spin_lock(&ctx->lock);
+	if (fbinder_thread_has_work_clocked(thread))
 		mask = EPOLLIN | EPOLLRDNORM;
-	spin_unlock(&ctx->dev->lock);
+	spin_unlock(&ctx->lock);
 	return mask;
 }
 
@@ -170,8 +170,6 @@ static void fbinder_device_destroy(struct fbinder_device *dev)
 {
 	misc_deregister(&dev->misc);
 	list_del(&dev->entry);
-	/* every context is gone: nothing else reaches the spares */
-	fbinder_txn_spares_drain(dev);
 	kfree(dev);
 }
 
@@ -218,7 +216,6 @@ int fbinder_devices_init(void)
 	while ((name = strsep(&p, ",")) && !ret)
 		ret = fbinder_device_create(name);
 	kfree(names);
-	/* the spares' shrinker walks the list: once it is complete */
 	if (!ret)
 		ret = fbinder_txn_pool_init();
 	if (ret)

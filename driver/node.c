@@ -69,7 +69,7 @@ struct fbinder_node_user {
 };
 
 static DEFINE_HASHTABLE(fbinder_node_users, 6);
-/* A leaf: taken alone, or inside fbinder_device.lock by the last put of a context. */
+/* A leaf: taken alone, or inside the spinlocks by the last put of a context. */
 static DEFINE_SPINLOCK(fbinder_node_users_lock);
 
 struct fbinder_node_user *fbinder_node_user_get(kuid_t uid)
@@ -239,10 +239,16 @@ static void fbinder_node_unown_locked(struct fbinder_node *node)
 	atomic_dec(&node->owner->node_user->nodes);
 }
 
-/* Called after any of a node's counts dropped. */
-void fbinder_node_check_locked(struct fbinder_node *node)
+/*
+ * Called after any of a node's counts dropped, under the device lock and
+ * the lock of its owner, if it has one: its message counts (buf_refs,
+ * tmp_refs) change under that lock alone too.
+ */
+void fbinder_node_check_olocked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
+	if (node->owner && !node->region)
+		lockdep_assert_held(&node->owner->lock);
 	if (node->region) {
 		/* no release notice: a region's owner names it by handle */
 		if (fbinder_region_check_locked(node))
@@ -265,7 +271,7 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 		}
 		node->state = FBINDER_NODE_RELEASING;
 		fbinder_stat_inc(FBINDER_STAT_RELEASE_NOTICES);
-		fbinder_ctx_enqueue_locked(node->owner, &node->work, false);
+		fbinder_ctx_enqueue_clocked(node->owner, &node->work, false);
 		return;
 	case FBINDER_NODE_RELEASING:
 		return;
@@ -275,6 +281,79 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 			fbinder_node_free_locked(node);
 		return;
 	}
+}
+
+/*
+ * A handle of node came (delta 1) or went (-1), under the device lock
+ * alone: the count changes under its owner's lock too, as a fast path
+ * reads it there (fbinder_node_put_fast_clocked()).
+ */
+static void fbinder_node_count_handle_locked(struct fbinder_node *node, int delta)
+{
+	struct fbinder_ctx *owner = node->owner;
+
+	lockdep_assert_held(&node->dev->lock);
+	if (!owner || node->region) {
+		node->handle_count += delta;
+		if (delta < 0)
+			fbinder_node_check_olocked(node);
+	} else {
+		spin_lock(&owner->lock);
+		node->handle_count += delta;
+		if (delta < 0)
+			fbinder_node_check_olocked(node);
+		spin_unlock(&owner->lock);
+	}
+}
+
+/* The same, under the device lock alone: takes the owner's. */
+void fbinder_node_check_locked(struct fbinder_node *node)
+{
+	struct fbinder_ctx *owner = node->owner;
+
+	lockdep_assert_held(&node->dev->lock);
+	if (!owner || node->region) {
+		fbinder_node_check_olocked(node);
+	} else {
+		spin_lock(&owner->lock);
+		fbinder_node_check_olocked(node);
+		spin_unlock(&owner->lock);
+	}
+}
+
+/*
+ * Drops one of a node's message references (buf true: a buffer's,
+ * buf_refs; else a pin, tmp_refs), under the device lock alone: the last
+ * one, which a fast path leaves to this (fbinder_node_put_fast_clocked()),
+ * or one a slow path holds.
+ */
+void fbinder_node_drop_locked(struct fbinder_node *node, bool buf)
+{
+	struct fbinder_ctx *owner = node->owner;
+	u32 *count = buf ? &node->buf_refs : &node->tmp_refs;
+
+	lockdep_assert_held(&node->dev->lock);
+	if (!owner || node->region) {
+		if (*count)
+			(*count)--;
+		fbinder_node_check_olocked(node);
+	} else {
+		spin_lock(&owner->lock);
+		if (*count)
+			(*count)--;
+		fbinder_node_check_olocked(node);
+		spin_unlock(&owner->lock);
+	}
+}
+
+/* The same, with no lock held. */
+void fbinder_node_drop(struct fbinder_node *node, bool buf)
+{
+	struct fbinder_device *dev = node->dev;
+
+	spin_lock(&dev->lock);
+	fbinder_node_drop_locked(node, buf);
+	spin_unlock(&dev->lock);
 }
 
 /* The release notice was read by its owner, or dropped with it. */
@@ -302,6 +381,7 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 	struct rb_node *rb;
 
 	lockdep_assert_held(&dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	while ((rb = rb_first(&ctx->nodes))) {
 		struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
 
@@ -328,7 +408,7 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 			node->tmp_refs++;
 			list_add_tail(&node->work.entry, dying);
 		}
-		fbinder_node_check_locked(node);
+		fbinder_node_check_olocked(node);
 		fbinder_hold_step_relock(b);
 	}
 }
@@ -430,7 +510,7 @@ int fbinder_handle_for_node_locked(struct fbinder_ctx *ctx, struct fbinder_node 
 	fbinder_handle_insert_id_locked(ctx, h);
 
 	ctx->nr_handles++;
-	node->handle_count++;
+	fbinder_node_count_handle_locked(node, 1);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_HANDLES);
 	*out = h;
 	return 0;
@@ -444,8 +524,7 @@ static void fbinder_handle_destroy_locked(struct fbinder_handle *h)
 	h->ctx->nr_handles--;
 	kfree(h);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_HANDLES);
-	node->handle_count--;
-	fbinder_node_check_locked(node);
+	fbinder_node_count_handle_locked(node, -1);
 }
 
 /*
@@ -640,7 +719,9 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 		/* like a send's, the flags count when they create the node */
 		if (!spare)
 			node->accepts_fds = flags & FBINDER_OBJF_ACCEPTS_FDS;
+		spin_lock(&ctx->lock);
 		node->is_ctx_mgr = true;
+		spin_unlock(&ctx->lock);
 		node->exports++;
 		dev->ctx_mgr = node;
 		dev->ctx_mgr_uid = euid;
