@@ -83,7 +83,8 @@ static void fbinder_ctx_free(struct kref *kref)
 
 	fbinder_node_user_put(ctx->node_user);
 	put_pid(ctx->pid);
-	kfree(ctx);
+	/* a sender may have read a node's owner just before it ended */
+	kfree_rcu(ctx, rcu);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_CONTEXTS);
 }
 
@@ -592,7 +593,7 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 	list_del_init(&ctx->dev_entry);
 	/* handle 0 is free for a new manager now, not once its turn came */
 	if (dev->ctx_mgr && dev->ctx_mgr->owner == ctx)
-		dev->ctx_mgr = NULL;
+		WRITE_ONCE(dev->ctx_mgr, NULL);
 	spin_unlock(&dev->lock);
 
 	/* its own links first, a batch at a time */

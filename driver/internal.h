@@ -7,22 +7,23 @@
  * Two kinds of spinlock guard the driver's state, taken in this order:
  *
  *   fbinder_device.lock: the object graph of one device.  Every context's
- *     handles trees and handle fields, its nodes tree, its death links,
- *     nr_owned, sent and failed; the nodes' lives (state, owner) and
- *     their graph counts (handle_count, link_refs, exports, is_ctx_mgr
- *     with the owner's lock too); regions; the context manager; the
- *     contexts list; a call's caller (fbinder_txn.from, from_parent: with
- *     the caller's context lock too, so a route, which walks callers of
- *     many contexts, reads them under this lock alone).  A message takes
- *     it only to resolve a handle, to route a call sent while handling
- *     another, and per object it carries; every failure and every end
- *     takes it.
+ *     handles trees (with its context lock too) and handle fields, its
+ *     nodes tree, its death links, nr_owned and failed; the nodes' lives
+ *     (state, owner: with the owner's lock too) and their graph counts
+ *     (handle_count, link_refs, exports, is_ctx_mgr: handle_count and
+ *     is_ctx_mgr with the owner's lock too); regions; the context manager
+ *     (read under RCU too); the contexts list; a call's caller
+ *     (fbinder_txn.from, from_parent: with the caller's context lock too,
+ *     so a route, which walks callers of many contexts, reads them under
+ *     this lock alone).  A message takes it only to route a call sent
+ *     while handling another, and per object it carries; every failure
+ *     and every end takes it.
  *
  *   fbinder_ctx.lock (the context lock): the queues of one context.  Its
  *     todo list and idle threads, its threads' todo lists, stacks, looper
  *     state and wake-up flags, nr_queued, requested and started threads,
- *     its fair-share records, active_senders, received, dead (with the
- *     device lock too); the message counts of the nodes it owns (buf_refs,
+ *     its fair-share records, active_senders, received, sent, dead (with
+ *     the device lock too); the message counts of the nodes it owns (buf_refs,
  *     tmp_refs, async_out, async_todo, calls); a transaction's handler
  *     fields (to_thread, to_parent, buffer) under its receiver's, and its
  *     caller fields under its caller's (above).  A death link's state
@@ -35,6 +36,12 @@
  * sleep; so reclaim may take them.  And never for work that grows with
  * what an opener made: a loop that frees such objects drops them every
  * FBINDER_BATCH of them (struct fbinder_hold, below).
+ *
+ * A send finds its target under its own context lock (the handle), then
+ * takes the target's: between the two, the node and its owner are read
+ * under RCU, as both are freed after a grace period (kfree_rcu()), and
+ * the node is checked alive under its owner's lock, which its end and its
+ * free hold.
  *
  * A fast path (a context lock alone) never takes a node's last reference
  * of any kind, which would free the node, the graph's business: it leaves
@@ -226,7 +233,7 @@ struct fbinder_ctx {
 	u32 max_threads;
 	u32 requested_threads;		/* asked for, not registered yet */
 	u32 started_threads;		/* registered because we asked */
-	/* for FBINDER_IOC_INFO: received under lock, the rest the device's */
+	/* for FBINDER_IOC_INFO: received and sent under lock, the rest the device's */
 	u32 nr_threads;			/* in threads */
 	u32 nr_nodes;			/* in nodes */
 	/* its nodes in nodes or with a release notice unread: max_nodes */
@@ -239,6 +246,7 @@ struct fbinder_ctx {
 	struct list_head dev_entry;
 	struct wait_queue_entry owner_wait;	/* on fbinder_pid_exit_wq(pid) */
 	struct work_struct owner_work;	/* the end once the owner is gone */
+	struct rcu_head rcu;		/* a send may still look (txn.c) */
 };
 
 #define FBINDER_LOOPER_REGISTERED	0x1
@@ -273,7 +281,10 @@ enum fbinder_node_state {
 };
 
 struct fbinder_node {
-	struct fbinder_work work;		/* the release notice */
+	union {
+		struct fbinder_work work;	/* the release notice */
+		struct rcu_head rcu;		/* a send may still look (txn.c) */
+	};
 	struct rb_node rb_node;		/* owner->nodes */
 	struct fbinder_ctx *owner;		/* NULL once dead */
 	struct fbinder_device *dev;		/* whose lock guards it */
@@ -521,6 +532,7 @@ static inline bool fbinder_node_put_fast_clocked(struct fbinder_node *node, u32 
 void fbinder_node_notice_done_locked(struct fbinder_node *node);
 struct fbinder_handle *fbinder_handle_lookup_locked(struct fbinder_ctx *ctx, u32 id);
 struct fbinder_node *fbinder_handle_to_node_locked(struct fbinder_ctx *ctx, u32 id);
+struct fbinder_node *fbinder_handle_to_node_clocked(struct fbinder_ctx *ctx, u32 id);
 u32 fbinder_handle_alloc_id_locked(struct fbinder_ctx *ctx);
 void fbinder_handle_insert_id_locked(struct fbinder_ctx *ctx, struct fbinder_handle *h);
 #ifdef CONFIG_FASTBINDER_SELFTEST

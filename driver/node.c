@@ -227,7 +227,8 @@ static void fbinder_node_free_locked(struct fbinder_node *node)
 	if (node->region)
 		fbinder_region_free_locked(node);
 	list_del_init(&node->work.entry);
-	kfree(node);
+	/* a sender may have found it just before (fbinder_send_target()) */
+	kfree_rcu(node, rcu);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_NODES);
 }
 
@@ -269,7 +270,7 @@ void fbinder_node_check_olocked(struct fbinder_node *node)
 			fbinder_node_free_locked(node);
 			return;
 		}
-		node->state = FBINDER_NODE_RELEASING;
+		WRITE_ONCE(node->state, FBINDER_NODE_RELEASING);
 		fbinder_stat_inc(FBINDER_STAT_RELEASE_NOTICES);
 		fbinder_ctx_enqueue_clocked(node->owner, &node->work, false);
 		return;
@@ -397,11 +398,11 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 		ctx->nr_nodes--;
 		RB_CLEAR_NODE(rb);
 		if (dev->ctx_mgr == node)
-			dev->ctx_mgr = NULL;
+			WRITE_ONCE(dev->ctx_mgr, NULL);
 		node->is_ctx_mgr = false;
 		fbinder_node_unown_locked(node);
-		node->state = FBINDER_NODE_DEAD;
-		node->owner = NULL;
+		WRITE_ONCE(node->state, FBINDER_NODE_DEAD);
+		WRITE_ONCE(node->owner, NULL);
 		node->buf_refs = 0;	/* the buffers die with the context */
 		node->async_out = 0;
 		if (!list_empty(&node->deaths)) {
@@ -432,6 +433,23 @@ struct fbinder_node *fbinder_handle_to_node_locked(struct fbinder_ctx *ctx, u32 
 		return ctx->dev->ctx_mgr;
 	h = fbinder_handle_lookup_locked(ctx, id);
 	return h ? h->node : NULL;
+}
+
+/*
+ * The same under ctx's own lock, for a send: its handles trees change
+ * under both locks.  Handle 0's node is read under RCU (the caller's
+ * read-side section): it may be going, which the caller checks under its
+ * owner's lock.
+ */
+struct fbinder_node *fbinder_handle_to_node_clocked(struct fbinder_ctx *ctx, u32 id)
+{
+	struct rb_node *n;
+
+	lockdep_assert_held(&ctx->lock);
+	if (id == FBINDER_CONTEXT_MGR_HANDLE)
+		return READ_ONCE(ctx->dev->ctx_mgr);
+	n = rb_find(&id, &ctx->handles, fbinder_handle_id_cmp);
+	return n ? fbinder_handle_of_id(n)->node : NULL;
 }
 
 static struct fbinder_handle *fbinder_handle_by_node_locked(struct fbinder_ctx *ctx,
@@ -505,9 +523,12 @@ int fbinder_handle_for_node_locked(struct fbinder_ctx *ctx, struct fbinder_node 
 	h->ctx = ctx;
 	h->node = node;
 	INIT_LIST_HEAD(&h->deaths);
+	/* the trees change under ctx's lock too: a send looks there */
+	spin_lock(&ctx->lock);
 	rb_add(&h->rb_node, &ctx->handles_by_node, fbinder_handle_node_less);
 	h->id = fbinder_handle_alloc_id_locked(ctx);
 	fbinder_handle_insert_id_locked(ctx, h);
+	spin_unlock(&ctx->lock);
 
 	ctx->nr_handles++;
 	fbinder_node_count_handle_locked(node, 1);
@@ -537,8 +558,10 @@ static void fbinder_handle_destroy_locked(struct fbinder_handle *h)
 static bool fbinder_handle_free_locked(struct fbinder_handle *h)
 {
 	lockdep_assert_held(&h->ctx->dev->lock);
+	spin_lock(&h->ctx->lock);
 	rb_erase(&h->rb_id, &h->ctx->handles);
 	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
+	spin_unlock(&h->ctx->lock);
 	if (fbinder_handle_drop_deaths_locked(h, NULL)) {
 		list_add_tail(&h->dying_entry, &h->ctx->dying_handles);
 		return true;
@@ -723,7 +746,7 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 		node->is_ctx_mgr = true;
 		spin_unlock(&ctx->lock);
 		node->exports++;
-		dev->ctx_mgr = node;
+		WRITE_ONCE(dev->ctx_mgr, node);
 		dev->ctx_mgr_uid = euid;
 	}
 out:

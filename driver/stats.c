@@ -95,13 +95,17 @@ bool fbinder_hold_step_relock(struct fbinder_hold *b)
 	if (++b->n < FBINDER_BATCH)
 		return false;
 	fbinder_hold_end_locked(b);
-	if (b->ctx)
+	if (b->ctx) {
 		spin_unlock(&b->ctx->lock);
-	spin_unlock(&b->dev->lock);
-	cond_resched();
-	spin_lock(&b->dev->lock);
-	if (b->ctx)
+		spin_unlock(&b->dev->lock);
+		cond_resched();
+		spin_lock(&b->dev->lock);
 		spin_lock(&b->ctx->lock);
+	} else {
+		spin_unlock(&b->dev->lock);
+		cond_resched();
+		spin_lock(&b->dev->lock);
+	}
 	b->n = 0;
 	b->start = ktime_get_ns();
 	return true;

@@ -864,6 +864,7 @@ struct fbinder_send {
 	bool reply;
 	bool oneway;
 	bool pushed;			/* the call is on the thread's stack */
+	bool counted;			/* in its context's sent */
 	size_t offsets_size;		/* bytes */
 	struct fbinder_txn *t;	/* once allocated, until queued */
 	struct fbinder_xlate x;		/* x.to: the target, once pinned */
@@ -874,77 +875,92 @@ struct fbinder_send {
 };
 
 /*
- * A call or oneway message: under the device lock, the handle's node; under
- * its owner's context lock too, the node pinned, the target pinned as a
- * sender of it (fbinder_ctx.active_senders), and a call pushed on the
- * sender's stack under the sender's lock (two context locks: under the
- * device lock only, internal.h).  Returns with the target's lock held, for
- * the fair share; or an error, with no lock held.
+ * A call or oneway message: under the sender's context lock, the handle's
+ * node, the sender counted, and a call pushed on its stack; then, under
+ * the lock of the node's owner, the node pinned and the target pinned as
+ * a sender of it (fbinder_ctx.active_senders).  No lock shared beyond the
+ * two: between the two holds the node and its owner may go, so they are
+ * read under RCU (both are freed after a grace period), the owner taken
+ * only while its count is not zero, and the node checked alive under its
+ * owner's lock, which its end and its free take.  There too the message
+ * is counted in its sender's fair share.
  */
 static int fbinder_send_target(struct fbinder_send *s)
-	__cond_acquires(&s->x.to->lock)
 {
 	struct fbinder_thread *thread = s->thread;
-	struct fbinder_ctx *ctx = thread->ctx, *target;
-	struct fbinder_device *dev = ctx->dev;
+	struct fbinder_ctx *ctx = thread->ctx, *target = NULL;
 	struct fbinder_txn *t = s->t;
 	struct fbinder_node *node;
 	int ret = 0;
 
-	spin_lock(&dev->lock);
-	node = fbinder_handle_to_node_locked(ctx, s->tr.handle);
-	if (!node)
+	rcu_read_lock();
+	spin_lock(&ctx->lock);
+	node = fbinder_handle_to_node_clocked(ctx, s->tr.handle);
+	if (!node) {
 		ret = -ENOENT;
-	else if (node->region)
+	} else if (node->region) {
 		ret = -EINVAL;	/* a region takes copies, not calls */
-	else if (node->state != FBINDER_NODE_LIVE)
-		ret = -EOWNERDEAD;
-	else if (node->owner == ctx)
-		ret = -EINVAL;
-	else if (!s->oneway && thread->stack && thread->stack->to_thread != thread)
-		ret = -EPROTO;
-	if (ret) {
-		spin_unlock(&dev->lock);
-		return ret;
+	} else {
+		target = READ_ONCE(node->owner);
+		if (READ_ONCE(node->state) != FBINDER_NODE_LIVE || !target)
+			ret = -EOWNERDEAD;
+		else if (target == ctx)
+			ret = -EINVAL;
+		else if (!s->oneway && thread->stack &&
+			 thread->stack->to_thread != thread)
+			ret = -EPROTO;
+		else if (!kref_get_unless_zero(&target->refs))
+			ret = -EOWNERDEAD;
 	}
-	target = node->owner;
-	spin_lock(&target->lock);
-	if (target->dead) {
-		spin_unlock(&target->lock);
-		spin_unlock(&dev->lock);
-		return -EOWNERDEAD;
+	if (!ret) {
+		ctx->sent++;
+		s->counted = true;
 	}
-	node->tmp_refs++;
-	t->node = node;
-	t->id = fbinder_txn_new_id();
-	kref_get(&target->refs);
-	t->to_ctx = target;
-	s->x.to = target;
-	target->active_senders++;
-	ctx->sent++;
-	if (!s->oneway) {
-		/* the sender's stack: its lock, nested in the device lock */
-		spin_lock_nested(&ctx->lock, SINGLE_DEPTH_NESTING);
+	if (!ret && !s->oneway) {
 		kref_get(&ctx->refs);
 		t->from_ctx = ctx;
 		t->from = thread;
 		t->from_parent = thread->stack;
 		thread->stack = t;
 		s->pushed = true;
-		spin_unlock(&ctx->lock);
 	}
-	spin_unlock(&dev->lock);
-	return 0;
+	spin_unlock(&ctx->lock);
+	if (ret) {
+		rcu_read_unlock();
+		return ret;
+	}
+	t->to_ctx = target;	/* its reference, for fbinder_txn_free() */
+	spin_lock(&target->lock);
+	/* its end and its free take this lock: under it, it is what it was */
+	if (target->dead || node->owner != target ||
+	    node->state != FBINDER_NODE_LIVE || RB_EMPTY_NODE(&node->rb_node)) {
+		spin_unlock(&target->lock);
+		rcu_read_unlock();
+		return -EOWNERDEAD;
+	}
+	rcu_read_unlock();
+	node->tmp_refs++;
+	t->node = node;
+	t->id = fbinder_txn_new_id();
+	s->x.to = target;
+	target->active_senders++;
+	ret = fbinder_share_charge_crelock(target, t->sender_euid,
+					   fbinder_alloc_slot_size(s->tr.data_size,
+								   s->offsets_size),
+					   s->oneway, &s->sender);
+	/* the receiver's choice of descriptors: the node's */
+	s->x.fds_ok = node->accepts_fds;
+	spin_unlock(&target->lock);
+	return ret;
 }
 
 /*
  * A reply: under the replier's context lock, the call it answers popped
  * off its stack; then, under the caller's, the caller found waiting and
- * its context pinned as a sender of it.  Returns with the caller's context
- * lock held; or an error, with none held.
+ * its context pinned as a sender of it.  A reply is not counted in a
+ * fair share: it answers a call the receiver made.
  */
 static int fbinder_reply_target(struct fbinder_send *s)
-	__cond_acquires(&s->x.to->lock)
 {
 	struct fbinder_thread *thread = s->thread;
 	struct fbinder_ctx *ctx = thread->ctx, *target;
@@ -970,6 +986,9 @@ static int fbinder_reply_target(struct fbinder_send *s)
 	t->to_ctx = target;
 	s->x.to = target;
 	target->active_senders++;
+	spin_unlock(&target->lock);
+	/* the receiver's choice of descriptors: the caller's flag */
+	s->x.fds_ok = call->flags & FBINDER_TXN_ACCEPT_FDS;
 	return 0;
 }
 
@@ -982,8 +1001,6 @@ static int fbinder_reply_target(struct fbinder_send *s)
 static int fbinder_send_prepare(struct fbinder_send *s)
 {
 	const struct fbinder_txn_data *tr = &s->tr;
-	struct fbinder_ctx *to;
-	int ret;
 
 	if ((!s->batch &&
 	     tr->flags & ~(FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS)) ||
@@ -1006,21 +1023,7 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 	s->t = fbinder_txn_new(s->thread->ctx, tr, s->reply);
 	if (!s->t)
 		return -ENOMEM;
-	ret = s->reply ? fbinder_reply_target(s) : fbinder_send_target(s);
-	if (ret)
-		return ret;
-	to = s->x.to;
-	if (!s->reply)
-		ret = fbinder_share_charge_crelock(to, s->t->sender_euid,
-						   fbinder_alloc_slot_size(tr->data_size,
-									   s->offsets_size),
-						   s->oneway, &s->sender);
-	/* the receiver's choice: the node's, or the caller's flag */
-	if (!ret)
-		s->x.fds_ok = s->reply ? s->t->call->flags & FBINDER_TXN_ACCEPT_FDS :
-					 s->t->node->accepts_fds;
-	spin_unlock(&to->lock);
-	return ret;
+	return s->reply ? fbinder_reply_target(s) : fbinder_send_target(s);
 }
 
 /* Bytes of a batch's header: struct fbinder_batch and its entries. */
@@ -1115,18 +1118,19 @@ static int fbinder_send_commit(struct fbinder_send *s)
 	struct fbinder_txn *t = s->t;
 	struct fbinder_ctx *to = s->x.to;
 	struct fbinder_thread *wake = NULL;
-	bool route, sync;
+	bool sync;
 	int ret;
 
-	route = s->pushed && t->from_parent &&
-		t->from_parent->to_thread == s->thread;
-	if (route)
-		spin_lock(&dev->lock);
-	spin_lock(&to->lock);
 	t->buffer = s->buf;
-	ret = fbinder_send_commit_clocked(s->thread, t, &wake);
-	if (route)
+	if (s->pushed && t->from_parent && t->from_parent->to_thread == s->thread) {
+		spin_lock(&dev->lock);
+		spin_lock(&to->lock);
+		ret = fbinder_send_commit_clocked(s->thread, t, &wake);
 		spin_unlock(&dev->lock);
+	} else {
+		spin_lock(&to->lock);
+		ret = fbinder_send_commit_clocked(s->thread, t, &wake);
+	}
 	if (ret) {
 		t->buffer = NULL;
 		spin_unlock(&to->lock);
@@ -1205,7 +1209,7 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 		if (call)
 			fbinder_reply_restore_clocked(thread, call, &s->restore);
 	}
-	if (t && t->node)
+	if (s->counted)
 		ctx->sent--;
 	spin_unlock(&ctx->lock);
 	if (call) {
