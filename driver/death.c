@@ -88,16 +88,21 @@ static void fbinder_death_remove_locked(struct fbinder_death_link *d,
 	d->holder->nr_deaths--;
 	list_del_init(&d->node_entry);
 	list_del_init(&d->handle_entry);
-	spin_lock(&d->holder->lock);
-	list_del_init(&d->work.entry);
-	spin_unlock(&d->holder->lock);
+	/* a link leaves LINKED under this lock only: then it is on no queue */
+	if (READ_ONCE(d->state) != FBINDER_DEATH_LINKED) {
+		spin_lock(&d->holder->lock);
+		list_del_init(&d->work.entry);
+		spin_unlock(&d->holder->lock);
+	}
 	if (freed)
 		list_add(&d->work.entry, freed);
 	else
 		kfree(d);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_DEATHS);
 	node->link_refs--;
-	fbinder_node_check_locked(node);
+	/* only a dead node or a region waits for its links */
+	if (node->state == FBINDER_NODE_DEAD || node->region)
+		fbinder_node_check_locked(node);
 }
 
 void fbinder_death_free_list(struct list_head *freed)
