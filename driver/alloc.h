@@ -50,7 +50,8 @@ struct fbinder_buffer {
 
 	/*
 	 * Set and used by the transaction layer only: txn, target_node and
-	 * sender under fbinder_device.lock; the others are written by the sender
+	 * sender under the context lock (fbinder_ctx.lock) of the buffer's
+	 * context; the others are written by the sender
 	 * until its commit makes the message visible, then only read, except
 	 * fds, which the thread delivering the message consumes (fd.c).
 	 */
@@ -206,7 +207,7 @@ static inline bool fbinder_buffer_bare(const struct fbinder_buffer *buf)
 
 /*
  * Calls fn for every allocated slot, in address order, under alloc->lock:
- * fn may not take it, nor fbinder_device.lock.
+ * fn may not take it, nor a spinlock of internal.h.
  */
 void fbinder_alloc_for_each(struct fbinder_alloc *alloc,
 			    void (*fn)(struct fbinder_buffer *buf, void *arg), void *arg);

@@ -49,6 +49,7 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	}
 	fbinder_alloc_init(&ctx->alloc);
 	ctx->threads = RB_ROOT;
+	spin_lock_init(&ctx->lock);
 	spin_lock_init(&ctx->threads_lock);
 	ctx->nodes = RB_ROOT;
 	ctx->handles = RB_ROOT;
@@ -82,7 +83,8 @@ static void fbinder_ctx_free(struct kref *kref)
 
 	fbinder_node_user_put(ctx->node_user);
 	put_pid(ctx->pid);
-	kfree(ctx);
+	/* a sender may have read a node's owner just before it ended */
+	kfree_rcu(ctx, rcu);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_CONTEXTS);
 }
 
@@ -91,31 +93,32 @@ static void fbinder_ctx_free(struct kref *kref)
  * meanwhile and this was the last sender: the caller then frees the buffer
  * (fbinder_ctx_free_buffer()) once it has dropped the lock.
  */
-bool fbinder_ctx_senders_done_locked(struct fbinder_ctx *ctx)
+bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx)
 {
-	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	return !--ctx->active_senders && ctx->dead;
 }
 
-/* May be called with fbinder_device.lock held: freeing sleeps nowhere. */
+/* May be called with spinlocks held (not ctx's own): freeing sleeps nowhere. */
 void fbinder_ctx_put(struct fbinder_ctx *ctx)
 {
 	kref_put(&ctx->refs, fbinder_ctx_free);
 }
 
 /*
- * Under the device lock, or in an RCU read-side section (fbinder_unlock_wake).
- * Nothing to do when nobody waits on the thread's queue: it is running
- * (a caller switched out right after its send, say), and it looks for its
- * work under the device lock before it sleeps.  No barrier is needed: a
- * sleeper is on the queue before it drops the device lock in which it
- * found no work (fbinder_wait_relock()), a poller before it takes that lock
- * to look (fbinder_poll()), and the work was queued under the lock before
- * this wake-up: either they see the work or this sees them.
+ * Under the thread's context lock, or in an RCU read-side section
+ * (fbinder_ctx_unlock_wake).  Nothing to do when nobody waits on the
+ * thread's queue: it is running (a caller switched out right after its
+ * send, say), and it looks for its work under its context lock before it
+ * sleeps.  No barrier is needed: a sleeper is on the queue before it drops
+ * the context lock in which it found no work (fbinder_wait_crelock()), a
+ * poller before it takes that lock to look (fbinder_poll()), and the work
+ * was queued under the lock before this wake-up: either they see the work
+ * or this sees them.
  */
 void fbinder_wake_thread(struct fbinder_thread *thread, bool sync)
 {
-	/* no barrier: ordered by the device lock, see above */
+	/* no barrier: ordered by the context lock, see above */
 	if (!waitqueue_active(&thread->wait))
 		return;
 	if (sync)
@@ -126,33 +129,33 @@ void fbinder_wake_thread(struct fbinder_thread *thread, bool sync)
 
 /*
  * Work for one thread: a reply, a failure, or a call routed back to it.
- * Returns the thread to wake with fbinder_unlock_wake() (internal.h).
+ * Returns the thread to wake with fbinder_ctx_unlock_wake() (internal.h).
  */
-struct fbinder_thread *fbinder_thread_queue_locked(struct fbinder_thread *thread,
-						   struct fbinder_work *work)
+struct fbinder_thread *fbinder_thread_queue_clocked(struct fbinder_thread *thread,
+						    struct fbinder_work *work)
 {
-	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	list_add_tail(&work->entry, &thread->todo);
 	return thread;
 }
 
-void fbinder_thread_enqueue_locked(struct fbinder_thread *thread, struct fbinder_work *work,
-				   bool sync)
+void fbinder_thread_enqueue_clocked(struct fbinder_thread *thread, struct fbinder_work *work,
+				    bool sync)
 {
-	lockdep_assert_held(&thread->ctx->dev->lock);
-	fbinder_wake_thread(fbinder_thread_queue_locked(thread, work), sync);
+	lockdep_assert_held(&thread->ctx->lock);
+	fbinder_wake_thread(fbinder_thread_queue_clocked(thread, work), sync);
 }
 
 /*
  * Work for the context: takes exactly one idle thread off the waiting list
- * and returns it, for fbinder_unlock_wake() (internal.h), or NULL; wakes the
+ * and returns it, for fbinder_ctx_unlock_wake() (internal.h), or NULL; wakes the
  * pollers.
  */
-struct fbinder_thread *fbinder_ctx_queue_locked(struct fbinder_ctx *ctx, struct fbinder_work *work)
+struct fbinder_thread *fbinder_ctx_queue_clocked(struct fbinder_ctx *ctx, struct fbinder_work *work)
 {
 	struct fbinder_thread *idle;
 
-	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	list_add_tail(&work->entry, &ctx->todo);
 	idle = list_first_entry_or_null(&ctx->waiting, struct fbinder_thread,
 					waiting_entry);
@@ -161,7 +164,7 @@ struct fbinder_thread *fbinder_ctx_queue_locked(struct fbinder_ctx *ctx, struct 
 	/*
 	 * Only when someone polls: an empty wait queue would still cost an
 	 * irq-saving lock round trip on every call.  No barrier needed: a
-	 * poller adds itself before it takes fbinder_device.lock to look for work,
+	 * poller adds itself before it takes fbinder_ctx.lock to look for work,
 	 * and we hold that lock, so either it sees this work or we see it.
 	 */
 	if (waitqueue_active(&ctx->poll_wait))
@@ -170,12 +173,12 @@ struct fbinder_thread *fbinder_ctx_queue_locked(struct fbinder_ctx *ctx, struct 
 }
 
 /* The same, waking the idle thread at once (the lock still held). */
-void fbinder_ctx_enqueue_locked(struct fbinder_ctx *ctx, struct fbinder_work *work, bool sync)
+void fbinder_ctx_enqueue_clocked(struct fbinder_ctx *ctx, struct fbinder_work *work, bool sync)
 {
 	struct fbinder_thread *idle;
 
-	lockdep_assert_held(&ctx->dev->lock);
-	idle = fbinder_ctx_queue_locked(ctx, work);
+	lockdep_assert_held(&ctx->lock);
+	idle = fbinder_ctx_queue_clocked(ctx, work);
 	if (idle)
 		fbinder_wake_thread(idle, sync);
 }
@@ -189,13 +192,13 @@ void fbinder_ctx_wake_idle(struct fbinder_ctx *ctx)
 {
 	struct fbinder_thread *thread, *next;
 
-	spin_lock(&ctx->dev->lock);
+	spin_lock(&ctx->lock);
 	list_for_each_entry_safe(thread, next, &ctx->waiting, waiting_entry) {
 		list_del_init(&thread->waiting_entry);
 		thread->kicked = true;
 		fbinder_wake_thread(thread, false);
 	}
-	spin_unlock(&ctx->dev->lock);
+	spin_unlock(&ctx->lock);
 }
 
 /*
@@ -249,6 +252,7 @@ static void fbinder_ctx_reap_threads_locked(struct fbinder_ctx *ctx,
 	int i;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	for (i = 0; i < FBINDER_THREAD_REAP && rb; i++) {
 		thread = rb_entry(rb, struct fbinder_thread, rb_node);
 		next = rb_next(rb);
@@ -298,6 +302,7 @@ struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx)
 		return thread;
 again:
 	spin_lock(&ctx->dev->lock);
+	spin_lock(&ctx->lock);
 search:
 	p = &ctx->threads.rb_node;
 	parent = NULL;
@@ -313,6 +318,7 @@ search:
 			fbinder_thread_reap_locked(thread, &gone);
 			goto search;
 		} else {
+			spin_unlock(&ctx->lock);
 			spin_unlock(&ctx->dev->lock);
 			fbinder_thread_free_gone(ctx, &gone);
 			if (new) {
@@ -323,6 +329,7 @@ search:
 		}
 	}
 	if (!new) {
+		spin_unlock(&ctx->lock);
 		spin_unlock(&ctx->dev->lock);
 		fbinder_thread_free_gone(ctx, &gone);
 		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
@@ -343,6 +350,7 @@ search:
 	ctx->nr_threads++;
 	fbinder_stat_inc(FBINDER_STAT_LIVE_THREADS);
 	fbinder_ctx_reap_threads_locked(ctx, &gone);
+	spin_unlock(&ctx->lock);
 	spin_unlock(&ctx->dev->lock);
 	fbinder_thread_free_gone(ctx, &gone);
 	return new;
@@ -362,13 +370,13 @@ static bool fbinder_thread_awaits_reply(struct fbinder_thread *thread)
  * The thread's own settings, from before the driver raised it for the calls
  * it handles or a oneway message; false when it was not raised.
  */
-static bool fbinder_thread_own_prio_locked(struct fbinder_thread *thread,
-					   struct fbinder_prio *own)
+static bool fbinder_thread_own_prio_clocked(struct fbinder_thread *thread,
+					    struct fbinder_prio *own)
 {
 	struct fbinder_txn *t;
 	bool raised = false;
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	if (thread->oneway_prio_set) {
 		*own = thread->oneway_saved;
 		raised = true;
@@ -394,8 +402,9 @@ static bool fbinder_thread_own_prio_locked(struct fbinder_thread *thread,
 static void fbinder_thread_detach_locked(struct fbinder_thread *thread)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	thread->oneway_prio_set =
-		fbinder_thread_own_prio_locked(thread, &thread->oneway_saved);
+		fbinder_thread_own_prio_clocked(thread, &thread->oneway_saved);
 	fbinder_thread_unwind_locked(thread);
 	list_del_init(&thread->waiting_entry);
 	spin_lock(&thread->ctx->threads_lock);
@@ -417,6 +426,7 @@ static bool fbinder_thread_drop_work_locked(struct fbinder_thread *thread,
 	struct fbinder_work *work;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	*buf = NULL;
 	work = list_first_entry_or_null(&thread->todo, struct fbinder_work, entry);
 	if (!work)
@@ -458,6 +468,7 @@ static void fbinder_thread_reap_locked(struct fbinder_thread *thread,
 				       struct list_head *gone)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	fbinder_thread_detach_locked(thread);
 	list_add(&thread->waiting_entry, gone);
 }
@@ -478,7 +489,9 @@ static void fbinder_thread_free_gone(struct fbinder_ctx *ctx, struct list_head *
 	list_for_each_entry_safe(thread, next, gone, waiting_entry) {
 		do {
 			spin_lock(&ctx->dev->lock);
+			spin_lock(&ctx->lock);
 			more = fbinder_thread_drop_work_locked(thread, &buf);
+			spin_unlock(&ctx->lock);
 			spin_unlock(&ctx->dev->lock);
 			if (buf)
 				fbinder_buffer_discard(ctx, buf);
@@ -500,10 +513,12 @@ int fbinder_thread_exit(struct fbinder_ctx *ctx)
 	if (!thread)
 		return -ENOMEM;
 	spin_lock(&ctx->dev->lock);
+	spin_lock(&ctx->lock);
 	if (fbinder_thread_awaits_reply(thread) || !list_empty(&thread->todo))
 		ret = -EBUSY;
 	else
 		fbinder_thread_detach_locked(thread);
+	spin_unlock(&ctx->lock);
 	spin_unlock(&ctx->dev->lock);
 	if (!ret)
 		fbinder_thread_free(thread);
@@ -528,9 +543,11 @@ void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx)
 
 	/* the buffers' sender records go with them */
 	spin_lock(&ctx->dev->lock);
-	fbinder_hold_start_locked(&b, ctx->dev);
+	spin_lock(&ctx->lock);
+	fbinder_hold_start_clocked(&b, ctx);
 	fbinder_ctx_drop_senders_relock(ctx, &b);
 	fbinder_hold_end_locked(&b);
+	spin_unlock(&ctx->lock);
 	spin_unlock(&ctx->dev->lock);
 	fbinder_alloc_for_each(&ctx->alloc, fbinder_ctx_drop_buffer, NULL);
 	fbinder_alloc_release(&ctx->alloc);
@@ -564,23 +581,27 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 	LIST_HEAD(dying);
 
 	spin_lock(&dev->lock);
+	spin_lock(&ctx->lock);
 	if (ctx->dead) {
+		spin_unlock(&ctx->lock);
 		spin_unlock(&dev->lock);
 		return;
 	}
 	ctx->dead = true;
 	ctx->active_senders++;
+	spin_unlock(&ctx->lock);
 	list_del_init(&ctx->dev_entry);
 	/* handle 0 is free for a new manager now, not once its turn came */
 	if (dev->ctx_mgr && dev->ctx_mgr->owner == ctx)
-		dev->ctx_mgr = NULL;
+		WRITE_ONCE(dev->ctx_mgr, NULL);
 	spin_unlock(&dev->lock);
 
 	/* its own links first, a batch at a time */
 	fbinder_ctx_drop_deaths(ctx);
 
 	spin_lock(&dev->lock);
-	fbinder_hold_start_locked(&b, dev);
+	spin_lock(&ctx->lock);
+	fbinder_hold_start_clocked(&b, ctx);
 	/* out of every list now, so waiting_entry can collect them */
 	while ((rb = rb_first(&ctx->threads))) {
 		thread = rb_entry(rb, struct fbinder_thread, rb_node);
@@ -605,11 +626,16 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 		fbinder_hold_step_relock(&b);
 	}
 	fbinder_ctx_drop_nodes_relock(ctx, &dying, &b);
+	/* the rest is the graph's: the lock of the nodes' owners is taken */
+	spin_unlock(&ctx->lock);
+	b.ctx = NULL;
 	while (fbinder_ctx_drop_region_locked(ctx, &dying))
 		fbinder_hold_step_relock(&b);
 	fbinder_ctx_drop_handles_relock(ctx, &b);
 	/* a sender's copy may wait on its own stalled page fault */
-	free_buffer = fbinder_ctx_senders_done_locked(ctx);
+	spin_lock(&ctx->lock);
+	free_buffer = fbinder_ctx_senders_done_clocked(ctx);
+	spin_unlock(&ctx->lock);
 	fbinder_hold_end_locked(&b);
 	spin_unlock(&dev->lock);
 	/* then the holders of its nodes hear, a batch at a time */

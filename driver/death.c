@@ -49,18 +49,34 @@ static struct fbinder_death_link *fbinder_death_lookup_locked(struct fbinder_ctx
 	return n ? fbinder_death_of(n) : NULL;
 }
 
+/* The notice goes on its holder's todo, under the holder's lock. */
 static void fbinder_death_queue_locked(struct fbinder_death_link *d)
 {
 	lockdep_assert_held(&d->holder->dev->lock);
 	list_del_init(&d->node_entry);
+	spin_lock(&d->holder->lock);
 	d->state = FBINDER_DEATH_QUEUED;
-	fbinder_ctx_enqueue_locked(d->holder, &d->work, false);
+	fbinder_ctx_enqueue_clocked(d->holder, &d->work, false);
+	spin_unlock(&d->holder->lock);
+}
+
+/* A link's state: its holder's reads change it (fbinder_take_work_clocked()). */
+static enum fbinder_death_state fbinder_death_state_locked(struct fbinder_death_link *d)
+{
+	enum fbinder_death_state state;
+
+	lockdep_assert_held(&d->holder->dev->lock);
+	spin_lock(&d->holder->lock);
+	state = d->state;
+	spin_unlock(&d->holder->lock);
+	return state;
 }
 
 /*
  * Takes the link out of every list and tree and frees it, or, with freed,
  * leaves it there (by its work entry) for fbinder_death_free_list() once the
- * lock is dropped: a batch frees its links outside the lock.
+ * lock is dropped: a batch frees its links outside the lock.  No context
+ * lock held: it takes the holder's, then the node owner's.
  */
 static void fbinder_death_remove_locked(struct fbinder_death_link *d,
 					struct list_head *freed)
@@ -72,14 +88,21 @@ static void fbinder_death_remove_locked(struct fbinder_death_link *d,
 	d->holder->nr_deaths--;
 	list_del_init(&d->node_entry);
 	list_del_init(&d->handle_entry);
-	list_del_init(&d->work.entry);
+	/* a link leaves LINKED under this lock only: then it is on no queue */
+	if (READ_ONCE(d->state) != FBINDER_DEATH_LINKED) {
+		spin_lock(&d->holder->lock);
+		list_del_init(&d->work.entry);
+		spin_unlock(&d->holder->lock);
+	}
 	if (freed)
 		list_add(&d->work.entry, freed);
 	else
 		kfree(d);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_DEATHS);
 	node->link_refs--;
-	fbinder_node_check_locked(node);
+	/* only a dead node or a region waits for its links */
+	if (node->state == FBINDER_NODE_DEAD || node->region)
+		fbinder_node_check_locked(node);
 }
 
 void fbinder_death_free_list(struct list_head *freed)
@@ -157,7 +180,7 @@ int fbinder_death_unlink(struct fbinder_ctx *ctx, const struct fbinder_death *re
 				   FBINDER_CONTEXT_MGR_HANDLE)) {
 		ret = -EINVAL;
 	} else {
-		if (d->state != FBINDER_DEATH_LINKED)
+		if (fbinder_death_state_locked(d) != FBINDER_DEATH_LINKED)
 			ret = -EOWNERDEAD;
 		fbinder_death_remove_locked(d, NULL);
 	}
@@ -174,7 +197,7 @@ int fbinder_death_done(struct fbinder_ctx *ctx, u64 cookie)
 	d = fbinder_death_lookup_locked(ctx, cookie);
 	if (!d)
 		ret = -ENOENT;
-	else if (d->state != FBINDER_DEATH_DELIVERED)
+	else if (fbinder_death_state_locked(d) != FBINDER_DEATH_DELIVERED)
 		ret = -EINVAL;
 	else
 		fbinder_death_remove_locked(d, NULL);
@@ -188,6 +211,7 @@ void fbinder_death_requeue_locked(struct fbinder_ctx *ctx, u64 cookie)
 	struct fbinder_death_link *d;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	d = fbinder_death_lookup_locked(ctx, cookie);
 	if (d && d->state == FBINDER_DEATH_DELIVERED) {
 		d->state = FBINDER_DEATH_QUEUED;

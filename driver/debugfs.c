@@ -24,6 +24,7 @@
 #include "internal.h"
 #include "sections.h"
 #include "stats.h"
+#include "txn_pool.h"
 
 static struct dentry *fbinder_debugfs_dir;
 
@@ -92,6 +93,7 @@ static void fbinder_show_ctx_locked(struct seq_file *m, struct fbinder_ctx *ctx)
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	seq_printf(m, " context pid %d queued %u max_threads %u requested %u started %u\n",
 		   pid_nr(ctx->pid), ctx->nr_queued, ctx->max_threads,
 		   ctx->requested_threads, ctx->started_threads);
@@ -143,15 +145,17 @@ static int fbinder_state_show(struct seq_file *m, void *unused)
 	unsigned int n, i;
 
 	seq_printf(m, "slot-pool %lu\n", fbinder_slot_pool_count());
+	seq_printf(m, "spare-transactions %lu\n", fbinder_txn_spares_count());
 	for (dev = fbinder_device_next(NULL); dev; dev = fbinder_device_next(dev)) {
 		/* the manager's node may be freed once the lock is dropped */
 		spin_lock(&dev->lock);
-		seq_printf(m, "device %s context-manager node %llu spare-transactions %u\n",
-			   dev->name, dev->ctx_mgr ? dev->ctx_mgr->debug_id : 0,
-			   dev->nr_spare_txns);
+		seq_printf(m, "device %s context-manager node %llu\n",
+			   dev->name, dev->ctx_mgr ? dev->ctx_mgr->debug_id : 0);
 		n = 0;
 		list_for_each_entry(ctx, &dev->contexts, dev_entry) {
+			spin_lock(&ctx->lock);
 			fbinder_show_ctx_locked(m, ctx);
+			spin_unlock(&ctx->lock);
 			n++;
 		}
 		spin_unlock(&dev->lock);

@@ -5,8 +5,7 @@
  * The module parameter "devices" names the devices to create, each an
  * independent world with its own context manager, so containers can be
  * kept apart; fastbinderfs (fs.c) makes more at run time, with the same
- * file operations.  Every device is on one list, for the tools and the
- * spares' shrinker.
+ * file operations.  Every device is on one list, for the tools.
  */
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -118,9 +117,9 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 			return -EFAULT;
 		if (max > FBINDER_MAX_THREADS)
 			return -EINVAL;
-		spin_lock(&ctx->dev->lock);
+		spin_lock(&ctx->lock);
 		WRITE_ONCE(ctx->max_threads, max);
-		spin_unlock(&ctx->dev->lock);
+		spin_unlock(&ctx->lock);
 		return 0;
 	case FBINDER_IOC_SET_CONTEXT_MGR:
 		if (copy_from_user(&mgr, uarg, sizeof(mgr)))
@@ -159,10 +158,10 @@ static __poll_t fbinder_poll(struct file *file, struct poll_table_struct *pt)
 		return EPOLLERR;
 	poll_wait(file, &thread->wait, pt);
 	poll_wait(file, &ctx->poll_wait, pt);
-	spin_lock(&ctx->dev->lock);
-	if (fbinder_thread_has_work_locked(thread))
+	spin_lock(&ctx->lock);
+	if (fbinder_thread_has_work_clocked(thread))
 		mask = EPOLLIN | EPOLLRDNORM;
-	spin_unlock(&ctx->dev->lock);
+	spin_unlock(&ctx->lock);
 	return mask;
 }
 
@@ -224,8 +223,6 @@ static void fbinder_device_free(struct kref *kref)
 
 	list_del_rcu(&dev->entry);
 	mutex_unlock(&fbinder_devices_lock);
-	/* no context is left: only the shrinker still reaches the spares */
-	fbinder_txn_spares_drain(dev);
 	put_user_ns(dev->user_ns);
 	kfree_rcu(dev, rcu);
 }
@@ -298,7 +295,6 @@ int fbinder_devices_init(void)
 	while ((name = strsep(&p, ",")) && !ret)
 		ret = fbinder_misc_create(name);
 	kfree(names);
-	/* the spares' shrinker walks the list: once it is complete */
 	if (!ret)
 		ret = fbinder_txn_pool_init();
 	if (ret)
@@ -321,6 +317,6 @@ void fbinder_devices_exit(void)
 		WARN_ON(kref_read(&dev->refs) != 1);
 		fbinder_device_put(dev);
 	}
-	/* the devices' spares are gone: now the shrinker may go */
+	/* no context is left to give a transaction back: the spares go */
 	fbinder_txn_pool_exit();
 }

@@ -225,11 +225,13 @@ static int fbinder_info_put(const struct fbinder_info *in, u32 i,
 	return fbinder_info_copy(&one, entry, size, 1);
 }
 
+/* Under the device lock and the context's (its queue's numbers). */
 static void fbinder_fill_ctx_locked(const struct fbinder_viewer *v,
 				    struct fbinder_ctx *ctx,
 				    struct fbinder_info_context *e)
 {
 	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	memset(e, 0, sizeof(*e));
 	e->id = ctx->debug_id;
 	e->pid = pid_nr_ns(ctx->pid, v->ns);
@@ -264,7 +266,9 @@ static int fbinder_info_contexts(struct fbinder_info *in,
 		it.dev = dev;
 		while (!ret && (ctx = fbinder_iter_visible(&it, v))) {
 			spin_lock(&dev->lock);
+			spin_lock(&ctx->lock);
 			fbinder_fill_ctx_locked(v, ctx, &e);
+			spin_unlock(&ctx->lock);
 			spin_unlock(&dev->lock);
 			/* the buffer's numbers need its mutex */
 			fbinder_alloc_usage(&ctx->alloc, &usage);
@@ -340,6 +344,7 @@ static int fbinder_info_tree(struct fbinder_info *in,
 			from = 0;
 			do {
 				spin_lock(&dev->lock);
+				spin_lock(&ctx->lock);
 				rb = from == U64_MAX ? NULL :
 				     fbinder_tree_from(w, w->root(ctx), from);
 				for (n = 0; rb && n < FBINDER_INFO_BATCH; n++) {
@@ -347,6 +352,7 @@ static int fbinder_info_tree(struct fbinder_info *in,
 					from = w->key(rb);
 					rb = rb_next(rb);
 				}
+				spin_unlock(&ctx->lock);
 				spin_unlock(&dev->lock);
 				for (k = 0; !ret && k < n; k++)
 					ret = fbinder_info_put(in, i++, batch + k * w->size,
@@ -387,6 +393,7 @@ static void fbinder_fill_node_locked(const struct fbinder_viewer *v,
 	struct fbinder_info_node *e = entry;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	memset(e, 0, sizeof(*e));
 	e->id = node->debug_id;
 	e->ctx = ctx->debug_id;

@@ -4,58 +4,95 @@
  *
  * Locking
  * =======
- * Two locks guard the driver's state, never nested in each other:
+ * Two kinds of spinlock guard the driver's state, taken in this order:
  *
- *   fbinder_device.lock (spinlock): the object graph of one device.  It protects
- *     every context's threads, nodes and handles trees, the todo lists of
- *     contexts, threads and nodes, transaction stacks, the fields of
- *     fbinder_node, fbinder_handle, fbinder_thread and fbinder_txn, the context manager, and
- *     the transaction-layer fields of fbinder_buffer (txn, target_node), and the
- *     device's spare transactions.  It is held only for bookkeeping: no
- *     allocation, no user copy, no sleep; so reclaim may take it (the spare
- *     transactions' shrinker, txn_pool.c).  And never for work that grows
- *     with what an opener made: a loop that frees such objects drops it
- *     every FBINDER_BATCH of them (struct fbinder_hold, below).
+ *   fbinder_device.lock: the object graph of one device.  Every context's
+ *     handles trees (with its context lock too) and handle fields, its
+ *     nodes tree, its death links, nr_owned and failed; the nodes' lives
+ *     (state, owner: with the owner's lock too) and their graph counts
+ *     (handle_count, link_refs, exports, is_ctx_mgr: handle_count and
+ *     is_ctx_mgr with the owner's lock too); regions; the context manager
+ *     (read under RCU too); the contexts list; a call's caller
+ *     (fbinder_txn.from, from_parent: with the caller's context lock too,
+ *     so a route, which walks callers of many contexts, reads them under
+ *     this lock alone).  A message takes it only to route a call sent
+ *     while handling another, and per object it carries; every failure
+ *     and every end takes it.
+ *
+ *   fbinder_ctx.lock (the context lock): the queues of one context.  Its
+ *     todo list and idle threads, its threads' todo lists, stacks, looper
+ *     state and wake-up flags, nr_queued, requested and started threads,
+ *     its fair-share records, active_senders, received, sent, dead (with
+ *     the device lock too); the message counts of the nodes it owns (buf_refs,
+ *     tmp_refs, async_out, async_todo, calls); a transaction's handler
+ *     fields (to_thread, to_parent, buffer) under its receiver's, and its
+ *     caller fields under its caller's (above).  A death link's state
+ *     and queue entry under its holder's.  A message without objects
+ *     takes the two contexts' locks one after the other, never nested:
+ *     two context locks are held together only under the device lock
+ *     (spin_lock_nested()), which serialises every such pair.
+ *
+ * Both are held only for bookkeeping: no allocation, no user copy, no
+ * sleep; so reclaim may take them.  And never for work that grows with
+ * what an opener made: a loop that frees such objects drops them every
+ * FBINDER_BATCH of them (struct fbinder_hold, below).
+ *
+ * A send finds its target under its own context lock (the handle), then
+ * takes the target's: between the two, the node and its owner are read
+ * under RCU, as both are freed after a grace period (kfree_rcu()), and
+ * the node is checked alive under its owner's lock, which its end and its
+ * free hold.
+ *
+ * A fast path (a context lock alone) never takes a node's last reference
+ * of any kind, which would free the node, the graph's business: it leaves
+ * that one to the device lock (fbinder_node_put_fast_clocked()).  So the
+ * counts it reads for that choice change under the owner's lock
+ * everywhere, handle_count and is_ctx_mgr included.
  *
  *   fbinder_alloc.lock (mutex, one per context): the slots and pages of that
  *     context's buffer.  Taken by alloc.c only (the others call its
- *     operations, alloc.h), never with fbinder_device.lock held; the mapping's
+ *     operations, alloc.h), never with a spinlock held; the mapping's
  *     faults, mmap and close take it inside the mm's mmap lock.
  *
  * Leaf locks nest inside them, and no lock is taken inside a leaf lock:
- * fbinder_ctx.threads_lock inside fbinder_device.lock: the threads tree is
- * changed under both, and read under either, so an ioctl finds its
- * thread's record without the device lock (fbinder_thread_find());
- * fbinder_failure_lock inside fbinder_device.lock (stats.c); the wait queues' own
- * locks (fbinder_thread.wait, fbinder_ctx.poll_wait, the failure readers'
- * queue of stats.c), taken by wake-ups under fbinder_device.lock;
- * fbinder_lru_lock inside fbinder_alloc.lock (the shrinker holds it
- * and only trylocks fbinder_alloc.lock, see alloc.c); fbinder_slot_pool_lock
- * inside fbinder_alloc.lock (slot_pool.c, whose shrinker takes it alone);
- * fbinder_users_lock (alloc.c), taken with neither held, or inside
- * fbinder_device.lock by fbinder_user_put() (a sender record's user);
- * fbinder_node_users_lock (node.c), taken alone or inside
- * fbinder_device.lock (a context's last put).  The hot paths
- * wake the one thread they chose just after dropping fbinder_device.lock
- * instead (fbinder_unlock_wake), so the woken thread does not find it held.
+ * fbinder_ctx.threads_lock inside both: the threads tree is changed under
+ * it and both of the above, and read under any, so an ioctl finds its
+ * thread's record under it alone (fbinder_thread_find()); each CPU's
+ * spare transactions' lock (txn_pool.c); fbinder_failure_lock
+ * (stats.c); the wait queues' own locks (fbinder_thread.wait,
+ * fbinder_ctx.poll_wait, the failure readers' queue of stats.c), taken by
+ * wake-ups under a context lock; fbinder_lru_lock inside
+ * fbinder_alloc.lock (the shrinker holds it and only trylocks
+ * fbinder_alloc.lock, see alloc.c); fbinder_slot_pool_lock inside
+ * fbinder_alloc.lock (slot_pool.c, whose shrinker takes it alone);
+ * fbinder_users_lock (alloc.c), taken alone or inside the spinlocks by
+ * fbinder_user_put() (a sender record's user); fbinder_node_users_lock
+ * (node.c), taken alone or inside them (a context's last put).  The hot
+ * paths wake the one thread they chose just after dropping the context
+ * lock instead (fbinder_ctx_unlock_wake), so the woken thread does not
+ * find it held.
  *
  * fbinder_devices_lock (mutex, device.c) guards the list of devices, taken
  * with no other lock of the driver held: a walker that sleeps pins one
- * device at a time and lets the mutex go (fbinder_device_next()); the
- * spares' shrinker walks the list under RCU instead.
+ * device at a time and lets the mutex go (fbinder_device_next()).
  *
  * A function's name says which lock it needs, and it asserts that with
  * lockdep_assert_held() (make lint checks both, scripts/lint-locking.sh):
  *
- *   _locked   fbinder_device.lock held, from entry to return;
+ *   _locked   fbinder_device.lock held, from entry to return (and the
+ *             context locks its body asserts);
  *   _relock   fbinder_device.lock held at entry and at return, but dropped and
  *             taken again inside (to allocate or to sleep): what the caller
  *             found before the call may have changed after it;
+ *   _clocked  the context lock of the context it works on held;
+ *   _crelock  the same, dropped and taken again inside;
+ *   _olocked  the device lock and the lock of the node's owner held;
  *   _alocked  fbinder_alloc.lock held (alloc.c).
  *
  * Memory that must outlive an unlock (a node a sender is translating into,
- * a context a sender copies into, and that context's buffer) is pinned by
- * a count taken under the lock: fbinder_node.tmp_refs, fbinder_ctx.refs,
+ * a context a sender copies into, and that context's buffer, a call's
+ * caller's context) is pinned by a count taken under a lock:
+ * fbinder_node.tmp_refs, fbinder_ctx.refs (fbinder_txn.to_ctx, from_ctx),
  * fbinder_ctx.active_senders.
  *
  * Lifetimes
@@ -110,8 +147,7 @@
  *              at the copy's end.
  *   fbinder_txn  a call lives until its caller consumed the reply or the
  *              failure; a oneway message until it is delivered.  Then it
- *              goes back to its device's spares (fbinder_device.spare_txns,
- *              txn_pool.c) or to the slab.
+ *              goes back to a CPU's spares (txn_pool.c) or to the slab.
  */
 #ifndef _FBINDER_INTERNAL_H
 #define _FBINDER_INTERNAL_H
@@ -150,14 +186,12 @@ struct fbinder_device {
 	struct miscdevice misc;		/* a devices= one's; unused in fastbinderfs */
 	struct kref refs;		/* its creator's (the list, fs.c's inode), each file's */
 	struct user_namespace *user_ns;	/* whose CAP_SYS_ADMIN claims handle 0 */
-	struct rcu_head rcu;		/* the spares' shrinker walks the list under RCU */
+	struct rcu_head rcu;		/* freed after a grace period: list readers may use RCU */
 	spinlock_t lock;		/* the object graph, see above */
 	struct fbinder_node *ctx_mgr;	/* handle 0, or NULL */
 	kuid_t ctx_mgr_uid;		/* euid of the first claim, or invalid */
 	struct list_head contexts;	/* fbinder_ctx.dev_entry, for debugfs */
 	struct list_head entry;		/* fbinder_devices, until freed */
-	struct fbinder_txn *spare_txns;	/* unused ones, by next_spare, under lock */
-	u32 nr_spare_txns;
 	char name[32];
 };
 
@@ -181,6 +215,7 @@ struct fbinder_ctx {
 	struct pid *pid;		/* the owning thread group */
 	kuid_t euid;
 	u64 debug_id;			/* FBINDER_IOC_INFO's name for it */
+	spinlock_t lock;		/* its queues, see above */
 	bool dead;			/* ended, see Lifetimes */
 	struct fbinder_alloc alloc;
 
@@ -212,7 +247,7 @@ struct fbinder_ctx {
 	u32 max_threads;
 	u32 requested_threads;		/* asked for, not registered yet */
 	u32 started_threads;		/* registered because we asked */
-	/* for FBINDER_IOC_INFO, under fbinder_device.lock */
+	/* for FBINDER_IOC_INFO: received and sent under lock, the rest the device's */
 	u32 nr_threads;			/* in threads */
 	u32 nr_nodes;			/* in nodes */
 	/* its nodes in nodes or with a release notice unread: max_nodes */
@@ -225,6 +260,7 @@ struct fbinder_ctx {
 	struct list_head dev_entry;
 	struct wait_queue_entry owner_wait;	/* on fbinder_pid_exit_wq(pid) */
 	struct work_struct owner_work;	/* the end once the owner is gone */
+	struct rcu_head rcu;		/* a send may still look (txn.c) */
 };
 
 #define FBINDER_LOOPER_REGISTERED	0x1
@@ -259,7 +295,10 @@ enum fbinder_node_state {
 };
 
 struct fbinder_node {
-	struct fbinder_work work;		/* the release notice */
+	union {
+		struct fbinder_work work;	/* the release notice */
+		struct rcu_head rcu;		/* a send may still look (txn.c) */
+	};
 	struct rb_node rb_node;		/* owner->nodes */
 	struct fbinder_ctx *owner;		/* NULL once dead */
 	struct fbinder_device *dev;		/* whose lock guards it */
@@ -366,7 +405,7 @@ struct fbinder_buffer_fd {
 struct fbinder_txn {
 	union {
 		struct fbinder_work work;
-		struct fbinder_txn *next_spare;	/* one of its device's spares */
+		struct fbinder_txn *next_spare;	/* a spare (txn_pool.c) */
 	};
 	u64 id;
 	u32 code;
@@ -375,6 +414,7 @@ struct fbinder_txn {
 	bool is_reply;
 	struct fbinder_txn *call;		/* a reply: the call it answers */
 
+	struct fbinder_ctx *from_ctx;		/* a call's caller's, counted */
 	struct fbinder_thread *from;		/* the waiting caller, or NULL */
 	struct fbinder_txn *from_parent;	/* caller's stack below this call */
 	struct fbinder_thread *to_thread;	/* the handler once delivered */
@@ -406,18 +446,21 @@ fbinder_stack_next(struct fbinder_thread *thread, struct fbinder_txn *t)
 /*
  * A loop that frees objects an opener made, as many as it likes (a
  * context's end, a node's deaths, a holder's links), holds
- * fbinder_device.lock for FBINDER_BATCH of them at most, then drops it
- * and reschedules: fbinder_hold_step_relock() after each object.  Each
+ * fbinder_device.lock (and a context's lock inside it, if ctx is set)
+ * for FBINDER_BATCH of them at most, then drops them and reschedules:
+ * fbinder_hold_step_relock() after each object.  Each
  * such hold is timed and counted; debugfs "max_hold_ns" keeps the longest,
  * "max_hold_objects" the most objects one freed.
  */
 struct fbinder_hold {
 	struct fbinder_device *dev;
+	struct fbinder_ctx *ctx;	/* whose lock is held inside, or NULL */
 	u64 start;			/* of this hold, ns */
 	u32 n;				/* objects freed in it */
 };
 
 void fbinder_hold_start_locked(struct fbinder_hold *b, struct fbinder_device *dev);
+void fbinder_hold_start_clocked(struct fbinder_hold *b, struct fbinder_ctx *ctx);
 bool fbinder_hold_step_relock(struct fbinder_hold *b);
 void fbinder_hold_end_locked(struct fbinder_hold *b);
 
@@ -426,25 +469,26 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev);
 void fbinder_ctx_flush(struct fbinder_ctx *ctx);
 void fbinder_ctx_release(struct fbinder_ctx *ctx);
 void fbinder_ctx_put(struct fbinder_ctx *ctx);
-bool fbinder_ctx_senders_done_locked(struct fbinder_ctx *ctx);
+bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx);
 void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx);
 struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx);
 int fbinder_thread_exit(struct fbinder_ctx *ctx);
 void fbinder_ctx_wake_idle(struct fbinder_ctx *ctx);
-void fbinder_ctx_enqueue_locked(struct fbinder_ctx *ctx, struct fbinder_work *work,
-				bool sync);
-void fbinder_thread_enqueue_locked(struct fbinder_thread *thread,
-				   struct fbinder_work *work, bool sync);
-struct fbinder_thread *fbinder_ctx_queue_locked(struct fbinder_ctx *ctx,
-						struct fbinder_work *work);
-struct fbinder_thread *fbinder_thread_queue_locked(struct fbinder_thread *thread,
-						   struct fbinder_work *work);
+void fbinder_ctx_enqueue_clocked(struct fbinder_ctx *ctx, struct fbinder_work *work,
+				 bool sync);
+void fbinder_thread_enqueue_clocked(struct fbinder_thread *thread,
+				    struct fbinder_work *work, bool sync);
+struct fbinder_thread *fbinder_ctx_queue_clocked(struct fbinder_ctx *ctx,
+						 struct fbinder_work *work);
+struct fbinder_thread *fbinder_thread_queue_clocked(struct fbinder_thread *thread,
+						    struct fbinder_work *work);
 void fbinder_wake_thread(struct fbinder_thread *thread, bool sync);
 
 /*
- * Unlocks the device, then wakes the thread a *_queue_locked() call chose,
- * if any: the woken thread's first step is to take the device lock, so it
- * should not find the waker still holding it.  The thread may be freed
+ * Unlocks the context (or the device), then wakes the thread a
+ * *_queue_clocked() call chose, if any: the woken thread's first step is
+ * to take its context's lock, so it should not find the waker still
+ * holding it.  The thread may be freed
  * once the lock is dropped (its context released, FBINDER_IOC_THREAD_EXIT);
  * its memory goes after an RCU grace period (kfree_rcu), so the wake-up
  * runs in an RCU read-side section, and a wake-up of a queue nobody waits
@@ -454,13 +498,13 @@ void fbinder_wake_thread(struct fbinder_thread *thread, bool sync);
  * of PREEMPT_RT carry no context annotation); its arguments are evaluated
  * before the unlock, while what they read is still protected.
  */
-#define fbinder_unlock_wake(dev, to, sync)				\
+#define fbinder_ctx_unlock_wake(ctx, to, sync)			\
 do {								\
 	struct fbinder_thread *__wake = (to);			\
 	bool __sync = (sync);					\
 								\
 	rcu_read_lock();					\
-	spin_unlock(&(dev)->lock);				\
+	spin_unlock(&(ctx)->lock);				\
 	if (__wake)						\
 		fbinder_timed_void(FBINDER_SEC_WAKE,			\
 				   fbinder_wake_thread(__wake, __sync));	\
@@ -478,9 +522,32 @@ struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, 
 						       struct fbinder_node **spare);
 struct fbinder_node *fbinder_node_lookup_locked(struct fbinder_ctx *ctx, u64 cookie);
 void fbinder_node_check_locked(struct fbinder_node *node);
+void fbinder_node_check_olocked(struct fbinder_node *node);
+void fbinder_node_drop_locked(struct fbinder_node *node, bool buf);
+void fbinder_node_drop(struct fbinder_node *node, bool buf);
+
+/*
+ * Drops one of a live node's message references (*count: its buf_refs or
+ * tmp_refs) under its owner's context lock alone, unless it is the node's
+ * last reference of any kind (fbinder_node_check_olocked()): that one may
+ * free the node, which takes the device lock, so it is left to the caller
+ * (fbinder_node_drop()), and false returned.  What it reads changes under
+ * the owner's lock everywhere.
+ */
+static inline bool fbinder_node_put_fast_clocked(struct fbinder_node *node, u32 *count)
+{
+	lockdep_assert_held(&node->owner->lock);
+	if (!node->is_ctx_mgr && !node->handle_count &&
+	    node->buf_refs + node->tmp_refs <= 1)
+		return false;
+	(*count)--;
+	return true;
+}
+
 void fbinder_node_notice_done_locked(struct fbinder_node *node);
 struct fbinder_handle *fbinder_handle_lookup_locked(struct fbinder_ctx *ctx, u32 id);
 struct fbinder_node *fbinder_handle_to_node_locked(struct fbinder_ctx *ctx, u32 id);
+struct fbinder_node *fbinder_handle_to_node_clocked(struct fbinder_ctx *ctx, u32 id);
 u32 fbinder_handle_alloc_id_locked(struct fbinder_ctx *ctx);
 void fbinder_handle_insert_id_locked(struct fbinder_ctx *ctx, struct fbinder_handle *h);
 #ifdef CONFIG_FASTBINDER_SELFTEST
@@ -566,7 +633,7 @@ int fbinder_send_batch(struct fbinder_thread *thread,
 #define FBINDER_FREE_BATCH	32	/* FREE_BUFFER commands handled together */
 int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 			 u32 *freed);
-void fbinder_txn_count_locked(struct fbinder_txn *t, int delta);
+void fbinder_txn_count_clocked(struct fbinder_txn *t, int delta);
 void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b);
 void fbinder_txn_fail_locked(struct fbinder_txn *call, int error);
 struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *txn);
@@ -576,7 +643,7 @@ void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf)
 
 /* protocol.c */
 int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool nonblock);
-bool fbinder_thread_has_work_locked(struct fbinder_thread *thread);
+bool fbinder_thread_has_work_clocked(struct fbinder_thread *thread);
 int fbinder_abandon_call(struct fbinder_thread *thread);
 
 /* debugfs.c */

@@ -69,7 +69,7 @@ struct fbinder_node_user {
 };
 
 static DEFINE_HASHTABLE(fbinder_node_users, 6);
-/* A leaf: taken alone, or inside fbinder_device.lock by the last put of a context. */
+/* A leaf: taken alone, or inside the spinlocks by the last put of a context. */
 static DEFINE_SPINLOCK(fbinder_node_users_lock);
 
 struct fbinder_node_user *fbinder_node_user_get(kuid_t uid)
@@ -227,7 +227,8 @@ static void fbinder_node_free_locked(struct fbinder_node *node)
 	if (node->region)
 		fbinder_region_free_locked(node);
 	list_del_init(&node->work.entry);
-	kfree(node);
+	/* a sender may have found it just before (fbinder_send_target()) */
+	kfree_rcu(node, rcu);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_NODES);
 }
 
@@ -239,10 +240,16 @@ static void fbinder_node_unown_locked(struct fbinder_node *node)
 	atomic_dec(&node->owner->node_user->nodes);
 }
 
-/* Called after any of a node's counts dropped. */
-void fbinder_node_check_locked(struct fbinder_node *node)
+/*
+ * Called after any of a node's counts dropped, under the device lock and
+ * the lock of its owner, if it has one: its message counts (buf_refs,
+ * tmp_refs) change under that lock alone too.
+ */
+void fbinder_node_check_olocked(struct fbinder_node *node)
 {
 	lockdep_assert_held(&node->dev->lock);
+	if (node->owner && !node->region)
+		lockdep_assert_held(&node->owner->lock);
 	if (node->region) {
 		/* no release notice: a region's owner names it by handle */
 		if (fbinder_region_check_locked(node))
@@ -263,9 +270,9 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 			fbinder_node_free_locked(node);
 			return;
 		}
-		node->state = FBINDER_NODE_RELEASING;
+		WRITE_ONCE(node->state, FBINDER_NODE_RELEASING);
 		fbinder_stat_inc(FBINDER_STAT_RELEASE_NOTICES);
-		fbinder_ctx_enqueue_locked(node->owner, &node->work, false);
+		fbinder_ctx_enqueue_clocked(node->owner, &node->work, false);
 		return;
 	case FBINDER_NODE_RELEASING:
 		return;
@@ -275,6 +282,79 @@ void fbinder_node_check_locked(struct fbinder_node *node)
 			fbinder_node_free_locked(node);
 		return;
 	}
+}
+
+/*
+ * A handle of node came (delta 1) or went (-1), under the device lock
+ * alone: the count changes under its owner's lock too, as a fast path
+ * reads it there (fbinder_node_put_fast_clocked()).
+ */
+static void fbinder_node_count_handle_locked(struct fbinder_node *node, int delta)
+{
+	struct fbinder_ctx *owner = node->owner;
+
+	lockdep_assert_held(&node->dev->lock);
+	if (!owner || node->region) {
+		node->handle_count += delta;
+		if (delta < 0)
+			fbinder_node_check_olocked(node);
+	} else {
+		spin_lock(&owner->lock);
+		node->handle_count += delta;
+		if (delta < 0)
+			fbinder_node_check_olocked(node);
+		spin_unlock(&owner->lock);
+	}
+}
+
+/* The same, under the device lock alone: takes the owner's. */
+void fbinder_node_check_locked(struct fbinder_node *node)
+{
+	struct fbinder_ctx *owner = node->owner;
+
+	lockdep_assert_held(&node->dev->lock);
+	if (!owner || node->region) {
+		fbinder_node_check_olocked(node);
+	} else {
+		spin_lock(&owner->lock);
+		fbinder_node_check_olocked(node);
+		spin_unlock(&owner->lock);
+	}
+}
+
+/*
+ * Drops one of a node's message references (buf true: a buffer's,
+ * buf_refs; else a pin, tmp_refs), under the device lock alone: the last
+ * one, which a fast path leaves to this (fbinder_node_put_fast_clocked()),
+ * or one a slow path holds.
+ */
+void fbinder_node_drop_locked(struct fbinder_node *node, bool buf)
+{
+	struct fbinder_ctx *owner = node->owner;
+	u32 *count = buf ? &node->buf_refs : &node->tmp_refs;
+
+	lockdep_assert_held(&node->dev->lock);
+	if (!owner || node->region) {
+		if (*count)
+			(*count)--;
+		fbinder_node_check_olocked(node);
+	} else {
+		spin_lock(&owner->lock);
+		if (*count)
+			(*count)--;
+		fbinder_node_check_olocked(node);
+		spin_unlock(&owner->lock);
+	}
+}
+
+/* The same, with no lock held. */
+void fbinder_node_drop(struct fbinder_node *node, bool buf)
+{
+	struct fbinder_device *dev = node->dev;
+
+	spin_lock(&dev->lock);
+	fbinder_node_drop_locked(node, buf);
+	spin_unlock(&dev->lock);
 }
 
 /* The release notice was read by its owner, or dropped with it. */
@@ -302,6 +382,7 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 	struct rb_node *rb;
 
 	lockdep_assert_held(&dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	while ((rb = rb_first(&ctx->nodes))) {
 		struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
 
@@ -317,18 +398,18 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 		ctx->nr_nodes--;
 		RB_CLEAR_NODE(rb);
 		if (dev->ctx_mgr == node)
-			dev->ctx_mgr = NULL;
+			WRITE_ONCE(dev->ctx_mgr, NULL);
 		node->is_ctx_mgr = false;
 		fbinder_node_unown_locked(node);
-		node->state = FBINDER_NODE_DEAD;
-		node->owner = NULL;
+		WRITE_ONCE(node->state, FBINDER_NODE_DEAD);
+		WRITE_ONCE(node->owner, NULL);
 		node->buf_refs = 0;	/* the buffers die with the context */
 		node->async_out = 0;
 		if (!list_empty(&node->deaths)) {
 			node->tmp_refs++;
 			list_add_tail(&node->work.entry, dying);
 		}
-		fbinder_node_check_locked(node);
+		fbinder_node_check_olocked(node);
 		fbinder_hold_step_relock(b);
 	}
 }
@@ -352,6 +433,23 @@ struct fbinder_node *fbinder_handle_to_node_locked(struct fbinder_ctx *ctx, u32 
 		return ctx->dev->ctx_mgr;
 	h = fbinder_handle_lookup_locked(ctx, id);
 	return h ? h->node : NULL;
+}
+
+/*
+ * The same under ctx's own lock, for a send: its handles trees change
+ * under both locks.  Handle 0's node is read under RCU (the caller's
+ * read-side section): it may be going, which the caller checks under its
+ * owner's lock.
+ */
+struct fbinder_node *fbinder_handle_to_node_clocked(struct fbinder_ctx *ctx, u32 id)
+{
+	struct rb_node *n;
+
+	lockdep_assert_held(&ctx->lock);
+	if (id == FBINDER_CONTEXT_MGR_HANDLE)
+		return READ_ONCE(ctx->dev->ctx_mgr);
+	n = rb_find(&id, &ctx->handles, fbinder_handle_id_cmp);
+	return n ? fbinder_handle_of_id(n)->node : NULL;
 }
 
 static struct fbinder_handle *fbinder_handle_by_node_locked(struct fbinder_ctx *ctx,
@@ -425,12 +523,15 @@ int fbinder_handle_for_node_locked(struct fbinder_ctx *ctx, struct fbinder_node 
 	h->ctx = ctx;
 	h->node = node;
 	INIT_LIST_HEAD(&h->deaths);
+	/* the trees change under ctx's lock too: a send looks there */
+	spin_lock(&ctx->lock);
 	rb_add(&h->rb_node, &ctx->handles_by_node, fbinder_handle_node_less);
 	h->id = fbinder_handle_alloc_id_locked(ctx);
 	fbinder_handle_insert_id_locked(ctx, h);
+	spin_unlock(&ctx->lock);
 
 	ctx->nr_handles++;
-	node->handle_count++;
+	fbinder_node_count_handle_locked(node, 1);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_HANDLES);
 	*out = h;
 	return 0;
@@ -444,8 +545,7 @@ static void fbinder_handle_destroy_locked(struct fbinder_handle *h)
 	h->ctx->nr_handles--;
 	kfree(h);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_HANDLES);
-	node->handle_count--;
-	fbinder_node_check_locked(node);
+	fbinder_node_count_handle_locked(node, -1);
 }
 
 /*
@@ -458,8 +558,10 @@ static void fbinder_handle_destroy_locked(struct fbinder_handle *h)
 static bool fbinder_handle_free_locked(struct fbinder_handle *h)
 {
 	lockdep_assert_held(&h->ctx->dev->lock);
+	spin_lock(&h->ctx->lock);
 	rb_erase(&h->rb_id, &h->ctx->handles);
 	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
+	spin_unlock(&h->ctx->lock);
 	if (fbinder_handle_drop_deaths_locked(h, NULL)) {
 		list_add_tail(&h->dying_entry, &h->ctx->dying_handles);
 		return true;
@@ -645,9 +747,11 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 			node->accepts_fds = flags & FBINDER_OBJF_ACCEPTS_FDS;
 			node->txn_secctx = flags & FBINDER_OBJF_TXN_SECCTX;
 		}
+		spin_lock(&ctx->lock);
 		node->is_ctx_mgr = true;
+		spin_unlock(&ctx->lock);
 		node->exports++;
-		dev->ctx_mgr = node;
+		WRITE_ONCE(dev->ctx_mgr, node);
 		dev->ctx_mgr_uid = euid;
 	}
 out:

@@ -39,7 +39,7 @@ static int fbinder_looper_cmd(struct fbinder_thread *thread, u32 cmd)
 	const u32 in_pool = FBINDER_LOOPER_REGISTERED | FBINDER_LOOPER_ENTERED;
 	int ret = 0;
 
-	spin_lock(&ctx->dev->lock);
+	spin_lock(&ctx->lock);
 	switch (cmd) {
 	case FBINDER_CMD_REGISTER_LOOPER:
 	case FBINDER_CMD_ENTER_LOOPER:
@@ -64,7 +64,7 @@ static int fbinder_looper_cmd(struct fbinder_thread *thread, u32 cmd)
 			thread->looper = FBINDER_LOOPER_EXITED;
 		break;
 	}
-	spin_unlock(&ctx->dev->lock);
+	spin_unlock(&ctx->lock);
 	return ret;
 }
 
@@ -214,7 +214,7 @@ struct fbinder_ret {
 };
 
 /*
- * A work item taken, and what taking it changed: fbinder_take_work_locked()
+ * A work item taken, and what taking it changed: fbinder_take_work_clocked()
  * records each change here as it makes it, and fbinder_untake_work_locked()
  * undoes exactly the changes recorded, so a failed copy leaves no trace.
  */
@@ -248,14 +248,14 @@ static bool fbinder_work_ready(struct fbinder_thread *thread, struct fbinder_wor
 	return !t->is_reply || t->call == thread->stack;
 }
 
-static struct fbinder_work *fbinder_pick_work_locked(struct fbinder_thread *thread,
-						     struct fbinder_node *batch,
-					   struct list_head **list)
+static struct fbinder_work *fbinder_pick_work_clocked(struct fbinder_thread *thread,
+						      struct fbinder_node *batch,
+						      struct list_head **list)
 {
 	struct fbinder_ctx *ctx = thread->ctx;
 	struct fbinder_work *work;
 
-	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	/*
 	 * After a oneway message, only more of the same node's: a call taken
 	 * now would be raised on top of the message's raise, which must end
@@ -304,12 +304,12 @@ static pid_t fbinder_pid_for_reader(struct fbinder_ctx *reader, struct pid *pid)
 	return pid_nr_ns(pid, ns);
 }
 
-static void fbinder_fill_msg_locked(struct fbinder_txn *t,
-				    struct fbinder_txn_msg *msg)
+static void fbinder_fill_msg_clocked(struct fbinder_txn *t,
+				     struct fbinder_txn_msg *msg)
 {
 	struct fbinder_buffer *buf = t->buffer;
 
-	lockdep_assert_held(&t->to_ctx->dev->lock);
+	lockdep_assert_held(&t->to_ctx->lock);
 	/* every field named, and the struct has no padding: all bytes set */
 	*msg = (struct fbinder_txn_msg) {
 		.txn_id = t->id,
@@ -329,15 +329,15 @@ static void fbinder_fill_msg_locked(struct fbinder_txn *t,
  * Takes work off its list and makes the thread's state say so.  Returns
  * true when the thread must stop reading to handle it.
  */
-static bool fbinder_take_work_locked(struct fbinder_thread *thread, struct fbinder_taken *tk,
-				     struct fbinder_node **batch, struct fbinder_ret *ret)
+static bool fbinder_take_work_clocked(struct fbinder_thread *thread, struct fbinder_taken *tk,
+				      struct fbinder_node **batch, struct fbinder_ret *ret)
 {
 	struct fbinder_work *work = tk->work;
 	struct fbinder_death_link *death;
 	struct fbinder_txn *t;
 	struct fbinder_node *node;
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	list_del_init(&work->entry);
 	tk->old_stack = thread->stack;
 	tk->pinned_batch = false;
@@ -373,10 +373,10 @@ static bool fbinder_take_work_locked(struct fbinder_thread *thread, struct fbind
 	}
 
 	t = container_of(work, struct fbinder_txn, work);
-	fbinder_txn_count_locked(t, -1);
+	fbinder_txn_count_clocked(t, -1);
 	tk->counted = true;
 	tk->buffer = t->buffer;
-	fbinder_fill_msg_locked(t, &ret->u.msg);
+	fbinder_fill_msg_clocked(t, &ret->u.msg);
 	if (t->is_reply) {
 		thread->stack = t->call->from_parent;
 		ret->cmd = FBINDER_RET_REPLY;
@@ -389,6 +389,7 @@ static bool fbinder_take_work_locked(struct fbinder_thread *thread, struct fbind
 			tk->async_out = true;
 		}
 		if (!*batch) {
+			/* never from zero: the message holds a buf_ref */
 			*batch = t->node;
 			t->node->tmp_refs++;
 			tk->pinned_batch = true;
@@ -424,16 +425,17 @@ static void fbinder_taken_unpin_batch_locked(struct fbinder_thread *thread,
 					     struct fbinder_node **batch)
 {
 	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	if (!tk->pinned_batch)
 		return;
 	(*batch)->tmp_refs--;
-	fbinder_node_check_locked(*batch);
+	fbinder_node_check_olocked(*batch);
 	*batch = NULL;
 	tk->pinned_batch = false;
 }
 
 /*
- * Undoes fbinder_take_work_locked(): every change recorded in tk, then the work
+ * Undoes fbinder_take_work_clocked(): every change recorded in tk, then the work
  * goes back to the head of its list.  The one change it cannot undo from
  * tk is a death notice's state: another thread may have unlinked it
  * meanwhile and freed tk->work, so the link is found again by its cookie.
@@ -445,6 +447,7 @@ static void fbinder_untake_work_locked(struct fbinder_thread *thread,
 	struct fbinder_txn *t;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	if (ret->cmd == FBINDER_RET_DEAD) {
 		fbinder_death_requeue_locked(thread->ctx, ret->u.cookie);
 		return;
@@ -459,17 +462,17 @@ static void fbinder_untake_work_locked(struct fbinder_thread *thread,
 		}
 		if (tk->async_out)
 			t->node->async_out--;
-		fbinder_txn_count_locked(t, 1);
+		fbinder_txn_count_clocked(t, 1);
 	}
 	list_add(&tk->work->entry, tk->list);
 }
 
-bool fbinder_thread_has_work_locked(struct fbinder_thread *thread)
+bool fbinder_thread_has_work_clocked(struct fbinder_thread *thread)
 {
 	struct list_head *list;
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
-	return fbinder_pick_work_locked(thread, NULL, &list);
+	lockdep_assert_held(&thread->ctx->lock);
+	return fbinder_pick_work_clocked(thread, NULL, &list);
 }
 
 /*
@@ -485,7 +488,9 @@ int fbinder_abandon_call(struct fbinder_thread *thread)
 	struct fbinder_work *work;
 	int ret = 0;
 
+	/* from changes under the device lock too: routes read it there */
 	spin_lock(&thread->ctx->dev->lock);
+	spin_lock(&thread->ctx->lock);
 	t = thread->stack;
 	if (!t || t->from != thread) {
 		ret = -EINVAL;
@@ -502,22 +507,23 @@ int fbinder_abandon_call(struct fbinder_thread *thread)
 	t->from_parent = NULL;
 	fbinder_stat_inc(FBINDER_STAT_ABANDONED);
 out:
+	spin_unlock(&thread->ctx->lock);
 	spin_unlock(&thread->ctx->dev->lock);
 	return ret;
 }
 
-/* The return reached user space: let go of what it was made from. */
-static void fbinder_finish_work_locked(struct fbinder_thread *thread,
-				       struct fbinder_work *work)
+/*
+ * The return reached user space: let go of what it was made from.  A
+ * release notice frees its node, under the device lock (fbinder_read());
+ * the rest under the context's.
+ */
+static void fbinder_finish_work_clocked(struct fbinder_thread *thread,
+					struct fbinder_work *work)
 {
 	struct fbinder_txn *t;
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	switch (work->type) {
-	case FBINDER_WORK_RELEASE:
-		fbinder_node_notice_done_locked(container_of(work, struct fbinder_node,
-							     work));
-		return;
 	case FBINDER_WORK_FAILED:
 		fbinder_txn_free(container_of(work, struct fbinder_txn, work));
 		return;
@@ -557,28 +563,28 @@ static int fbinder_put_ret(struct fbinder_write_read *wr, const struct fbinder_r
 }
 
 /*
- * Sleeps until work may be there.  Called with the device lock held, right
- * where the caller found nothing to take, and returns with it held again,
- * so a wait costs one lock round trip on each side of the sleep.
+ * Sleeps until work may be there.  Called with the context lock held,
+ * right where the caller found nothing to take, and returns with it held
+ * again, so a wait costs one lock round trip on each side of the sleep.
  */
-static int fbinder_wait_relock(struct fbinder_thread *thread)
-	__must_hold(&thread->ctx->dev->lock)
+static int fbinder_wait_crelock(struct fbinder_thread *thread)
+	__must_hold(&thread->ctx->lock)
 {
 	struct fbinder_ctx *ctx = thread->ctx;
 	DEFINE_WAIT(wait);
 	bool ctx_work;
 
-	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	ctx_work = fbinder_thread_wants_ctx_work(thread);
 	if (ctx_work)
 		list_add(&thread->waiting_entry, &ctx->waiting);
 	prepare_to_wait(&thread->wait, &wait, TASK_INTERRUPTIBLE);
-	spin_unlock(&ctx->dev->lock);
+	spin_unlock(&ctx->lock);
 
 	fbinder_timed_void(FBINDER_SEC_SLEEP, schedule());
 	finish_wait(&thread->wait, &wait);
 
-	spin_lock(&ctx->dev->lock);
+	spin_lock(&ctx->lock);
 	list_del_init(&thread->waiting_entry);
 	if (thread->kicked) {
 		thread->kicked = false;
@@ -616,20 +622,20 @@ static void fbinder_maybe_spawn(struct fbinder_thread *thread, struct fbinder_wr
 	if (!(thread->looper & (FBINDER_LOOPER_REGISTERED | FBINDER_LOOPER_ENTERED)) ||
 	    !READ_ONCE(ctx->max_threads))
 		return;
-	spin_lock(&ctx->dev->lock);
+	spin_lock(&ctx->lock);
 	spawn = !ctx->requested_threads && list_empty(&ctx->waiting) &&
 		ctx->started_threads < ctx->max_threads &&
 		(thread->looper & (FBINDER_LOOPER_REGISTERED | FBINDER_LOOPER_ENTERED));
 	if (spawn)
 		ctx->requested_threads++;
-	spin_unlock(&ctx->dev->lock);
+	spin_unlock(&ctx->lock);
 	if (!spawn)
 		return;
 	if (put_user(cmd, (u32 __user *)u64_to_user_ptr(wr->read_buffer +
 							wr->read_consumed))) {
-		spin_lock(&ctx->dev->lock);
+		spin_lock(&ctx->lock);
 		ctx->requested_threads--;
-		spin_unlock(&ctx->dev->lock);
+		spin_unlock(&ctx->lock);
 		return;
 	}
 	wr->read_consumed += sizeof(cmd);
@@ -641,7 +647,9 @@ static void fbinder_untake_work(struct fbinder_thread *thread, struct fbinder_ta
 				struct fbinder_node **batch, const struct fbinder_ret *ret)
 {
 	spin_lock(&thread->ctx->dev->lock);
+	spin_lock(&thread->ctx->lock);
 	fbinder_untake_work_locked(thread, tk, batch, ret);
+	spin_unlock(&thread->ctx->lock);
 	spin_unlock(&thread->ctx->dev->lock);
 }
 
@@ -653,6 +661,7 @@ static void fbinder_drop_taken_locked(struct fbinder_thread *thread, struct fbin
 						work);
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	thread->stack = tk->old_stack;
 	fbinder_taken_unpin_batch_locked(thread, tk, batch);
 	if (t->flags & FBINDER_TXN_ONEWAY) {
@@ -704,13 +713,15 @@ static int fbinder_undeliverable(struct fbinder_thread *thread, struct fbinder_w
 	spin_lock(&dev->lock);
 	fbinder_record_failure_pid(error, FBINDER_FAILED_DELIVER, t->sender_pid,
 				   t->sender_euid, t->node, t->code);
+	spin_lock(&thread->ctx->lock);
 	if (reply) {
-		/* fbinder_finish_work_locked() frees the reply and its call */
+		/* fbinder_finish_work_clocked() frees the reply and its call */
 		t->buffer = NULL;
 		fbinder_stat_inc(FBINDER_STAT_DEAD_REPLIES);
 	} else {
 		fbinder_drop_taken_locked(thread, tk, batch, error);
 	}
+	spin_unlock(&thread->ctx->lock);
 	spin_unlock(&dev->lock);
 	fbinder_buffer_discard(thread->ctx, buf);
 	tk->buffer = NULL;
@@ -723,7 +734,7 @@ static int fbinder_undeliverable(struct fbinder_thread *thread, struct fbinder_w
  * files, adjusts the priority).  If the copy faults, the work goes back
  * where it was; a message whose descriptors do not fit is not delivered
  * (fbinder_undeliverable()).  The caller lets go of the work
- * (fbinder_finish_work_locked) under its next hold of the device lock, and
+ * (fbinder_finish_work_clocked) under its next hold of the context lock, and
  * then lets user space free the buffer (fbinder_own_buffers).  Returns 0,
  * FBINDER_DROPPED or a negative errno.
  */
@@ -789,17 +800,27 @@ static void fbinder_own_buffers(struct fbinder_ctx *ctx, struct fbinder_buffer *
 }
 
 /*
- * Fills the read stream.  Each pass of the loop holds the device lock once:
- * it finishes the work delivered by the previous pass, picks and takes the
- * next (or sleeps right there when there is none), and drops the lock to
- * copy the return out.  A read that ends with a call skips the pass that
- * would only find it needs no finishing.
+ * A release notice reached its owner: the node goes, under the device lock
+ * (its tree, the owner's counts).  Nothing else reaches it any more.
+ */
+static void fbinder_finish_release(struct fbinder_ctx *ctx, struct fbinder_work *work)
+{
+	spin_lock(&ctx->dev->lock);
+	fbinder_node_notice_done_locked(container_of(work, struct fbinder_node, work));
+	spin_unlock(&ctx->dev->lock);
+}
+
+/*
+ * Fills the read stream.  Each pass of the loop holds the context lock
+ * once: it finishes the work delivered by the previous pass, picks and
+ * takes the next (or sleeps right there when there is none), and drops the
+ * lock to copy the return out.  A read that ends with a call skips the
+ * pass that would only find it needs no finishing.
  */
 static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read *wr,
 			bool nonblock)
 {
 	struct fbinder_ctx *ctx = thread->ctx;
-	struct fbinder_device *dev = ctx->dev;
 	u64 start = wr->read_consumed;
 	/* only the nr_owned entries set are used: no INIT_STACK_ALL_ZERO */
 	struct fbinder_buffer *owned[FBINDER_READ_BATCH] __uninitialized;
@@ -807,8 +828,8 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 	struct fbinder_node *batch = NULL;
 	bool stop = false, more = false;
 	/*
-	 * Both set whole by fbinder_pick_work_locked() and
-	 * fbinder_take_work_locked() before any use, every byte copied out
+	 * Both set whole by fbinder_pick_work_clocked() and
+	 * fbinder_take_work_clocked() before any use, every byte copied out
 	 * included: no INIT_STACK_ALL_ZERO.
 	 */
 	struct fbinder_taken tk __uninitialized;
@@ -832,10 +853,14 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 		 * it on the first pass cost.
 		 */
 		fbinder_timed_void(FBINDER_SEC_RESCHED, cond_resched());
-		spin_lock(&dev->lock);
+		if (done && done->type == FBINDER_WORK_RELEASE) {
+			fbinder_finish_release(ctx, done);
+			done = NULL;
+		}
+		spin_lock(&ctx->lock);
 		if (done) {
 			fbinder_timed_void(FBINDER_SEC_FINISH,
-					   fbinder_finish_work_locked(thread, done));
+					   fbinder_finish_work_clocked(thread, done));
 			done = NULL;
 		}
 		if (stop || wr->read_size - wr->read_consumed < FBINDER_READ_MIN)
@@ -846,22 +871,22 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 		/* after a oneway message, only more of the same node's */
 		if (more && list_empty(&batch->async_todo))
 			break;
-		tk.work = fbinder_pick_work_locked(thread, batch, &tk.list);
+		tk.work = fbinder_pick_work_clocked(thread, batch, &tk.list);
 		while (!tk.work && wr->read_consumed == start) {
 			if (nonblock) {
 				err = -EAGAIN;
 				break;
 			}
-			err = fbinder_wait_relock(thread);
+			err = fbinder_wait_crelock(thread);
 			if (err)
 				break;
-			tk.work = fbinder_pick_work_locked(thread, batch, &tk.list);
+			tk.work = fbinder_pick_work_clocked(thread, batch, &tk.list);
 		}
 		if (!tk.work)
 			break;
 		stop = fbinder_timed(FBINDER_SEC_TAKE,
-				     fbinder_take_work_locked(thread, &tk, &batch, &ret));
-		spin_unlock(&dev->lock);
+				     fbinder_take_work_clocked(thread, &tk, &batch, &ret));
+		spin_unlock(&ctx->lock);
 
 		/* every owned buffer's work was finished above */
 		if (nr_owned == FBINDER_READ_BATCH)
@@ -875,7 +900,7 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 			continue;
 		}
 		if (err) {
-			spin_lock(&dev->lock);
+			spin_lock(&ctx->lock);
 			break;
 		}
 		/*
@@ -894,11 +919,11 @@ static int fbinder_read(struct fbinder_thread *thread, struct fbinder_write_read
 		if (stop && tk.handled && !batch)
 			goto unlocked;
 	}
-	if (batch) {
-		batch->tmp_refs--;
-		fbinder_node_check_locked(batch);
-	}
-	spin_unlock(&dev->lock);
+	if (batch && fbinder_node_put_fast_clocked(batch, &batch->tmp_refs))
+		batch = NULL;
+	spin_unlock(&ctx->lock);
+	if (batch)
+		fbinder_node_drop(batch, false);
 unlocked:
 	fbinder_own_buffers(ctx, owned, &nr_owned);
 	if (wr->read_consumed != start)

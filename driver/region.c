@@ -278,14 +278,15 @@ static int fbinder_region_add(struct fbinder_ctx *ctx, struct fbinder_region *r,
 		/* borrowed from the root, which outlives r's use */
 		r->mm = parent->region->mm;
 	}
+	/* a region: its handle's count changes under the device lock alone */
+	node->region = r;
+	node->dev = dev;
 	ret = fbinder_handle_for_node_locked(ctx, node, &spare, &h);
 	if (ret)
 		goto err_unlock;
 	node->owner = ctx;
-	node->dev = dev;
 	node->state = FBINDER_NODE_LIVE;
 	node->debug_id = fbinder_node_new_id();
-	node->region = r;
 	r->node = node;
 	r->parent = parent;
 	list_add_tail(&r->owner_entry, &ctx->regions);

@@ -64,8 +64,17 @@ void fbinder_hold_start_locked(struct fbinder_hold *b, struct fbinder_device *de
 {
 	lockdep_assert_held(&dev->lock);
 	b->dev = dev;
+	b->ctx = NULL;
 	b->n = 0;
 	b->start = ktime_get_ns();
+}
+
+/* The same, for a loop that holds ctx's lock inside the device lock too. */
+void fbinder_hold_start_clocked(struct fbinder_hold *b, struct fbinder_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	fbinder_hold_start_locked(b, ctx->dev);
+	b->ctx = ctx;
 }
 
 void fbinder_hold_end_locked(struct fbinder_hold *b)
@@ -86,10 +95,19 @@ bool fbinder_hold_step_relock(struct fbinder_hold *b)
 	if (++b->n < FBINDER_BATCH)
 		return false;
 	fbinder_hold_end_locked(b);
-	spin_unlock(&b->dev->lock);
-	cond_resched();
-	spin_lock(&b->dev->lock);
-	fbinder_hold_start_locked(b, b->dev);
+	if (b->ctx) {
+		spin_unlock(&b->ctx->lock);
+		spin_unlock(&b->dev->lock);
+		cond_resched();
+		spin_lock(&b->dev->lock);
+		spin_lock(&b->ctx->lock);
+	} else {
+		spin_unlock(&b->dev->lock);
+		cond_resched();
+		spin_lock(&b->dev->lock);
+	}
+	b->n = 0;
+	b->start = ktime_get_ns();
 	return true;
 }
 

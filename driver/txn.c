@@ -69,21 +69,21 @@ static u64 fbinder_txn_new_id(void)
 }
 
 /*
- * Device lock held, unless t was never visible to anyone else.  A
- * transaction that got a target (to_ctx) is only ever freed with the lock
- * held, and goes back to the device's spares.
+ * Once nothing points at t any more: with the lock of its receiver
+ * (to_ctx) held if it still names a buffer there.  It goes back to a
+ * spare pool (txn_pool.c).
  */
 void fbinder_txn_free(struct fbinder_txn *t)
 {
-	struct fbinder_device *dev = t->to_ctx ? t->to_ctx->dev : NULL;
-
 	if (t->buffer)
 		t->buffer->txn = NULL;
 	if (t->to_ctx)
 		fbinder_ctx_put(t->to_ctx);
+	if (t->from_ctx)
+		fbinder_ctx_put(t->from_ctx);
 	put_pid(t->sender_pid);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_TRANSACTIONS);
-	if (!dev || !fbinder_txn_spare_put_locked(dev, t))
+	if (!fbinder_txn_spare_put(t))
 		kfree(t);
 }
 
@@ -117,13 +117,13 @@ static void fbinder_sender_free(struct fbinder_sender *s)
  * in.  NULL when there is neither: the idle record of another user is not
  * taken over, as its fbinder_user is not uid's.
  */
-static struct fbinder_sender *fbinder_sender_get_locked(struct fbinder_ctx *ctx, kuid_t uid,
-							struct fbinder_sender **spare)
+static struct fbinder_sender *fbinder_sender_get_clocked(struct fbinder_ctx *ctx, kuid_t uid,
+							 struct fbinder_sender **spare)
 {
 	struct fbinder_sender *s;
 	struct rb_node *n;
 
-	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	n = rb_find(&uid, &ctx->senders, fbinder_sender_find_cmp);
 	if (n) {
 		s = fbinder_sender_of(n);
@@ -146,10 +146,10 @@ static struct fbinder_sender *fbinder_sender_get_locked(struct fbinder_ctx *ctx,
  * a sender that calls again and again would otherwise put its record in
  * and take it out of the tree on every call.
  */
-static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
-					  u32 queued, size_t bytes, bool oneway)
+static void fbinder_share_uncharge_clocked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
+					   u32 queued, size_t bytes, bool oneway)
 {
-	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	s->queued -= queued;
 	ctx->senders_queued -= queued;
 	s->bytes -= bytes;
@@ -180,12 +180,12 @@ static void fbinder_share_uncharge_locked(struct fbinder_ctx *ctx, struct fbinde
  * buffer at all passes, for fbinder_alloc_new() to say -EMSGSIZE (or
  * -ESRCH, unmapped).
  */
-static int fbinder_share_check_locked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
-				      size_t size, bool oneway)
+static int fbinder_share_check_clocked(struct fbinder_ctx *ctx, struct fbinder_sender *s,
+				       size_t size, bool oneway)
 {
 	size_t map = fbinder_alloc_size(&ctx->alloc), half = map / 2, others;
 
-	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	if (s->queued >= FBINDER_MAX_QUEUED - ctx->senders_queued)
 		return -EDQUOT;
 	if (size > map || (oneway && size > half))
@@ -202,27 +202,27 @@ static int fbinder_share_check_locked(struct fbinder_ctx *ctx, struct fbinder_se
 
 /*
  * Counts a message from the sending user uid to "to" in its fair share,
- * leaving its record in *sender.  Drops the device lock to allocate a
+ * leaving its record in *sender.  Drops the target's lock to allocate a
  * record when the user has none there; the caller is one of the target's
  * active senders, so a release waits for it.
  */
-static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_t size,
-				       bool oneway, struct fbinder_sender **sender)
-	__must_hold(&to->dev->lock)
+static int fbinder_share_charge_crelock(struct fbinder_ctx *to, kuid_t uid, size_t size,
+					bool oneway, struct fbinder_sender **sender)
+	__must_hold(&to->lock)
 {
 	struct fbinder_sender *s, *spare = NULL;
 	int ret;
 
-	lockdep_assert_held(&to->dev->lock);
+	lockdep_assert_held(&to->lock);
 	for (;;) {
 		if (to->dead) {
 			fbinder_sender_free(spare);
 			return -EOWNERDEAD;
 		}
-		s = fbinder_sender_get_locked(to, uid, &spare);
+		s = fbinder_sender_get_clocked(to, uid, &spare);
 		if (s)
 			break;
-		spin_unlock(&to->dev->lock);
+		spin_unlock(&to->lock);
 		spare = kzalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
 		/* to->euid is fixed from the open on */
 		if (spare && !uid_eq(uid, to->euid)) {
@@ -232,17 +232,17 @@ static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_
 				spare = NULL;
 			}
 		}
-		spin_lock(&to->dev->lock);
+		spin_lock(&to->lock);
 		if (!spare)
 			return -ENOMEM;
 	}
 	fbinder_sender_free(spare);
-	ret = fbinder_share_check_locked(to, s, size, oneway);
+	ret = fbinder_share_check_clocked(to, s, size, oneway);
 	/* and the sending user's bytes in other users' receivers together */
 	if (!ret && s->user && !fbinder_user_charge_sent(s->user, size))
 		ret = -EDQUOT;
 	if (ret) {
-		fbinder_share_uncharge_locked(to, s, 0, 0, false);
+		fbinder_share_uncharge_clocked(to, s, 0, 0, false);
 		return ret;
 	}
 	s->queued++;
@@ -258,11 +258,11 @@ static int fbinder_share_charge_relock(struct fbinder_ctx *to, kuid_t uid, size_
 }
 
 /* t joins (+1) or leaves (-1) its receiver's queue: its counts follow. */
-void fbinder_txn_count_locked(struct fbinder_txn *t, int delta)
+void fbinder_txn_count_clocked(struct fbinder_txn *t, int delta)
 {
 	struct fbinder_sender *s = t->buffer ? t->buffer->sender : NULL;
 
-	lockdep_assert_held(&t->to_ctx->dev->lock);
+	lockdep_assert_held(&t->to_ctx->lock);
 	t->to_ctx->nr_queued += delta;
 	if (s) {
 		s->queued += delta;
@@ -278,6 +278,7 @@ void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hol
 	struct rb_node *rb;
 
 	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	ctx->idle_sender = NULL;
 	while ((rb = rb_first(&ctx->senders))) {
 		rb_erase(rb, &ctx->senders);
@@ -289,22 +290,32 @@ void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hol
 	}
 }
 
-/* Tell a waiting caller its call ended without a reply. */
+/*
+ * Tell a waiting caller its call ended without a reply.  The handler's
+ * context lock is held (its buffer, its stack); the caller's is taken
+ * inside it, which only a holder of the device lock may do (internal.h).
+ */
 void fbinder_txn_fail_locked(struct fbinder_txn *call, int error)
 {
+	struct fbinder_ctx *caller = call->from_ctx;
+
 	lockdep_assert_held(&call->to_ctx->dev->lock);
+	lockdep_assert_held(&call->to_ctx->lock);
 	if (call->buffer) {
 		call->buffer->txn = NULL;
 		call->buffer = NULL;
 	}
+	spin_lock_nested(&caller->lock, SINGLE_DEPTH_NESTING);
 	if (!call->from) {
+		spin_unlock(&caller->lock);
 		fbinder_txn_free(call);
 		return;
 	}
 	call->work.type = FBINDER_WORK_FAILED;
 	call->error = error;
 	fbinder_stat_inc(FBINDER_STAT_DEAD_REPLIES);
-	fbinder_thread_enqueue_locked(call->from, &call->work, false);
+	fbinder_thread_enqueue_clocked(call->from, &call->work, false);
+	spin_unlock(&caller->lock);
 }
 
 /*
@@ -319,11 +330,13 @@ struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *t)
 	struct fbinder_buffer *buf = t->buffer;
 
 	lockdep_assert_held(&t->to_ctx->dev->lock);
+	/* a failure waits on its caller's list: the caller's lock is held */
 	if (t->work.type == FBINDER_WORK_FAILED) {
 		fbinder_txn_free(t);
 		return NULL;
 	}
-	fbinder_txn_count_locked(t, -1);
+	lockdep_assert_held(&t->to_ctx->lock);
+	fbinder_txn_count_clocked(t, -1);
 	if (buf) {
 		buf->txn = NULL;
 		t->buffer = NULL;
@@ -351,6 +364,7 @@ void fbinder_thread_unwind_locked(struct fbinder_thread *thread)
 	struct fbinder_txn *t = thread->stack, *next;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	while (t) {
 		next = fbinder_stack_next(thread, t);
 		if (t->to_thread == thread) {
@@ -366,13 +380,20 @@ void fbinder_thread_unwind_locked(struct fbinder_thread *thread)
 	thread->stack = NULL;
 }
 
-/* A thread of target already in the caller's chain, which waits idle. */
+/*
+ * A thread of target already in the chain of the call the thread handles
+ * (below is its stack under the call it sends now), which waits idle.
+ * The chain crosses other contexts, whose threads may give up their calls
+ * (fbinder_abandon_call(), their end) under the device lock: hence it.
+ */
 static struct fbinder_thread *fbinder_route_locked(struct fbinder_thread *thread,
+						   struct fbinder_txn *below,
 						   struct fbinder_ctx *target)
 {
-	struct fbinder_txn *t = thread->stack;
+	struct fbinder_txn *t = below;
 
 	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&target->lock);
 	if (!t || t->to_thread != thread)
 		return NULL;
 	for (; t; t = t->from_parent)
@@ -451,7 +472,10 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 		if (node->region)
 			return -EINVAL;	/* travels as FBINDER_OBJ_REGION only */
 		if (node->owner == x->to) {
+			/* a count its fast paths change too: under its lock */
+			spin_lock(&x->to->lock);
 			node->buf_refs++;
+			spin_unlock(&x->to->lock);
 			obj->type = FBINDER_OBJ_LOCAL;
 			obj->cookie = node->cookie;
 			return 0;
@@ -483,7 +507,9 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 		return ret;
 	}
 	if (obj->type == FBINDER_OBJ_LOCAL) {
+		spin_lock(&x->from->lock);
 		node->tmp_refs++;
+		spin_unlock(&x->from->lock);
 		x->exported[x->nr_exported++] = node;
 	}
 	if (h)
@@ -636,10 +662,8 @@ static void fbinder_buffer_drop_refs(struct fbinder_ctx *ctx, struct fbinder_buf
 			/* its handles and nodes are gone already */
 		} else if (obj.type == FBINDER_OBJ_LOCAL) {
 			node = fbinder_node_lookup_locked(ctx, obj.cookie);
-			if (node && node->buf_refs) {
-				node->buf_refs--;
-				fbinder_node_check_locked(node);
-			}
+			if (node)
+				fbinder_node_drop_locked(node, true);
 		} else if (obj.type == FBINDER_OBJ_HANDLE ||
 			   obj.type == FBINDER_OBJ_REGION) {
 			h = fbinder_handle_lookup_locked(ctx, obj.handle);
@@ -654,42 +678,52 @@ static void fbinder_buffer_drop_refs(struct fbinder_ctx *ctx, struct fbinder_buf
 		fbinder_ctx_drop_dying_handles(ctx);
 }
 
-/* Unpins the sender's exported nodes; commit counts them as exports. */
+/*
+ * Unpins the sender's exported nodes; commit counts them as exports.  The
+ * device lock and the sender's context lock (their owner's) held.
+ */
 static void fbinder_xlate_finish_locked(struct fbinder_xlate *x, bool commit)
 {
 	u32 i;
 
 	lockdep_assert_held(&x->from->dev->lock);
+	lockdep_assert_held(&x->from->lock);
 	for (i = 0; i < x->nr_exported; i++) {
 		struct fbinder_node *node = x->exported[i];
 
 		if (commit)
 			node->exports++;
 		node->tmp_refs--;
-		fbinder_node_check_locked(node);
+		fbinder_node_check_olocked(node);
 	}
 	x->nr_exported = 0;
 }
 
+/* The same, taking the locks: only a message with objects has any. */
+static void fbinder_xlate_finish(struct fbinder_xlate *x, bool commit)
+{
+	if (!x->nr_exported)
+		return;
+	spin_lock(&x->from->dev->lock);
+	spin_lock(&x->from->lock);
+	fbinder_xlate_finish_locked(x, commit);
+	spin_unlock(&x->from->lock);
+	spin_unlock(&x->from->dev->lock);
+}
+
 /*
  * A new transaction of the calling thread, whose context is from, from the
- * device's spares or the slab.  Called and returns with the device lock
- * held, which it drops to allocate.
+ * spares or the slab.  No lock held.
  */
-static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_ctx *from,
-						  const struct fbinder_txn_data *tr,
-						bool reply)
-	__must_hold(&from->dev->lock)
+static struct fbinder_txn *fbinder_txn_new(struct fbinder_ctx *from,
+					   const struct fbinder_txn_data *tr,
+					   bool reply)
 {
-	struct fbinder_device *dev = from->dev;
 	struct fbinder_txn *t;
 
-	lockdep_assert_held(&dev->lock);
-	t = fbinder_txn_spare_take_locked(dev);
+	t = fbinder_txn_spare_take();
 	if (!t) {
-		spin_unlock(&dev->lock);
 		t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
-		spin_lock(&dev->lock);
 		if (!t)
 			return NULL;
 	}
@@ -701,7 +735,7 @@ static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_ctx *from,
 	/* the caller's thread group: only it may use from (fbinder_file_ctx()) */
 	t->sender_pid = get_pid(from->pid);
 	t->sender_euid = current_euid();
-	/* only a call's handler inherits (fbinder_take_work_locked()) */
+	/* only a call's handler inherits (fbinder_take_work_clocked()) */
 	if (!reply && !(tr->flags & FBINDER_TXN_ONEWAY))
 		fbinder_prio_of_caller(&t->caller_prio);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_TRANSACTIONS);
@@ -712,11 +746,11 @@ static struct fbinder_txn *fbinder_txn_new_relock(struct fbinder_ctx *from,
  * Pops the call the thread is handling, the one a reply answers; NULL when
  * it handles none.
  */
-static struct fbinder_txn *fbinder_reply_pop_locked(struct fbinder_thread *thread)
+static struct fbinder_txn *fbinder_reply_pop_clocked(struct fbinder_thread *thread)
 {
 	struct fbinder_txn *call = thread->stack;
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	if (!call || call->to_thread != thread)
 		return NULL;
 	thread->stack = call->to_parent;
@@ -730,64 +764,21 @@ static struct fbinder_txn *fbinder_reply_pop_locked(struct fbinder_thread *threa
 }
 
 /*
- * Finds the target of a send or reply under the lock and pins it.
- * For a reply it pops the call off the replying thread's stack.
+ * Queues the finished message: the only step visible to others.  Under
+ * the target's context lock; a call the thread sends while it handles
+ * another may go to a thread of the chain, found under the device lock
+ * too (fbinder_route_locked()).  *wake is the thread to wake once the lock
+ * is dropped (fbinder_ctx_unlock_wake()), or NULL.
  */
-static int fbinder_send_target_locked(struct fbinder_thread *thread, struct fbinder_txn_data *tr,
-				      struct fbinder_txn *t, bool reply)
-{
-	struct fbinder_ctx *ctx = thread->ctx, *target;
-	struct fbinder_txn *call;
-	struct fbinder_node *node;
-
-	lockdep_assert_held(&thread->ctx->dev->lock);
-	if (reply) {
-		call = fbinder_reply_pop_locked(thread);
-		if (!call)
-			return -EPROTO;
-		t->call = call;
-		t->id = call->id;
-		if (!call->from)
-			return -ECONNRESET;	/* caller gone: drop the reply */
-		target = call->from->ctx;	/* alive while from is set */
-	} else {
-		node = fbinder_handle_to_node_locked(ctx, tr->handle);
-		if (!node)
-			return -ENOENT;
-		if (node->region)
-			return -EINVAL;	/* a region takes copies, not calls */
-		if (node->state != FBINDER_NODE_LIVE)
-			return -EOWNERDEAD;
-		target = node->owner;
-		if (target == ctx)
-			return -EINVAL;
-		if (!(tr->flags & FBINDER_TXN_ONEWAY) && thread->stack &&
-		    thread->stack->to_thread != thread)
-			return -EPROTO;
-		if (target->dead)
-			return -EOWNERDEAD;
-		node->tmp_refs++;
-		t->node = node;
-		t->id = fbinder_txn_new_id();
-	}
-	kref_get(&target->refs);
-	t->to_ctx = target;
-	return 0;
-}
-
-/*
- * Queues the finished message: the only step visible to others.  *wake is
- * the thread to wake once the lock is dropped (fbinder_unlock_wake()), or NULL.
- */
-static int fbinder_send_commit_locked(struct fbinder_thread *thread,
-				      struct fbinder_txn *t,
-				      struct fbinder_thread **wake)
+static int fbinder_send_commit_clocked(struct fbinder_thread *thread,
+				       struct fbinder_txn *t,
+				       struct fbinder_thread **wake)
 {
 	struct fbinder_ctx *target = t->to_ctx;
 	struct fbinder_node *node = t->node;
-	struct fbinder_thread *to;
+	struct fbinder_thread *to = NULL;
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&target->lock);
 	if (target->dead)
 		return -EOWNERDEAD;
 	if (t->is_reply && !t->call->from)
@@ -798,37 +789,35 @@ static int fbinder_send_commit_locked(struct fbinder_thread *thread,
 	if (t->is_reply) {
 		to = t->call->from;
 		fbinder_stat_inc(FBINDER_STAT_REPLIES);
-		*wake = fbinder_thread_queue_locked(to, &t->work);
+		*wake = fbinder_thread_queue_clocked(to, &t->work);
 		return 0;
 	}
 
 	t->buffer->target_node = node;
+	/* the send's pin becomes the buffer's reference */
 	node->buf_refs++;
 	node->tmp_refs--;
 	node->calls++;
 	target->received++;
-	thread->ctx->sent++;
 	if (t->flags & FBINDER_TXN_ONEWAY) {
 		fbinder_stat_inc(FBINDER_STAT_ONEWAYS);
 		if (node->async_out) {
 			list_add_tail(&t->work.entry, &node->async_todo);
 		} else {
 			node->async_out = 1;
-			*wake = fbinder_ctx_queue_locked(target, &t->work);
+			*wake = fbinder_ctx_queue_clocked(target, &t->work);
 		}
 		return 0;
 	}
 
 	fbinder_stat_inc(FBINDER_STAT_CALLS);
-	to = fbinder_route_locked(thread, target);
+	if (t->from_parent && t->from_parent->to_thread == thread)
+		to = fbinder_route_locked(thread, t->from_parent, target);
 	t->buffer->txn = t;
-	t->from = thread;
-	t->from_parent = thread->stack;
-	thread->stack = t;
 	if (to)
-		*wake = fbinder_thread_queue_locked(to, &t->work);
+		*wake = fbinder_thread_queue_clocked(to, &t->work);
 	else
-		*wake = fbinder_ctx_queue_locked(target, &t->work);
+		*wake = fbinder_ctx_queue_clocked(target, &t->work);
 	return 0;
 }
 
@@ -850,11 +839,11 @@ static void fbinder_restore_prio(const struct fbinder_restore_prio *restore)
  * ends such a raise before it takes a call (fbinder_read()), so it can only sit
  * above the call, and must not outlive it.
  */
-static void fbinder_reply_restore_locked(struct fbinder_thread *thread,
-					 struct fbinder_txn *call,
-					 struct fbinder_restore_prio *restore)
+static void fbinder_reply_restore_clocked(struct fbinder_thread *thread,
+					  struct fbinder_txn *call,
+					  struct fbinder_restore_prio *restore)
 {
-	lockdep_assert_held(&thread->ctx->dev->lock);
+	lockdep_assert_held(&thread->ctx->lock);
 	restore->raised = false;
 	if (thread->oneway_prio_set) {
 		restore->raised = true;
@@ -877,6 +866,8 @@ struct fbinder_send {
 	struct fbinder_txn_data tr;		/* the sender's, read once */
 	bool reply;
 	bool oneway;
+	bool pushed;			/* the call is on the thread's stack */
+	bool counted;			/* in its context's sent */
 	size_t offsets_size;		/* bytes */
 	struct fbinder_txn *t;	/* once allocated, until queued */
 	struct fbinder_xlate x;		/* x.to: the target, once pinned */
@@ -915,22 +906,16 @@ static void fbinder_secctx_put(struct fbinder_send *s)
  * up to its first NUL within the length the LSM gave, and one of
  * FBINDER_SECCTX_MAX bytes or more (its NUL included) fails the send:
  * a label cut short could read as another.  The LSM may allocate and
- * sleep, so the device lock is dropped around it; the target is pinned
- * (active_senders, the node's tmp_refs), and a target that ended
- * meanwhile is seen by the share charge that follows.
+ * sleep: no lock held (the target is pinned by then: active_senders, the
+ * node's tmp_refs).
  */
-static int fbinder_secctx_get_relock(struct fbinder_send *s)
-	__must_hold(&s->thread->ctx->dev->lock)
+static int fbinder_secctx_take(struct fbinder_send *s)
 {
-	struct fbinder_device *dev = s->thread->ctx->dev;
 	char *label = NULL;
 	u32 len = 0;
 	int ret;
 
-	lockdep_assert_held(&dev->lock);
-	spin_unlock(&dev->lock);
 	ret = fbinder_secctx_get(&label, &len);
-	spin_lock(&dev->lock);
 	if (ret == -EOPNOTSUPP) {
 		label = NULL;
 		len = 0;
@@ -950,7 +935,7 @@ static int fbinder_secctx_get_relock(struct fbinder_send *s)
 }
 
 /*
- * Writes the label taken by fbinder_secctx_get_relock() at pos of the
+ * Writes the label taken by fbinder_secctx_take() at pos of the
  * slot, and gives the LSM's copy back.
  */
 static int fbinder_secctx_copy(struct fbinder_send *s, struct fbinder_alloc *alloc,
@@ -972,17 +957,141 @@ static int fbinder_secctx_copy(struct fbinder_send *s, struct fbinder_alloc *all
 }
 
 /*
- * Checks the command, then, under the device lock, finds the target and
- * pins it (fbinder_ctx.active_senders) and counts the message in its sender's
+ * A call or oneway message: under the sender's context lock, the handle's
+ * node, the sender counted, and a call pushed on its stack; then, under
+ * the lock of the node's owner, the node pinned and the target pinned as
+ * a sender of it (fbinder_ctx.active_senders).  No lock shared beyond the
+ * two: between the two holds the node and its owner may go, so they are
+ * read under RCU (both are freed after a grace period), the owner taken
+ * only while its count is not zero, and the node checked alive under its
+ * owner's lock, which its end and its free take.  There too the message
+ * is counted in its sender's fair share.
+ */
+static int fbinder_send_target(struct fbinder_send *s)
+{
+	struct fbinder_thread *thread = s->thread;
+	struct fbinder_ctx *ctx = thread->ctx, *target = NULL;
+	struct fbinder_txn *t = s->t;
+	struct fbinder_node *node;
+	int ret = 0;
+
+	rcu_read_lock();
+	spin_lock(&ctx->lock);
+	node = fbinder_handle_to_node_clocked(ctx, s->tr.handle);
+	if (!node) {
+		ret = -ENOENT;
+	} else if (node->region) {
+		ret = -EINVAL;	/* a region takes copies, not calls */
+	} else {
+		target = READ_ONCE(node->owner);
+		if (READ_ONCE(node->state) != FBINDER_NODE_LIVE || !target)
+			ret = -EOWNERDEAD;
+		else if (target == ctx)
+			ret = -EINVAL;
+		else if (!s->oneway && thread->stack &&
+			 thread->stack->to_thread != thread)
+			ret = -EPROTO;
+		else if (!kref_get_unless_zero(&target->refs))
+			ret = -EOWNERDEAD;
+	}
+	if (!ret) {
+		ctx->sent++;
+		s->counted = true;
+	}
+	if (!ret && !s->oneway) {
+		kref_get(&ctx->refs);
+		t->from_ctx = ctx;
+		t->from = thread;
+		t->from_parent = thread->stack;
+		thread->stack = t;
+		s->pushed = true;
+	}
+	spin_unlock(&ctx->lock);
+	if (ret) {
+		rcu_read_unlock();
+		return ret;
+	}
+	t->to_ctx = target;	/* its reference, for fbinder_txn_free() */
+	spin_lock(&target->lock);
+	/* its end and its free take this lock: under it, it is what it was */
+	if (target->dead || node->owner != target ||
+	    node->state != FBINDER_NODE_LIVE || RB_EMPTY_NODE(&node->rb_node)) {
+		spin_unlock(&target->lock);
+		rcu_read_unlock();
+		return -EOWNERDEAD;
+	}
+	rcu_read_unlock();
+	node->tmp_refs++;
+	t->node = node;
+	t->id = fbinder_txn_new_id();
+	s->x.to = target;
+	target->active_senders++;
+	/* the label may sleep: taken with the target pinned, its lock dropped */
+	if (unlikely(node->txn_secctx)) {
+		spin_unlock(&target->lock);
+		ret = fbinder_secctx_take(s);
+		spin_lock(&target->lock);
+		if (ret) {
+			spin_unlock(&target->lock);
+			return ret;
+		}
+	}
+	ret = fbinder_share_charge_crelock(target, t->sender_euid,
+					   fbinder_send_slot_size(s),
+					   s->oneway, &s->sender);
+	/* the receiver's choice of descriptors: the node's */
+	s->x.fds_ok = node->accepts_fds;
+	spin_unlock(&target->lock);
+	return ret;
+}
+
+/*
+ * A reply: under the replier's context lock, the call it answers popped
+ * off its stack; then, under the caller's, the caller found waiting and
+ * its context pinned as a sender of it.  A reply is not counted in a
+ * fair share: it answers a call the receiver made.
+ */
+static int fbinder_reply_target(struct fbinder_send *s)
+{
+	struct fbinder_thread *thread = s->thread;
+	struct fbinder_ctx *ctx = thread->ctx, *target;
+	struct fbinder_txn *t = s->t, *call;
+
+	spin_lock(&ctx->lock);
+	call = fbinder_reply_pop_clocked(thread);
+	/* the replier gets its own priority back once done */
+	if (call)
+		fbinder_reply_restore_clocked(thread, call, &s->restore);
+	spin_unlock(&ctx->lock);
+	if (!call)
+		return -EPROTO;
+	t->call = call;
+	t->id = call->id;
+	target = call->from_ctx;
+	spin_lock(&target->lock);
+	if (!call->from) {
+		spin_unlock(&target->lock);
+		return -ECONNRESET;	/* caller gone: drop the reply */
+	}
+	kref_get(&target->refs);
+	t->to_ctx = target;
+	s->x.to = target;
+	target->active_senders++;
+	spin_unlock(&target->lock);
+	/* the receiver's choice of descriptors: the caller's flag */
+	s->x.fds_ok = call->flags & FBINDER_TXN_ACCEPT_FDS;
+	return 0;
+}
+
+/*
+ * Checks the command, then finds the target and pins it
+ * (fbinder_ctx.active_senders) and counts the message in its sender's
  * fair share.  A reply pops its call here, and the replier's priority
  * from before the call is kept for fbinder_send_release().
  */
 static int fbinder_send_prepare(struct fbinder_send *s)
 {
-	struct fbinder_device *dev = s->thread->ctx->dev;
 	const struct fbinder_txn_data *tr = &s->tr;
-	struct fbinder_txn *t;
-	int ret;
 
 	if ((!s->batch &&
 	     tr->flags & ~(FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS)) ||
@@ -1002,34 +1111,10 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 		s->x.offsets = (u64 *)(s->x.exported + tr->offsets_count);
 	}
 
-	spin_lock(&dev->lock);
-	t = fbinder_txn_new_relock(s->thread->ctx, tr, s->reply);
-	if (!t) {
-		spin_unlock(&dev->lock);
+	s->t = fbinder_txn_new(s->thread->ctx, tr, s->reply);
+	if (!s->t)
 		return -ENOMEM;
-	}
-	s->t = t;
-	ret = fbinder_send_target_locked(s->thread, &s->tr, t, s->reply);
-	/* the replier gets its own priority back once done */
-	if (s->reply && t->call)
-		fbinder_reply_restore_locked(s->thread, t->call, &s->restore);
-	if (!ret) {
-		s->x.to = t->to_ctx;
-		s->x.to->active_senders++;
-		/* replies carry no label: the caller knows whom it called */
-		if (!s->reply && unlikely(t->node->txn_secctx))
-			ret = fbinder_secctx_get_relock(s);
-		if (!ret && !s->reply)
-			ret = fbinder_share_charge_relock(s->x.to, t->sender_euid,
-							  fbinder_send_slot_size(s),
-							  s->oneway, &s->sender);
-	}
-	/* the receiver's choice: the node's, or the caller's flag */
-	if (!ret)
-		s->x.fds_ok = s->reply ? t->call->flags & FBINDER_TXN_ACCEPT_FDS :
-					 t->node->accepts_fds;
-	spin_unlock(&dev->lock);
-	return ret;
+	return s->reply ? fbinder_reply_target(s) : fbinder_send_target(s);
 }
 
 /* Bytes of a batch's header: struct fbinder_batch and its entries. */
@@ -1120,24 +1205,33 @@ static int fbinder_send_copy(struct fbinder_send *s)
 }
 
 /*
- * Queues the message (fbinder_send_commit_locked()) and hands the buffer, its
- * files and the references its objects hold over to the receiver; wakes
- * the thread chosen once the lock is dropped.
+ * Queues the message (fbinder_send_commit_clocked()) and hands the buffer,
+ * its files and the references its objects hold over to the receiver;
+ * wakes the thread chosen once the lock is dropped.  Only a call sent
+ * while handling another takes the device lock, to route it.
  */
 static int fbinder_send_commit(struct fbinder_send *s)
 {
 	struct fbinder_device *dev = s->thread->ctx->dev;
 	struct fbinder_txn *t = s->t;
+	struct fbinder_ctx *to = s->x.to;
 	struct fbinder_thread *wake = NULL;
 	bool sync;
 	int ret;
 
-	spin_lock(&dev->lock);
 	t->buffer = s->buf;
-	ret = fbinder_send_commit_locked(s->thread, t, &wake);
+	if (s->pushed && t->from_parent && t->from_parent->to_thread == s->thread) {
+		spin_lock(&dev->lock);
+		spin_lock(&to->lock);
+		ret = fbinder_send_commit_clocked(s->thread, t, &wake);
+		spin_unlock(&dev->lock);
+	} else {
+		spin_lock(&to->lock);
+		ret = fbinder_send_commit_clocked(s->thread, t, &wake);
+	}
 	if (ret) {
 		t->buffer = NULL;
-		spin_unlock(&dev->lock);
+		spin_unlock(&to->lock);
 		return ret;
 	}
 	trace_fastbinder_send(t, wake);
@@ -1147,9 +1241,8 @@ static int fbinder_send_commit(struct fbinder_send *s)
 	s->buf->nr_fds = s->x.nr_fds;
 	s->x.fds = NULL;
 	s->x.nr_fds = 0;
-	fbinder_xlate_finish_locked(&s->x, true);
 	/* never the last after the end: the commit found it alive */
-	fbinder_ctx_senders_done_locked(s->x.to);
+	fbinder_ctx_senders_done_clocked(to);
 	/*
 	 * A call or reply wakes its handler synchronously: we sleep.  t may
 	 * be freed by its receiver once the lock is dropped.
@@ -1157,7 +1250,9 @@ static int fbinder_send_commit(struct fbinder_send *s)
 	sync = !(t->flags & FBINDER_TXN_ONEWAY);
 	s->t = NULL;
 	s->buf = NULL;
-	fbinder_unlock_wake(dev, wake, sync);
+	s->pushed = false;
+	fbinder_ctx_unlock_wake(to, wake, sync);
+	fbinder_xlate_finish(&s->x, true);
 	return 0;
 }
 
@@ -1169,13 +1264,16 @@ static int fbinder_send_commit(struct fbinder_send *s)
  * (bad arguments, no memory).  A reply whose caller died meanwhile (its
  * buffer gone: EOWNERDEAD, ESRCH) is dropped and succeeds, as when the
  * caller was gone before (docs/abi.md).  Returns what the command returns.
+ * A failure is rare: it takes the device lock, and the context locks in it.
  */
 static int fbinder_send_abort(struct fbinder_send *s, int ret)
 {
 	struct fbinder_thread *thread = s->thread;
-	struct fbinder_device *dev = thread->ctx->dev;
+	struct fbinder_ctx *ctx = thread->ctx;
+	struct fbinder_device *dev = ctx->dev;
 	struct fbinder_txn *t = s->t, *call;
 	struct fbinder_ctx *to = s->x.to;
+	struct fbinder_thread *call_from = NULL;
 	bool free_buffer = false;
 
 	/* fbinder_send_copy(): the label, the files, the objects' references, the slot */
@@ -1194,40 +1292,63 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 
 	spin_lock(&dev->lock);
 	/* fbinder_send_prepare(): the pins on the target and the share */
-	fbinder_xlate_finish_locked(&s->x, false);
-	if (to) {
-		if (s->sender)
-			fbinder_share_uncharge_locked(to, s->sender, 1,
-						      fbinder_send_slot_size(s),
-						      s->oneway);
-		/* the target ended while we copied: its buffer is ours */
-		free_buffer = fbinder_ctx_senders_done_locked(to);
-		if (free_buffer)
-			kref_get(&to->refs);	/* t's goes below */
+	spin_lock(&ctx->lock);
+	if (s->x.nr_exported)
+		fbinder_xlate_finish_locked(&s->x, false);
+	if (s->pushed) {
+		thread->stack = t->from_parent;
+		t->from = NULL;
+		t->from_parent = NULL;
+		s->pushed = false;
 	}
-	if (t) {
-		call = t->call;
-	} else {
-		call = s->reply ? fbinder_reply_pop_locked(thread) : NULL;
+	call = t ? t->call : NULL;
+	if (!t && s->reply) {
+		/* failed before it was allocated: the call still ends */
+		call = fbinder_reply_pop_clocked(thread);
 		if (call)
-			fbinder_reply_restore_locked(thread, call, &s->restore);
+			fbinder_reply_restore_clocked(thread, call, &s->restore);
 	}
-	if (t && call && !call->from)
+	if (s->counted)
+		ctx->sent--;
+	spin_unlock(&ctx->lock);
+	if (call) {
+		spin_lock(&call->from_ctx->lock);
+		call_from = call->from;
+		spin_unlock(&call->from_ctx->lock);
+	}
+	if (t && call && !call_from)
 		ret = -ECONNRESET;
 	/* the target while it is still pinned */
-	if (ret != -ECONNRESET && (t || (call && call->from)))
+	if (ret != -ECONNRESET && (t || call_from))
 		fbinder_record_failure(ret, s->reply ? FBINDER_FAILED_REPLY :
 						       FBINDER_FAILED_SEND,
-				       thread->ctx, t ? t->node : NULL, s->tr.code);
-	if (t && t->node) {
-		t->node->tmp_refs--;
-		fbinder_node_check_locked(t->node);
-		t->node = NULL;
+				       ctx, t ? t->node : NULL, s->tr.code);
+	if (to) {
+		spin_lock(&to->lock);
+		if (s->sender)
+			fbinder_share_uncharge_clocked(to, s->sender, 1,
+						       fbinder_send_slot_size(s),
+						       s->oneway);
+		/* the target ended while we copied: its buffer is ours */
+		free_buffer = fbinder_ctx_senders_done_clocked(to);
+		if (free_buffer)
+			kref_get(&to->refs);	/* t's goes below */
+		if (t && t->node) {
+			t->node->tmp_refs--;
+			fbinder_node_check_olocked(t->node);
+			t->node = NULL;
+		}
+		spin_unlock(&to->lock);
 	}
-	if (call && call->from && ret != -ECONNRESET)
-		fbinder_txn_fail_locked(call, ret);
-	else if (call)
-		fbinder_txn_free(call);
+	if (call) {
+		/* the replier handled the call: its lock, for the failure */
+		spin_lock(&ctx->lock);
+		if (call_from && ret != -ECONNRESET)
+			fbinder_txn_fail_locked(call, ret);
+		else
+			fbinder_txn_free(call);
+		spin_unlock(&ctx->lock);
+	}
 	if (t)
 		fbinder_txn_free(t);
 	s->t = NULL;
@@ -1354,22 +1475,25 @@ int fbinder_send_batch(struct fbinder_thread *thread,
 }
 
 /*
- * The transaction-layer part of freeing a buffer: unlinks it from its call,
- * lets its node's next oneway message go, drops the node's reference.  The
- * first thread to wake is left in *wake for fbinder_unlock_wake(); any further
- * one (a run of frees that releases messages of several nodes) is woken at
- * once.
+ * The transaction-layer part of freeing a buffer, under its context's lock:
+ * unlinks it from its call, lets its node's next oneway message go, drops
+ * the node's reference.  The first thread to wake is left in *wake for
+ * fbinder_ctx_unlock_wake(); any further one (a run of frees that releases
+ * messages of several nodes) is woken at once.  Returns the node when its
+ * reference is its last message reference: the caller drops that one
+ * under the device lock (fbinder_node_drop_locked()), where the node may go.
  */
-static void fbinder_free_buffer_locked(struct fbinder_ctx *ctx, struct fbinder_buffer *buf,
-				       struct fbinder_thread **wake)
+static struct fbinder_node *fbinder_free_buffer_clocked(struct fbinder_ctx *ctx,
+							struct fbinder_buffer *buf,
+							struct fbinder_thread **wake)
 {
 	struct fbinder_txn *next;
 	struct fbinder_node *node;
 
-	lockdep_assert_held(&ctx->dev->lock);
+	lockdep_assert_held(&ctx->lock);
 	if (buf->sender) {
-		fbinder_share_uncharge_locked(ctx, buf->sender, 0, buf->size,
-					      buf->oneway);
+		fbinder_share_uncharge_clocked(ctx, buf->sender, 0, buf->size,
+					       buf->oneway);
 		buf->sender = NULL;
 	}
 	if (buf->txn) {
@@ -1387,15 +1511,14 @@ static void fbinder_free_buffer_locked(struct fbinder_ctx *ctx, struct fbinder_b
 			list_del_init(&next->work.entry);
 			node->async_out = 1;
 			if (*wake)
-				fbinder_ctx_enqueue_locked(ctx, &next->work, false);
+				fbinder_ctx_enqueue_clocked(ctx, &next->work, false);
 			else
-				*wake = fbinder_ctx_queue_locked(ctx, &next->work);
+				*wake = fbinder_ctx_queue_clocked(ctx, &next->work);
 		}
 	}
-	if (node) {
-		node->buf_refs--;
-		fbinder_node_check_locked(node);
-	}
+	if (node && fbinder_node_put_fast_clocked(node, &node->buf_refs))
+		node = NULL;
+	return node;
 }
 
 /*
@@ -1406,12 +1529,15 @@ static void fbinder_free_buffer_locked(struct fbinder_ctx *ctx, struct fbinder_b
 void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf)
 {
 	struct fbinder_thread *wake = NULL;
+	struct fbinder_node *last;
 
 	fbinder_buffer_drop_refs(ctx, buf, buf->data_size,
 				 buf->offsets_size / sizeof(u64));
-	spin_lock(&ctx->dev->lock);
-	fbinder_free_buffer_locked(ctx, buf, &wake);
-	fbinder_unlock_wake(ctx->dev, wake, false);
+	spin_lock(&ctx->lock);
+	last = fbinder_free_buffer_clocked(ctx, buf, &wake);
+	fbinder_ctx_unlock_wake(ctx, wake, false);
+	if (last)
+		fbinder_node_drop(last, true);
 	fbinder_buffer_drop_fds(buf);
 	trace_fastbinder_buffer_free(ctx, buf);
 	fbinder_alloc_free(&ctx->alloc, buf);
@@ -1422,9 +1548,9 @@ void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf)
  * FBINDER_CMD_FREE_BUFFER, for a run of n (at most FBINDER_FREE_BATCH) consecutive
  * commands: frees the buffers in order, and stops at the first offset that
  * names no delivered buffer (-EINVAL).  The run takes the allocator's lock
- * twice (to take the buffers, then to free them) and the device lock once
- * to unlink them, plus once per object they carry, to drop its reference
- * (fbinder_buffer_drop_refs()); a run of bare buffers (replies without
+ * twice (to take the buffers, then to free them) and the context lock once
+ * to unlink them, plus the device lock once per object they carry, to
+ * drop its reference (fbinder_buffer_drop_refs()); a run of bare buffers (replies without
  * objects or files, fbinder_buffer_bare()) is taken and freed in one hold
  * of the allocator's lock and nothing else, unless the free is traced.
  * Returns 0 or that error; *freed says how many were freed.
@@ -1434,7 +1560,7 @@ int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 {
 	/* only the nr entries taken are used: no INIT_STACK_ALL_ZERO */
 	struct fbinder_buffer *bufs[FBINDER_FREE_BATCH] __uninitialized;
-	struct fbinder_device *dev = ctx->dev;
+	struct fbinder_node *last[FBINDER_FREE_BATCH] __uninitialized;
 	struct fbinder_thread *wake = NULL;
 	bool done;
 	int ret = 0;
@@ -1455,10 +1581,13 @@ int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 		if (bufs[i]->offsets_size)
 			fbinder_buffer_drop_refs(ctx, bufs[i], bufs[i]->data_size,
 						 bufs[i]->offsets_size / sizeof(u64));
-	spin_lock(&dev->lock);
+	spin_lock(&ctx->lock);
 	for (i = 0; i < nr; i++)
-		fbinder_free_buffer_locked(ctx, bufs[i], &wake);
-	fbinder_unlock_wake(dev, wake, false);
+		last[i] = fbinder_free_buffer_clocked(ctx, bufs[i], &wake);
+	fbinder_ctx_unlock_wake(ctx, wake, false);
+	for (i = 0; i < nr; i++)
+		if (last[i])
+			fbinder_node_drop(last[i], true);
 
 	for (i = 0; i < nr; i++) {
 		fbinder_buffer_drop_fds(bufs[i]);

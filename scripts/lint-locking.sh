@@ -9,6 +9,11 @@
 #   _relock    fbinder_device.lock held, dropped     lockdep_assert_held(&...dev->lock)
 #              and taken again inside
 #   _alocked   fbinder_alloc.lock held               lockdep_assert_held(&...alloc...lock)
+#   _clocked   a context's fbinder_ctx.lock held     lockdep_assert_held(&...->lock), not dev's
+#   _olocked   the device lock and a node owner's    lockdep_assert_held(&...dev->lock)
+#              context lock held
+#   _crelock   fbinder_ctx.lock held, dropped        lockdep_assert_held(&...->lock), not dev's
+#              and taken again inside
 #
 # And the allocator owns its state: no file but alloc.c (and its white-box
 # self-test, selftest/alloc.c) takes fbinder_alloc.lock or reaches into the
@@ -32,13 +37,18 @@ function finish() {
 }
 FNR == 1 { name = ""; body = 0 }
 # a definition: at column 0, not a comment or a prototype
-!body && /^[a-z_]/ && match($0, /fbinder_[a-z0-9_]+_(locked|relock|alocked)\(/) {
+!body && /^[a-z_]/ && match($0, /fbinder_[a-z0-9_]+_(locked|relock|alocked|clocked|olocked|crelock)\(/) {
 	name = substr($0, RSTART, RLENGTH - 1)
 	line = FNR
 	ok = 0
+	ctxlock = 0
 	if (name ~ /_alocked$/) {
 		want = "fbinder_alloc.lock"
 		re = "lockdep_assert_held\\(&[^;]*alloc(->|\\.)lock\\)"
+	} else if (name ~ /_(clocked|crelock)$/) {
+		want = "a context lock (fbinder_ctx.lock)"
+		re = "lockdep_assert_held\\(&[^;]*->lock\\)"
+		ctxlock = 1
 	} else {
 		want = "fbinder_device.lock"
 		re = "lockdep_assert_held\\(&[^;]*dev->lock\\)"
@@ -46,7 +56,7 @@ FNR == 1 { name = ""; body = 0 }
 }
 name != "" && !body && /;[ \t]*$/ { name = "" }
 name != "" && /^\{/ { body = 1 }
-body && $0 ~ re { ok = 1 }
+body && $0 ~ re && !(ctxlock && $0 ~ /dev->lock/) { ok = 1 }
 body && /^\}/ { finish() }
 ' driver/*.c driver/*.h driver/*/*.c)
 

@@ -3,7 +3,7 @@
  * burst_spares: what a burst of oneway messages leaves behind is kept for
  * the next burst, and memory pressure takes it back.  Once the burst is
  * delivered and freed, debugfs state counts every one of its transactions
- * in the device's "spare-transactions", and its slot structs, beyond the
+ * in the module's "spare-transactions", and its slot structs, beyond the
  * receiver's own few spares, in the module's "slot-pool"; drop_caches runs
  * the module's shrinkers and both fall to near zero.  The burst: N oneway
  * messages queued to one node while its owner does not read, then read in
@@ -11,9 +11,10 @@
  * reads debugfs and drops the caches.
  *
  * Then a burst above both caps (FBINDER_MAX_QUEUED, 4096 spare
- * transactions per device and 4096 pooled slot structs): a sender's full
+ * transactions per CPU and 4096 pooled slot structs): a sender's full
  * share of the queue of each of three receivers, 6144 messages, leaves
- * exactly the caps behind.
+ * exactly the slot cap behind, and at least one CPU's transaction cap (the
+ * receivers free them on whichever CPUs they run).
  */
 #include "fbt_proto.h"
 
@@ -166,7 +167,7 @@ static long long state_value(const char *after, const char *key)
 
 static long long spare_txns(void)
 {
-	return state_value("device fastbinder ", "spare-transactions ");
+	return state_value(NULL, "spare-transactions ");
 }
 
 static long long slot_pool(void)
@@ -221,8 +222,9 @@ int main(void)
 	slots = slot_pool();
 	printf("# after %d x %d: %lld spare transactions, %lld pooled slot structs\n", N_RECV,
 	       SHARE, txns, slots);
-	CHECK(txns == CAP, "%lld spare transactions after a burst of %d, want the cap, %d", txns,
-	      N_RECV * SHARE, CAP);
+	CHECK(txns >= CAP && txns <= N_RECV * SHARE,
+	      "%lld spare transactions after a burst of %d, want one CPU's cap, %d, or more",
+	      txns, N_RECV * SHARE, CAP);
 	CHECK(slots == CAP, "%lld pooled slot structs after a burst of %d, want the cap, %d",
 	      slots, N_RECV * SHARE, CAP);
 	fbt_drop_caches();

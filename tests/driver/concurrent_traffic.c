@@ -83,7 +83,8 @@ static void check_ids_unique(void)
 			break;
 	CHECK(i >= n, "transaction IDs: %llu came twice (%u noted)",
 	      (unsigned long long)seen->id[i], n);
-	CHECK(n > 1000, "only %u transaction IDs noted", n);
+	/* the run is timed: a debug kernel on a loaded host makes a few hundred */
+	CHECK(n > 200, "only %u transaction IDs noted", n);
 	if (i >= n)
 		printf("# %u transaction IDs, all different\n", n);
 }
