@@ -34,6 +34,7 @@ driver_VM_TESTS := \
 	quotas.c \
 	region_capability.c \
 	region_owner_memory.c \
+	scatter_gather.c \
 	sender_identity.c \
 	sender_pid_namespace.c \
 	server_killed.c \
