@@ -8,6 +8,7 @@
 library_VM_TESTS := \
 	async_calls.c \
 	calls.c \
+	gather_calls.c \
 	oneway_batches.c \
 	regions.c \
 	thread_pool.c \
