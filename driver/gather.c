@@ -43,14 +43,15 @@ int fbinder_gather_read(struct fbinder_gather *g, const struct fbinder_txn_sg *s
 	g->size = 0;
 	if (sg->reserved || nr > FBINDER_SG_MAX_IOV)
 		return -EINVAL;
-	if (nr) {
+	uv = g->fast;
+	if (nr > FBINDER_GATHER_FAST) {
 		uv = kmalloc_array(nr, sizeof(*uv), GFP_KERNEL_ACCOUNT);
 		if (!uv)
 			return -ENOMEM;
-		g->iov = (struct iovec *)uv;
-		if (copy_from_user(uv, u64_to_user_ptr(sg->iov), nr * sizeof(*uv)))
-			return -EFAULT;
 	}
+	g->iov = (struct iovec *)uv;
+	if (copy_from_user(uv, u64_to_user_ptr(sg->iov), nr * sizeof(*uv)))
+		return -EFAULT;
 	for (i = 0; i < nr; i++) {
 		v = uv[i];
 		/* checked as it grows: the sum never wraps */
@@ -75,7 +76,8 @@ int fbinder_gather_read(struct fbinder_gather *g, const struct fbinder_txn_sg *s
 
 void fbinder_gather_free(struct fbinder_gather *g)
 {
-	kfree(g->iov);
+	if (g->iov != (struct iovec *)g->fast)
+		kfree(g->iov);
 	g->iov = NULL;
 }
 

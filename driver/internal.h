@@ -545,10 +545,13 @@ void fbinder_txn_free(struct fbinder_txn *txn);
 void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf);
 
 /* gather.c: a scatter-gather send's data, read once before the send */
+#define FBINDER_GATHER_FAST	4	/* pieces read into the struct itself */
 struct fbinder_gather {
 	struct iovec *iov;		/* the sender's pieces, checked */
 	struct iov_iter iter;		/* over them, at the first byte */
 	u64 size;			/* their sum: the message's data size */
+	/* a short list (the common header and payload) needs no allocation */
+	struct fbinder_iovec fast[FBINDER_GATHER_FAST];
 };
 
 int fbinder_gather_read(struct fbinder_gather *g, const struct fbinder_txn_sg *sg);
