@@ -97,6 +97,8 @@ uint64_t now_ns(void);
 int bench_region(bool icount, bool quick, const char *mode);
 /* wl_idl.c: the idl workload (generated stubs against hand-written calls). */
 int bench_idl(bool icount, bool quick, const char *mode);
+/* wl_gather.c: the gather workload (bl_call_iov() against one buffer, marshalling). */
+int bench_gather(bool icount, bool quick, const char *mode);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* die() with ": " and strerror(errno) appended (ISO C has no %m). */
 void die_errno(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -11,7 +11,9 @@
  * vCPU i, 4 B calls and 128 B oneway: fastbinder, pipe pair, futex ring),
  * mem (resident pages of an idle receiver, 1 MiB mapping), idl (a call
  * through fbidl's generated stubs against the same call written by hand
- * on libbinderlite: bench/wl_idl.c); scale-calls and
+ * on libbinderlite: bench/wl_idl.c), gather (a 64 B header and a 64 KiB
+ * payload gathered by bl_call_iov() against one buffer and against
+ * marshalling them first: bench/wl_gather.c); scale-calls and
  * scale-oneway are the halves of scale, -P N its runs of N pairs only.
  * rt1 is rt with the client and the server pinned to vCPU 0.  -q makes
  * every measurement shorter (a smoke test); -1 pins every measurement to
@@ -1696,7 +1698,7 @@ int main(int argc, char **argv)
 		case '1': pin_all = true; break;
 		case 'n': no_ctx = true; break;
 		default:
-			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-P pairs] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,oneway1,oneway64,clients,scale,scale-calls,scale-oneway,mem,region,idl]\n");
+			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-P pairs] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,oneway1,oneway64,clients,scale,scale-calls,scale-oneway,mem,region,idl,gather]\n");
 			return 2;
 		}
 	}
@@ -1711,7 +1713,7 @@ int main(int argc, char **argv)
 		reps = 3;
 		pin_all = true;
 		if (!wl_list)
-			wl_list = "rt,bw,oneway,mem,region,idl";
+			wl_list = "rt,bw,oneway,mem,region,idl,gather";
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	shared_samples = mmap(NULL, MAX_SAMPLES * sizeof(uint64_t),
@@ -1808,6 +1810,8 @@ int main(int argc, char **argv)
 		failures += bench_region(icount, quick, mode_name());
 	if (enabled(wl_list, "idl"))
 		failures += bench_idl(icount, quick, mode_name());
+	if (enabled(wl_list, "gather"))
+		failures += bench_gather(icount, quick, mode_name());
 
 	for (i = 0; i < nresults; i++)
 		json_result(&results[i]);

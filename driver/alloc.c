@@ -1256,12 +1256,19 @@ int fbinder_alloc_copy_from_user(struct fbinder_alloc *alloc, struct fbinder_buf
 				 size_t offset, const void __user *from, size_t len)
 {
 	struct iov_iter iter;
+
+	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)from, len);
+	return fbinder_alloc_copy_from_iter(alloc, buf, offset, &iter, len);
+}
+
+int fbinder_alloc_copy_from_iter(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+				 size_t offset, struct iov_iter *from, size_t len)
+{
 	size_t end, pad;
 	void *kaddr;
 	int ret;
 
-	iov_iter_ubuf(&iter, ITER_SOURCE, (void __user *)from, len);
-	ret = fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, &iter,
+	ret = fbinder_alloc_copy(alloc, buf, offset, len, FBINDER_COPY_FROM_USER, from,
 				 NULL, NULL);
 	if (ret)
 		return ret;

@@ -23,6 +23,7 @@
 struct fbinder_txn;
 struct fbinder_node;
 struct fbinder_buffer_fd;
+struct iov_iter;
 struct fbinder_sender;
 struct mem_cgroup;
 
@@ -245,6 +246,9 @@ static inline size_t fbinder_alloc_size(struct fbinder_alloc *alloc)
  */
 int fbinder_alloc_copy_from_user(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 				 size_t offset, const void __user *from, size_t len);
+/* The same, the next len bytes of from, which it advances. */
+int fbinder_alloc_copy_from_iter(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+				 size_t offset, struct iov_iter *from, size_t len);
 int fbinder_alloc_read(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 		       size_t offset, void *to, size_t len);
 int fbinder_alloc_write(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,

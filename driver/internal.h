@@ -161,6 +161,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
+#include <linux/uio.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/fastbinder.h>
@@ -640,6 +641,22 @@ struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *txn);
 void fbinder_thread_unwind_locked(struct fbinder_thread *thread);
 void fbinder_txn_free(struct fbinder_txn *txn);
 void fbinder_buffer_discard(struct fbinder_ctx *ctx, struct fbinder_buffer *buf);
+
+/* gather.c: a scatter-gather send's data, read once before the send */
+#define FBINDER_GATHER_FAST	4	/* pieces read into the struct itself */
+struct fbinder_gather {
+	struct iovec *iov;		/* the sender's pieces, checked */
+	struct iov_iter iter;		/* over them, at the first byte */
+	u64 size;			/* their sum: the message's data size */
+	/* a short list (the common header and payload) needs no allocation */
+	struct fbinder_iovec fast[FBINDER_GATHER_FAST];
+};
+
+int fbinder_gather_read(struct fbinder_gather *g, const struct fbinder_txn_sg *sg);
+void fbinder_gather_free(struct fbinder_gather *g);
+int fbinder_xlate_ptr(struct fbinder_object *obj, u64 data_size, u64 base, u64 *end);
+int fbinder_send_sg(struct fbinder_thread *thread, const struct fbinder_txn_sg *sg,
+		    bool reply);
 
 /* protocol.c */
 int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool nonblock);

@@ -75,6 +75,7 @@ static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
 	struct fbinder_batch_send batch __uninitialized;
 	struct fbinder_death death __uninitialized;
 	struct fbinder_txn_data tr __uninitialized;
+	struct fbinder_txn_sg sg __uninitialized;
 	u64 offset;
 	u32 handle;
 
@@ -88,6 +89,11 @@ static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
 		if (copy_from_user(&batch, payload, sizeof(batch)))
 			return -EFAULT;
 		return fbinder_send_batch(thread, &batch);
+	case FBINDER_CMD_SEND_SG:
+	case FBINDER_CMD_REPLY_SG:
+		if (copy_from_user(&sg, payload, sizeof(sg)))
+			return -EFAULT;
+		return fbinder_send_sg(thread, &sg, cmd == FBINDER_CMD_REPLY_SG);
 	case FBINDER_CMD_ACQUIRE:
 	case FBINDER_CMD_RELEASE:
 		if (copy_from_user(&handle, payload, sizeof(handle)))

@@ -418,6 +418,7 @@ struct fbinder_xlate {
 	struct fbinder_node *spare_node;
 	struct fbinder_handle *spare_handle;
 	bool prio_denied;		/* this object's minimum: beyond rights */
+	u64 ptr_end;			/* end of the last FBINDER_OBJ_PTR's buffer */
 };
 
 /* Allocates the spare node and handle a translation step may consume. */
@@ -574,13 +575,14 @@ static bool fbinder_obj_upper_clear(const struct fbinder_object *obj)
 }
 
 /*
- * Copies the payload into the slot around its objects, and each object
- * only once it is checked and translated: the receiver can read its
- * mapping at any time, and must never see what the sender wrote in an
- * object (a cookie is often a heap address).  The offsets, checked in
- * order, are in the slot already (fbinder_send).
+ * Copies the payload (from data, an iterator at its first byte: one user
+ * buffer, or a scatter-gather send's pieces) into the slot around its
+ * objects, and each object only once it is checked and translated: the
+ * receiver can read its mapping at any time, and must never see what the
+ * sender wrote in an object (a cookie is often a heap address).  The
+ * offsets, checked in order, are in the slot already (fbinder_send).
  */
-static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
+static int fbinder_copy_payload(struct fbinder_xlate *x, struct iov_iter *data,
 				const u64 *offsets, u32 count)
 {
 	struct fbinder_alloc *alloc = &x->to->alloc;
@@ -596,11 +598,11 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
 		    off > x->data_size ||
 		    x->data_size - off < sizeof(obj))
 			return -EINVAL;
-		ret = fbinder_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
+		ret = fbinder_alloc_copy_from_iter(alloc, x->buf, pos, data,
 						   off - pos);
 		if (ret)
 			return ret;
-		if (copy_from_user(&obj, data + off, sizeof(obj)))
+		if (!copy_from_iter_full(&obj, sizeof(obj), data))
 			return -EFAULT;
 		if (obj.type == FBINDER_OBJ_LOCAL &&
 		    !fbinder_prio_flags_valid(obj.flags & ~(FBINDER_OBJF_ACCEPTS_FDS |
@@ -616,6 +618,10 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
 				 !fbinder_prio_allowed(&min);
 		if (obj.type == FBINDER_OBJ_FD)
 			ret = fbinder_xlate_fd(x, off, &obj, count);
+		else if (obj.type == FBINDER_OBJ_PTR)
+			ret = fbinder_xlate_ptr(&obj, x->data_size,
+						alloc->user_base + x->buf->offset,
+						&x->ptr_end);
 		else
 			ret = -EAGAIN;
 		while (ret == -EAGAIN) {
@@ -633,8 +639,8 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, const u8 __user *data,
 		pos = off + sizeof(obj);
 		x->count++;
 	}
-	/* and the padding after the data (fbinder_alloc_copy_from_user()) */
-	return fbinder_alloc_copy_from_user(alloc, x->buf, pos, data + pos,
+	/* and the padding after the data (fbinder_alloc_copy_from_iter()) */
+	return fbinder_alloc_copy_from_iter(alloc, x->buf, pos, data,
 					    x->data_size - pos);
 }
 
@@ -880,6 +886,8 @@ struct fbinder_send {
 	u32 secctx_lsm_len;		/* its length, as the LSM gave it */
 	u32 secctx_len;			/* bytes of it before its NUL */
 	size_t secctx_size;		/* its place in the slot; 0: none */
+	struct fbinder_gather *gather;	/* FBINDER_CMD_SEND_SG's data, read once */
+	int error;			/* its iovecs' check, failed before prepare */
 };
 
 /* The slot of the message: data, offsets, and the label if any. */
@@ -1093,6 +1101,9 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 {
 	const struct fbinder_txn_data *tr = &s->tr;
 
+	/* a reply that fails this early still ends its call (abort) */
+	if (s->error)
+		return s->error;
 	if ((!s->batch &&
 	     tr->flags & ~(FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS)) ||
 	    (s->reply && tr->flags) ||
@@ -1162,6 +1173,7 @@ static int fbinder_send_copy(struct fbinder_send *s)
 	size_t data_end = ALIGN(tr->data_size, sizeof(u64));
 	size_t end = data_end + s->offsets_size + s->secctx_size;
 	struct fbinder_buffer *buf;
+	struct iov_iter data;
 	int ret;
 
 	buf = fbinder_timed(FBINDER_SEC_SEND_SLOT,
@@ -1200,8 +1212,12 @@ static int fbinder_send_copy(struct fbinder_send *s)
 		if (ret)
 			return ret;
 	}
-	return fbinder_copy_payload(&s->x, u64_to_user_ptr(tr->data), s->x.offsets,
-				    tr->offsets_count);
+	if (s->gather)
+		data = s->gather->iter;
+	else
+		iov_iter_ubuf(&data, ITER_SOURCE, u64_to_user_ptr(tr->data),
+			      tr->data_size);
+	return fbinder_copy_payload(&s->x, &data, s->x.offsets, tr->offsets_count);
 }
 
 /*
@@ -1407,6 +1423,39 @@ int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *t
 	};
 
 	return fbinder_send_run(&s);
+}
+
+/*
+ * FBINDER_CMD_SEND_SG and FBINDER_CMD_REPLY_SG: a send or reply whose data
+ * is gathered from the sender's iovecs (gather.c).  A reply whose iovecs
+ * are bad still ends its call, as FBINDER_CMD_REPLY's bad arguments do.
+ */
+int fbinder_send_sg(struct fbinder_thread *thread, const struct fbinder_txn_sg *sg,
+		    bool reply)
+{
+	struct fbinder_gather g;
+	struct fbinder_send s = {
+		.thread = thread,
+		.tr = {
+			.handle = sg->handle,
+			.code = sg->code,
+			.flags = sg->flags,
+			.offsets_count = sg->offsets_count,
+			.offsets = sg->offsets,
+		},
+		.reply = reply,
+		.oneway = sg->flags & FBINDER_TXN_ONEWAY,
+		.offsets_size = (size_t)sg->offsets_count * sizeof(u64),
+		.x = { .from = thread->ctx },
+		.gather = &g,
+	};
+	int ret;
+
+	s.error = fbinder_gather_read(&g, sg);
+	s.tr.data_size = g.size;
+	ret = fbinder_send_run(&s);
+	fbinder_gather_free(&g);
+	return ret;
 }
 
 /*

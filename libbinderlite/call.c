@@ -137,7 +137,41 @@ int bl__call_cancel(struct bl_context *ctx, uint32_t handle, uint32_t code,
 		    struct bl_reply *reply, int timeout_ms, uint32_t *euid,
 		    int cancel_fd)
 {
+	return bl__call_frame(ctx, handle, code, flags, request, NULL, reply,
+			      timeout_ms, euid, cancel_fd);
+}
+
+/* The request's send: its own data, or gathered from g's pieces. */
+static void put_request(struct bl_io *io, uint32_t handle, uint32_t code,
+			uint32_t flags, const struct bl_parcel *request,
+			const struct bl__gather *g)
+{
 	struct fbinder_txn_data tr;
+	struct fbinder_txn_sg sg;
+
+	if (!g) {
+		fill_txn(&tr, handle, code, flags, request);
+		bl__io_put(io, FBINDER_CMD_SEND, &tr);
+		return;
+	}
+	memset(&sg, 0, sizeof(sg));
+	sg.handle = handle;
+	sg.code = code;
+	sg.flags = flags;
+	sg.iov = (uintptr_t)g->iov;
+	sg.iov_count = g->count;
+	if (request) {
+		sg.offsets = (uintptr_t)request->offsets;
+		sg.offsets_count = (uint32_t)request->offsets_count;
+	}
+	bl__io_put(io, FBINDER_CMD_SEND_SG, &sg);
+}
+
+int bl__call_frame(struct bl_context *ctx, uint32_t handle, uint32_t code,
+		   uint32_t flags, const struct bl_parcel *request,
+		   const struct bl__gather *g, struct bl_reply *reply,
+		   int timeout_ms, uint32_t *euid, int cancel_fd)
+{
 	struct bl_io *io;
 	int ret;
 
@@ -153,8 +187,7 @@ int bl__call_cancel(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	if (!io)
 		return -ENOMEM;
 	bl__io_init(io, ctx);
-	fill_txn(&tr, handle, code, flags, request);
-	bl__io_put(io, FBINDER_CMD_SEND, &tr);
+	put_request(io, handle, code, flags, request, g);
 	io->request = request;
 	io->want_reply = true;
 	bl__objects_exported(ctx, request, 1);

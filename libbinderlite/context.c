@@ -35,6 +35,7 @@ static uint32_t default_sm_uid(void)
 }
 
 uint64_t bl__features_needed = BL_FEATURES_NEEDED;
+uint64_t bl__features_hidden;
 
 /*
  * The driver's version and features.  A driver from before feature bits
@@ -97,7 +98,7 @@ int bl_context_open(const char *path, size_t map_size, struct bl_context **out)
 	if (err)
 		goto out_close;
 	ctx->abi_version = ver.abi_version;
-	ctx->features = ver.features;
+	ctx->features = ver.features & ~bl__features_hidden;
 	err = check_version(&ver);
 	if (err)
 		goto out_close;

@@ -60,6 +60,12 @@ int bl__parcel_write_raw_object(struct bl_parcel *p,
 #define BL_ABI_NEEDED		4u
 #define BL_FEATURES_NEEDED	FBINDER_FEATURE_SEND_BATCH
 extern uint64_t bl__features_needed;
+/*
+ * Features the library acts as if the driver lacked (test hook, static
+ * library): a test clears FBINDER_FEATURE_SEND_SG to see bl_call_iov()
+ * marshal, as with a driver from before it.
+ */
+extern uint64_t bl__features_hidden;
 
 #define BL_OBJ_BUCKETS	256	/* local objects by cookie; chained */
 
@@ -213,6 +219,19 @@ int bl__call_cancel(struct bl_context *ctx, uint32_t handle, uint32_t code,
 		    uint32_t flags, const struct bl_parcel *request,
 		    struct bl_reply *reply, int timeout_ms, uint32_t *euid,
 		    int cancel_fd);
+/*
+ * A request's data in pieces, for FBINDER_CMD_SEND_SG (gather.c); the
+ * request parcel then gives only its offsets, at the same positions.
+ */
+struct bl__gather {
+	const struct fbinder_iovec *iov;
+	uint32_t count;
+};
+/* bl__call_cancel() of a request gathered from g (NULL: the parcel's data). */
+int bl__call_frame(struct bl_context *ctx, uint32_t handle, uint32_t code,
+		   uint32_t flags, const struct bl_parcel *request,
+		   const struct bl__gather *g, struct bl_reply *reply,
+		   int timeout_ms, uint32_t *euid, int cancel_fd);
 /* ioctl(fd, FBINDER_IOC_WRITE_READ, wr), told to valgrind (io.c) */
 int bl__write_read(int fd, struct fbinder_write_read *wr);
 /* A single command, right now (FREE_BUFFER, ACQUIRE, ...). */

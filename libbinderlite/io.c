@@ -22,8 +22,13 @@
 
 size_t bl__wbuf_limit;
 
-/* The largest command: FBINDER_CMD_SEND or FBINDER_CMD_REPLY with its struct fbinder_txn_data. */
+/*
+ * The largest command: FBINDER_CMD_SEND or FBINDER_CMD_REPLY with its struct fbinder_txn_data,
+ * or FBINDER_CMD_SEND_SG with its struct fbinder_txn_sg of the same size.
+ */
 #define BL_CMD_MAX	(sizeof(uint32_t) + sizeof(struct fbinder_txn_data))
+_Static_assert(sizeof(struct fbinder_txn_sg) <= sizeof(struct fbinder_txn_data),
+	       "BL_CMD_MAX holds a gathered send");
 
 /*
  * Every FBINDER_IOC_WRITE_READ.  valgrind's memcheck knows only the struct the
@@ -204,6 +209,7 @@ static void io_command_failed(struct bl_io *io, uint32_t cmd, int err)
 {
 	switch (cmd) {
 	case FBINDER_CMD_SEND:
+	case FBINDER_CMD_SEND_SG:
 		if (io->request)
 			bl__objects_exported(io->ctx, io->request, -1);
 		io->request = NULL;

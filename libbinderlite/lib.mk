@@ -18,7 +18,8 @@ BL_SRCS		:= libbinderlite/alloc.c libbinderlite/parcel.c \
 		   libbinderlite/io.c libbinderlite/object.c \
 		   libbinderlite/call.c libbinderlite/looper.c \
 		   libbinderlite/death.c libbinderlite/smclient.c \
-		   libbinderlite/region.c libbinderlite/async.c
+		   libbinderlite/region.c libbinderlite/async.c \
+		   libbinderlite/gather.c
 BL_HDRS		:= libbinderlite/include/binderlite.h libbinderlite/internal.h \
 		   uapi/linux/fastbinder.h
 BL_OBJS		:= $(patsubst libbinderlite/%.c,$(BL_BUILDDIR)/%.o,$(BL_SRCS))

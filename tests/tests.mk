@@ -87,6 +87,9 @@ VM_ROOT_TESTS	+= attack_info_cookies attack_oneway_hog attack_region_mm \
 # serves handle 0, calls at SCHED_FIFO (attack_prio) or runs drop_caches
 # (buffer_mapping's shrinker race), then checks the live counts.
 VM_ROOT_TESTS	+= attack_fork_map attack_prio buffer_mapping
+# A root service that reads its own context's queue and slots
+# (FBINDER_IOC_INFO) after each malformed gathered send of the 65534 attacker.
+VM_ROOT_TESTS	+= attack_gather_lists
 # Claiming handle 0 again and again, as root (FBINDER_IOC_SET_CONTEXT_MGR
 # takes CAP_SYS_ADMIN or the module's manager_uid).
 VM_ROOT_TESTS	+= context_manager
@@ -97,10 +100,10 @@ VM_ROOT_TESTS	+= context_manager
 # their clients in a child that drops (fbt_run_as_nobody()).  poll_events's
 # epoll regression stays root: it claims handle 0 twenty times.
 VM_CLAIM_TESTS	:= async_calls buffer_mapping burst_frees call_label calls concurrent_traffic death_notify \
-		   fd_passing fd_passing_failures idle_memory looper_spawn malformed_requests notify \
+		   fd_passing fd_passing_failures gather_calls idle_memory looper_spawn malformed_requests notify \
 		   nested_calls object_translation oneway_batch oneway_batches oneway_order \
 		   poll_events regions \
-		   region_capability region_owner_memory registry sender_identity sender_label \
+		   region_capability region_owner_memory registry scatter_gather sender_identity sender_label \
 		   sender_pid_namespace slot_reuse sync_call thread_pool write_stream_errors
 # The same, for the memory-region attack: its owners, holders and copiers
 # all run as 65534 once the relay manager has claimed handle 0.

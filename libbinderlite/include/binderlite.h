@@ -710,6 +710,37 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 			 size_t count, size_t *sent);
 
 /*
+ * Calls code on handle with a request made of the parcel head (NULL:
+ * nothing) followed by one blob item whose bytes are the iovcnt buffers at
+ * iov laid end to end (a header and a payload, an array of records kept
+ * apart): the receiver reads head's items, then the blob with
+ * bl_reader_read_blob(), exactly as if bl_parcel_write_blob() had appended
+ * the bytes.  They are not: the driver gathers the buffers straight into
+ * the receiver's buffer (FBINDER_CMD_SEND_SG), so they are copied once, as
+ * a parcel's bytes are, and never into a parcel first.  The buffers, like
+ * head, are only read during the call.  On a driver without
+ * FBINDER_FEATURE_SEND_SG (bl_context_features()) the library copies head
+ * and the buffers into one message first: the receiver gets the same.
+ * The reply and the errors are bl_call()'s, plus -EINVAL for iovcnt
+ * negative or above BL_IOV_MAX, a NULL iov with iovcnt > 0 or a NULL
+ * buffer of nonzero length, head with open arrays; -EMSGSIZE when the
+ * blob or the whole message would exceed BL_PARCEL_MAX_SIZE; -ENOMEM.
+ * head's sticky error (bl_parcel_error()) is returned and nothing is sent.
+ */
+#define BL_IOV_MAX	1021	/* FBINDER_SG_MAX_IOV less head, tag and padding */
+int bl_call_iov(struct bl_context *ctx, uint32_t handle, uint32_t code,
+		const struct bl_parcel *head, const struct iovec *iov, int iovcnt,
+		struct bl_reply *reply, int timeout_ms);
+
+/*
+ * The same request as bl_call_iov(), sent as a oneway message (as
+ * bl_send_oneway()): returns once it is in the callee's buffer.
+ */
+int bl_send_oneway_iov(struct bl_context *ctx, uint32_t handle, uint32_t code,
+		       const struct bl_parcel *head, const struct iovec *iov,
+		       int iovcnt);
+
+/*
  * How a call ended, in one value: bl_invoke(), bl_call_async()'s
  * completions and bl_call_end() share it.
  *   0            the handler returned status 0; the reply is there

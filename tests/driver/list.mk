@@ -35,6 +35,7 @@ driver_VM_TESTS := \
 	quotas.c \
 	region_capability.c \
 	region_owner_memory.c \
+	scatter_gather.c \
 	sender_identity.c \
 	sender_label.c \
 	sender_pid_namespace.c \

@@ -429,6 +429,7 @@ struct thr {
 	unsigned char wbuf[2048];
 	struct fbinder_iovec rviov[2];	/* a region copy's caller side */
 	struct fbinder_batch_msg batch[4];	/* a oneway batch's entries */
+	struct fbinder_iovec sgv[4];	/* a gathered send's pieces */
 	unsigned char info_arg[sizeof(struct fbinder_info) + 8];	/* op_info's */
 	unsigned char payload[PAYLOAD];
 	__u64 poffs[16];
@@ -565,6 +566,7 @@ static const __u32 all_cmds[] = {
 	FBINDER_CMD_ENTER_LOOPER, FBINDER_CMD_EXIT_LOOPER, FBINDER_CMD_LINK_DEATH,
 	FBINDER_CMD_UNLINK_DEATH, FBINDER_CMD_DEATH_DONE, FBINDER_CMD_ABANDON,
 	FBINDER_CMD_REGION_READ, FBINDER_CMD_REGION_WRITE, FBINDER_CMD_SEND_BATCH,
+	FBINDER_CMD_SEND_SG, FBINDER_CMD_REPLY_SG,
 };
 
 static const unsigned long all_iocs[] = {
@@ -602,6 +604,14 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 			break;
 		switch (R(8)) {
 		case 6:	/* a region handle, or any handle as one */
+			if (CHANCE(30)) {
+				/* a buffer: length in flags, offset in the union */
+				o.type = FBINDER_OBJ_PTR;
+				o.flags = t->clean ? 0 : (__u32)R(size + 16);
+				o.cookie = t->clean ? 0 : CHANCE(80) ? R(size + 16) & ~7ULL :
+					   fbt_rnd64(&t->rng);
+				break;
+			}
 			o.type = FBINDER_OBJ_REGION;
 			o.handle = pick_handle(t, c);
 			break;
@@ -695,6 +705,38 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			tx.offsets = pick_ptr(t, t->poffs, nobj * 8);
 			tx.offsets_count = t->clean ? nobj : CHANCE(5) ? (__u32)fbt_rnd64(&t->rng) :
 					   CHANCE(5) ? nobj + 1 : nobj;
+			if (CHANCE(25)) {
+				/* the same message gathered from up to 4 pieces */
+				struct fbinder_txn_sg sg = {
+					.handle = tx.handle, .code = tx.code, .flags = tx.flags,
+					.offsets_count = tx.offsets_count, .offsets = tx.offsets,
+					.iov = (uintptr_t)t->sgv, .iov_count = 1 + R(4),
+				};
+				size_t at = 0, piece;
+				__u32 j;
+
+				for (j = 0; j < sg.iov_count; j++) {
+					piece = j + 1 == sg.iov_count ? sz - at : R(sz - at + 1);
+					t->sgv[j] = (struct fbinder_iovec){
+						(uintptr_t)t->payload + at, piece,
+					};
+					at += piece;
+				}
+				if (!t->clean && CHANCE(20)) {
+					j = R(sg.iov_count);
+					t->sgv[j].base = pick_ptr(t, t->payload, sz);
+					t->sgv[j].len = pick_size(t, t->sgv[j].len);
+				}
+				if (!t->clean && CHANCE(5))
+					sg.iov_count = (__u32)fbt_rnd64(&t->rng);
+				if (!t->clean && CHANCE(5))
+					sg.reserved = 1;
+				cmd = cmd == FBINDER_CMD_SEND ? FBINDER_CMD_SEND_SG :
+								FBINDER_CMD_REPLY_SG;
+				len = put(t->wbuf, len, cap, &cmd, 4);
+				len = put(t->wbuf, len, cap, &sg, sizeof(sg));
+				break;
+			}
 			len = put(t->wbuf, len, cap, &cmd, 4);
 			len = put(t->wbuf, len, cap, &tx, sizeof(tx));
 			break;

@@ -13,6 +13,7 @@ stress_VM_TESTS := \
 	attack_death_links.c \
 	attack_fd_flood.c \
 	attack_fork_map.c \
+	attack_gather_lists.c \
 	attack_handle_ids.c \
 	attack_info_cookies.c \
 	attack_long_stream.c \

@@ -84,6 +84,14 @@ const struct abi_layout abi_layouts[] = {
 #define T fbinder_region_copy
 	LAYOUT(32, AT(handle, 0), AT(iov_count, 4), AT(offset, 8), AT(iov, 16), AT(done, 24)),
 #undef T
+#define T fbinder_txn_sg
+	LAYOUT(40, AT(handle, 0), AT(code, 4), AT(flags, 8), AT(offsets_count, 12),
+	       AT(iov, 16), AT(iov_count, 24), AT(reserved, 28), AT(offsets, 32)),
+#undef T
+	/* the same 16 bytes as struct fbinder_object, length in place of flags */
+#define T fbinder_ptr_object
+	LAYOUT(16, AT(type, 0), AT(length, 4), AT(ptr, 8)),
+#undef T
 #define T fbinder_info
 	LAYOUT(56, AT(what, 0), AT(entry_size, 12), AT(count, 16), AT(total, 20), AT(seq, 24),
 	       AT(entries, 32), AT(reserved, 40)),
@@ -117,7 +125,7 @@ START_TEST(test_sizes)
 {
 	size_t fields = 0;
 
-	ck_assert_uint_eq(abi_layout_count, 19);
+	ck_assert_uint_eq(abi_layout_count, 22);
 	for (size_t i = 0; i < abi_layout_count; i++) {
 		const struct abi_layout *l = &abi_layouts[i];
 
@@ -141,6 +149,8 @@ START_TEST(test_alignment)
 	ck_assert_uint_eq(_Alignof(struct fbinder_object), 8);
 	ck_assert_uint_eq(_Alignof(struct fbinder_batch_msg), 8);
 	ck_assert_uint_eq(_Alignof(struct fbinder_batch_send), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_txn_sg), 8);
+	ck_assert_uint_eq(_Alignof(struct fbinder_ptr_object), 8);
 	ck_assert_uint_eq(_Alignof(struct fbinder_write_read), 8);
 }
 END_TEST

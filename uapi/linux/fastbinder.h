@@ -28,6 +28,7 @@ enum fbinder_object_type {
 	FBINDER_OBJ_HANDLE	= 2,	/* a handle the sender holds */
 	FBINDER_OBJ_FD	= 3,	/* a file descriptor, installed on delivery */
 	FBINDER_OBJ_REGION	= 4,	/* a memory region handle the sender holds */
+	FBINDER_OBJ_PTR	= 5,	/* a buffer in the message: struct fbinder_ptr_object */
 };
 
 /*
@@ -200,6 +201,44 @@ struct fbinder_batch {
 	struct fbinder_batch_msg msgs[];
 };
 
+/* ---- scatter-gather sends and buffer objects (FBINDER_FEATURE_SEND_SG) -- */
+
+/* The most iovecs in one FBINDER_CMD_SEND_SG or FBINDER_CMD_REPLY_SG (as UIO_MAXIOV). */
+#define FBINDER_SG_MAX_IOV		1024
+
+/*
+ * Payload of FBINDER_CMD_SEND_SG and FBINDER_CMD_REPLY_SG: the message of
+ * FBINDER_CMD_SEND and FBINDER_CMD_REPLY, its data gathered from iov_count
+ * pieces of the sender's memory (struct fbinder_iovec), one after the other
+ * with nothing between them, straight into the receiver's slot.  offsets
+ * are positions in the gathered data.  docs/abi.md, "Scatter-gather sends".
+ */
+struct fbinder_txn_sg {
+	__u32 handle;		/* target; ignored by FBINDER_CMD_REPLY_SG */
+	__u32 code;		/* method code, or a reply's status */
+	__u32 flags;		/* FBINDER_TXN_* as FBINDER_CMD_SEND's */
+	__u32 offsets_count;	/* entries in offsets[] */
+	__u64 iov;		/* user pointer to struct fbinder_iovec[] */
+	__u32 iov_count;	/* entries at iov, at most FBINDER_SG_MAX_IOV */
+	__u32 reserved;		/* 0 */
+	__u64 offsets;		/* user pointer to __u64 offsets[] */
+};
+
+/*
+ * An FBINDER_OBJ_PTR object: a buffer inside the same message, the 16 bytes
+ * of a struct fbinder_object with the length in place of the flags.  The
+ * sender names the buffer by its offset in the message's data (8-byte
+ * aligned, the buffer inside the data, after the end of the buffer of the
+ * previous FBINDER_OBJ_PTR object of the message); the receiver finds the
+ * buffer's address in its own mapping in ptr.  An object that lies inside
+ * a buffer is translated like any other: buffers nest without links.
+ */
+struct fbinder_ptr_object {
+	__u32 type;		/* FBINDER_OBJ_PTR */
+	__u32 length;		/* bytes of the buffer */
+	__u64 ptr;		/* sent: its offset in the data; received: its address */
+};
+
 /* ---- what a receiver reads --------------------------------------------- */
 
 /*
@@ -274,6 +313,9 @@ struct fbinder_death {
 #define FBINDER_CMD_REGION_READ	_IOWR('c', 12, struct fbinder_region_copy)
 #define FBINDER_CMD_REGION_WRITE	_IOWR('c', 13, struct fbinder_region_copy)
 #define FBINDER_CMD_SEND_BATCH	_IOW('c', 14, struct fbinder_batch_send)
+/* FBINDER_FEATURE_SEND_SG */
+#define FBINDER_CMD_SEND_SG		_IOW('c', 15, struct fbinder_txn_sg)
+#define FBINDER_CMD_REPLY_SG	_IOW('c', 16, struct fbinder_txn_sg)
 
 /* ---- read-stream returns (each a __u32 followed by its payload) -------- */
 
@@ -306,6 +348,8 @@ struct fbinder_version {
 #define FBINDER_FEATURE_SEND_BATCH	0x4ULL		/* FBINDER_CMD_SEND_BATCH */
 #define FBINDER_FEATURE_INSTANCES	0x8ULL		/* fastbinderfs, FBINDER_CTL_ADD */
 #define FBINDER_FEATURE_SECCTX		0x10ULL		/* FBINDER_OBJF_TXN_SECCTX */
+/* FBINDER_CMD_SEND_SG, FBINDER_CMD_REPLY_SG and FBINDER_OBJ_PTR objects */
+#define FBINDER_FEATURE_SEND_SG		0x20ULL
 /* What every version 4 driver has, also one that knows only the V4 command. */
 #define FBINDER_FEATURES_V4		(FBINDER_FEATURE_REGIONS | \
 					 FBINDER_FEATURE_INFO | \
