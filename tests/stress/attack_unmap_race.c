@@ -86,7 +86,8 @@ int main(void)
 	struct fbt_ctx p;
 	pid_t mgr, a, w;
 
-	alarm(55);
+	/* a guard against a hang: a debug kernel is 5-10x slower (FBINDER_SLOW) */
+	alarm(fbt_deadline_ms(55000) / 1000);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		die("PR_SET_CHILD_SUBREAPER");
 	fbt_pipe(report);
