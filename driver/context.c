@@ -607,11 +607,11 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 		thread = rb_entry(rb, struct fbinder_thread, rb_node);
 		fbinder_thread_detach_locked(thread);
 		list_add(&thread->waiting_entry, &threads);
-		fbinder_hold_step_relock(&b);
+		fbinder_hold_step_crelock(&b);
 	}
 	list_for_each_entry(thread, &threads, waiting_entry)
 		while (fbinder_thread_drop_work_locked(thread, &unused))
-			fbinder_hold_step_relock(&b);
+			fbinder_hold_step_crelock(&b);
 	while ((work = list_first_entry_or_null(&ctx->todo, struct fbinder_work,
 						entry))) {
 		list_del_init(&work->entry);
@@ -623,7 +623,7 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 								     struct fbinder_node,
 								     work));
 		/* a death notice went with its link, above */
-		fbinder_hold_step_relock(&b);
+		fbinder_hold_step_crelock(&b);
 	}
 	fbinder_ctx_drop_nodes_relock(ctx, &dying, &b);
 	/* the rest is the graph's: the lock of the nodes' owners is taken */

@@ -447,9 +447,10 @@ fbinder_stack_next(struct fbinder_thread *thread, struct fbinder_txn *t)
 /*
  * A loop that frees objects an opener made, as many as it likes (a
  * context's end, a node's deaths, a holder's links), holds
- * fbinder_device.lock (and a context's lock inside it, if ctx is set)
- * for FBINDER_BATCH of them at most, then drops them and reschedules:
- * fbinder_hold_step_relock() after each object.  Each
+ * fbinder_device.lock (and a context's lock inside it, if ctx is set:
+ * fbinder_hold_start_clocked()) for FBINDER_BATCH of them at most, then
+ * drops them and reschedules: fbinder_hold_step_relock() (or _crelock())
+ * after each object.  Each
  * such hold is timed and counted; debugfs "max_hold_ns" keeps the longest,
  * "max_hold_objects" the most objects one freed.
  */
@@ -463,6 +464,7 @@ struct fbinder_hold {
 void fbinder_hold_start_locked(struct fbinder_hold *b, struct fbinder_device *dev);
 void fbinder_hold_start_clocked(struct fbinder_hold *b, struct fbinder_ctx *ctx);
 bool fbinder_hold_step_relock(struct fbinder_hold *b);
+bool fbinder_hold_step_crelock(struct fbinder_hold *b);
 void fbinder_hold_end_locked(struct fbinder_hold *b);
 
 /* context.c */

@@ -391,7 +391,7 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 		if (txn) {
 			list_del_init(&txn->work.entry);
 			fbinder_txn_discard_locked(txn);
-			fbinder_hold_step_relock(b);
+			fbinder_hold_step_crelock(b);
 			continue;
 		}
 		rb_erase(rb, &ctx->nodes);
@@ -410,7 +410,7 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 			list_add_tail(&node->work.entry, dying);
 		}
 		fbinder_node_check_olocked(node);
-		fbinder_hold_step_relock(b);
+		fbinder_hold_step_crelock(b);
 	}
 }
 

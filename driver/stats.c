@@ -95,19 +95,29 @@ bool fbinder_hold_step_relock(struct fbinder_hold *b)
 	if (++b->n < FBINDER_BATCH)
 		return false;
 	fbinder_hold_end_locked(b);
-	if (b->ctx) {
-		spin_unlock(&b->ctx->lock);
-		spin_unlock(&b->dev->lock);
-		cond_resched();
-		spin_lock(&b->dev->lock);
-		spin_lock(&b->ctx->lock);
-	} else {
-		spin_unlock(&b->dev->lock);
-		cond_resched();
-		spin_lock(&b->dev->lock);
-	}
-	b->n = 0;
-	b->start = ktime_get_ns();
+	spin_unlock(&b->dev->lock);
+	cond_resched();
+	spin_lock(&b->dev->lock);
+	fbinder_hold_start_locked(b, b->dev);
+	return true;
+}
+
+/* The same for a loop that holds b->ctx's lock inside the device lock. */
+bool fbinder_hold_step_crelock(struct fbinder_hold *b)
+	__must_hold(&b->dev->lock) __must_hold(&b->ctx->lock)
+{
+	struct fbinder_ctx *ctx = b->ctx;
+
+	lockdep_assert_held(&ctx->lock);
+	if (++b->n < FBINDER_BATCH)
+		return false;
+	fbinder_hold_end_locked(b);
+	spin_unlock(&ctx->lock);
+	spin_unlock(&b->dev->lock);
+	cond_resched();
+	spin_lock(&b->dev->lock);
+	spin_lock(&ctx->lock);
+	fbinder_hold_start_clocked(b, ctx);
 	return true;
 }
 

@@ -286,7 +286,7 @@ void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hol
 		if (s->user)
 			fbinder_user_uncharge_sent(s->user, s->bytes);
 		fbinder_sender_free(s);
-		fbinder_hold_step_relock(b);
+		fbinder_hold_step_crelock(b);
 	}
 }
 
