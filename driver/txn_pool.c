@@ -150,11 +150,17 @@ int fbinder_txn_pool_init(void)
 	return fbinder_txn_shrinker ? 0 : -ENOMEM;
 }
 
-/* After every device is gone: no transaction is left to come back. */
+/*
+ * After every device is gone: no transaction is left to come back.  Also
+ * when the module's load failed before fbinder_txn_pool_init() (a bad
+ * devices= list): nothing was kept then, and the locks are not set up.
+ */
 void fbinder_txn_pool_exit(void)
 {
 	int cpu;
 
+	if (!fbinder_txn_shrinker)
+		return;
 	fbinder_shrinker_destroy(fbinder_txn_shrinker);
 	fbinder_txn_shrinker = NULL;
 	for_each_possible_cpu(cpu) {
