@@ -44,16 +44,16 @@ static struct shrinker *fbinder_txn_shrinker;
 /* A zeroed spare, or NULL when this CPU's pool has none. */
 struct fbinder_txn *fbinder_txn_spare_take(void)
 {
-	struct fbinder_txn_pool *pool = raw_cpu_ptr(&fbinder_txn_pools);
+	struct fbinder_txn_pool *txns = raw_cpu_ptr(&fbinder_txn_pools);
 	struct fbinder_txn *t;
 
-	spin_lock(&pool->lock);
-	t = pool->spares;
+	spin_lock(&txns->lock);
+	t = txns->spares;
 	if (t) {
-		pool->spares = t->next_spare;
-		pool->nr--;
+		txns->spares = t->next_spare;
+		txns->nr--;
 	}
-	spin_unlock(&pool->lock);
+	spin_unlock(&txns->lock);
 	if (t)
 		t->next_spare = NULL;
 	return t;
@@ -62,19 +62,19 @@ struct fbinder_txn *fbinder_txn_spare_take(void)
 /* Keeps t, emptied, as a spare; false when this CPU's pool is full. */
 bool fbinder_txn_spare_put(struct fbinder_txn *t)
 {
-	struct fbinder_txn_pool *pool = raw_cpu_ptr(&fbinder_txn_pools);
+	struct fbinder_txn_pool *txns = raw_cpu_ptr(&fbinder_txn_pools);
 	bool kept = false;
 
 	/* a stale link to a spare must lead nowhere, not to old threads */
 	memset(t, 0, sizeof(*t));
-	spin_lock(&pool->lock);
-	if (pool->nr < FBINDER_SPARE_TXNS) {
-		t->next_spare = pool->spares;
-		pool->spares = t;
-		pool->nr++;
+	spin_lock(&txns->lock);
+	if (txns->nr < FBINDER_SPARE_TXNS) {
+		t->next_spare = txns->spares;
+		txns->spares = t;
+		txns->nr++;
 		kept = true;
 	}
-	spin_unlock(&pool->lock);
+	spin_unlock(&txns->lock);
 	return kept;
 }
 
@@ -89,21 +89,21 @@ unsigned long fbinder_txn_spares_count(void)
 }
 
 /* Frees up to nr of one pool's spares; returns how many. */
-static unsigned long fbinder_txn_pool_free(struct fbinder_txn_pool *pool,
+static unsigned long fbinder_txn_pool_free(struct fbinder_txn_pool *txns,
 					   unsigned long nr)
 {
 	struct fbinder_txn *t, *victims = NULL;
 	unsigned long n = 0;
 
-	spin_lock(&pool->lock);
-	while (n < nr && (t = pool->spares)) {
-		pool->spares = t->next_spare;
-		pool->nr--;
+	spin_lock(&txns->lock);
+	while (n < nr && (t = txns->spares)) {
+		txns->spares = t->next_spare;
+		txns->nr--;
 		t->next_spare = victims;
 		victims = t;
 		n++;
 	}
-	spin_unlock(&pool->lock);
+	spin_unlock(&txns->lock);
 	while (victims) {
 		t = victims;
 		victims = t->next_spare;
@@ -137,12 +137,12 @@ static unsigned long fbinder_txn_shrink_scan(struct shrinker *s,
 
 int fbinder_txn_pool_init(void)
 {
-	struct fbinder_txn_pool *pool;
+	struct fbinder_txn_pool *txns;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		pool = per_cpu_ptr(&fbinder_txn_pools, cpu);
-		spin_lock_init(&pool->lock);
+		txns = per_cpu_ptr(&fbinder_txn_pools, cpu);
+		spin_lock_init(&txns->lock);
 	}
 	fbinder_txn_shrinker = fbinder_shrinker_create("fastbinder-txns",
 						       fbinder_txn_shrink_count,
