@@ -285,41 +285,45 @@ void fbinder_node_check_olocked(struct fbinder_node *node)
 }
 
 /*
- * A handle of node came (delta 1) or went (-1), under the device lock
- * alone: the count changes under its owner's lock too, as a fast path
- * reads it there (fbinder_node_put_fast_clocked()).
+ * Adds delta (1 or -1) to one of node's counts (count, or none), then,
+ * after a drop, checks it (fbinder_node_check_olocked()).  A drop of a
+ * count already at zero (a dead node's buf_refs) only checks.
  */
-static void fbinder_node_count_handle_locked(struct fbinder_node *node, int delta)
+static void fbinder_node_count_olocked(struct fbinder_node *node, u32 *count, int delta)
+{
+	lockdep_assert_held(&node->dev->lock);
+	if (count && delta > 0)
+		(*count)++;
+	else if (count && *count)
+		(*count)--;
+	if (delta <= 0)
+		fbinder_node_check_olocked(node);
+}
+
+/*
+ * The same under the device lock alone: the owner's lock is taken around
+ * it, as a live node's counts change under it too, where a fast path
+ * reads them (fbinder_node_put_fast_clocked()).
+ */
+static void fbinder_node_count_locked(struct fbinder_node *node, u32 *count, int delta)
 {
 	struct fbinder_ctx *owner = node->owner;
 
 	lockdep_assert_held(&node->dev->lock);
 	if (!owner || node->region) {
-		node->handle_count += delta;
-		if (delta < 0)
-			fbinder_node_check_olocked(node);
+		fbinder_node_count_olocked(node, count, delta);
 	} else {
 		spin_lock(&owner->lock);
-		node->handle_count += delta;
-		if (delta < 0)
-			fbinder_node_check_olocked(node);
+		fbinder_node_count_olocked(node, count, delta);
 		spin_unlock(&owner->lock);
 	}
 }
 
-/* The same, under the device lock alone: takes the owner's. */
+/* fbinder_node_check_olocked(), under the device lock alone. */
 void fbinder_node_check_locked(struct fbinder_node *node)
 {
-	struct fbinder_ctx *owner = node->owner;
-
 	lockdep_assert_held(&node->dev->lock);
-	if (!owner || node->region) {
-		fbinder_node_check_olocked(node);
-	} else {
-		spin_lock(&owner->lock);
-		fbinder_node_check_olocked(node);
-		spin_unlock(&owner->lock);
-	}
+	fbinder_node_count_locked(node, NULL, 0);
 }
 
 /*
@@ -330,21 +334,8 @@ void fbinder_node_check_locked(struct fbinder_node *node)
  */
 void fbinder_node_drop_locked(struct fbinder_node *node, bool buf)
 {
-	struct fbinder_ctx *owner = node->owner;
-	u32 *count = buf ? &node->buf_refs : &node->tmp_refs;
-
 	lockdep_assert_held(&node->dev->lock);
-	if (!owner || node->region) {
-		if (*count)
-			(*count)--;
-		fbinder_node_check_olocked(node);
-	} else {
-		spin_lock(&owner->lock);
-		if (*count)
-			(*count)--;
-		fbinder_node_check_olocked(node);
-		spin_unlock(&owner->lock);
-	}
+	fbinder_node_count_locked(node, buf ? &node->buf_refs : &node->tmp_refs, -1);
 }
 
 /* The same, with no lock held. */
@@ -531,7 +522,7 @@ int fbinder_handle_for_node_locked(struct fbinder_ctx *ctx, struct fbinder_node 
 	spin_unlock(&ctx->lock);
 
 	ctx->nr_handles++;
-	fbinder_node_count_handle_locked(node, 1);
+	fbinder_node_count_locked(node, &node->handle_count, 1);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_HANDLES);
 	*out = h;
 	return 0;
@@ -545,7 +536,7 @@ static void fbinder_handle_destroy_locked(struct fbinder_handle *h)
 	h->ctx->nr_handles--;
 	kfree(h);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_HANDLES);
-	fbinder_node_count_handle_locked(node, -1);
+	fbinder_node_count_locked(node, &node->handle_count, -1);
 }
 
 /*
