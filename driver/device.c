@@ -92,7 +92,8 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		.abi_version = FBINDER_ABI_VERSION,
 		.min_abi_version = FBINDER_ABI_VERSION,
 		.features = FBINDER_FEATURES_V4 | FBINDER_FEATURE_INSTANCES |
-			    FBINDER_FEATURE_SECCTX | FBINDER_FEATURE_SEND_SG,
+			    FBINDER_FEATURE_SECCTX | FBINDER_FEATURE_SEND_SG |
+			    FBINDER_FEATURE_FDA,
 	};
 	struct fbinder_context_mgr mgr;
 	struct fbinder_thread *thread;

@@ -17,6 +17,14 @@
  * mapping.  Binder's parent links are not needed: binder copies its
  * buffers apart from the data, here they are part of it, and a pointer
  * inside a buffer is an object at its offset like any other.
+ *
+ * An FBINDER_OBJ_FDA object names an array of descriptors inside the
+ * buffer of an earlier FBINDER_OBJ_PTR object (binder's parent link: its
+ * index in the offsets and an offset in its buffer).  The buffer is
+ * checked here; the descriptors are fd.c's, taken once the whole message
+ * is copied (the array may lie after the object), and the array may cover
+ * no object, since the receiver's descriptors are written over it at
+ * delivery and a buffer's objects are read back when it is freed.
  */
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -99,4 +107,52 @@ int fbinder_xlate_ptr(struct fbinder_object *obj, u64 data_size, u64 base, u64 *
 	*end = p->ptr + p->length;
 	p->ptr += base;
 	return 0;
+}
+
+/*
+ * Finds the array of an FBINDER_OBJ_FDA object, the index-th of the
+ * message, in its parent's buffer: *pos its offset in the data.  The
+ * parent is read back from the slot, as translated (its address there,
+ * base being the message's).  -EINVAL for a parent that is not an earlier
+ * FBINDER_OBJ_PTR object, or an array misaligned or not inside its buffer.
+ */
+int fbinder_fda_array(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+		      const struct fbinder_fda_object *fda, const u64 *offsets,
+		      u32 index, u64 base, u64 *pos)
+{
+	struct fbinder_ptr_object p;
+	u64 bytes = (u64)fda->count * sizeof(s32);
+	int ret;
+
+	if (fda->parent >= index)
+		return -EINVAL;
+	ret = fbinder_alloc_read(alloc, buf, offsets[fda->parent], &p, sizeof(p));
+	if (ret)
+		return ret;
+	if (p.type != FBINDER_OBJ_PTR || !IS_ALIGNED(fda->parent_offset, sizeof(s32)) ||
+	    fda->parent_offset > p.length || bytes > p.length - fda->parent_offset)
+		return -EINVAL;
+	*pos = p.ptr - base + fda->parent_offset;
+	return 0;
+}
+
+/*
+ * Whether [start, start + len) meets one of the count objects at offsets
+ * (checked: in order, 16 bytes apart at least).
+ */
+bool fbinder_range_hits_object(const u64 *offsets, u32 count, u64 start, u64 len)
+{
+	u32 lo = 0, hi = count, mid;
+
+	if (!len)
+		return false;
+	/* the first object ending after start */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (offsets[mid] + sizeof(struct fbinder_object) <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < count && offsets[lo] < start + len;
 }

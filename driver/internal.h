@@ -398,7 +398,7 @@ struct fbinder_sender {
 
 /* A file travelling in a buffer, installed when the receiver reads it. */
 struct fbinder_buffer_fd {
-	u64 offset;			/* of its fbinder_object in the buffer */
+	u64 offset;			/* of its descriptor's 4 bytes in the buffer */
 	struct file *file;		/* counted reference */
 	bool cloexec;
 };
@@ -624,6 +624,10 @@ static inline void fbinder_buffer_drop_fds(struct fbinder_buffer *buf)
 	buf->nr_fds = 0;
 }
 
+int fbinder_fd_take(int fd, struct file **file);
+int fbinder_fds_take_array(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+			   u64 pos, u32 count, bool cloexec,
+			   struct fbinder_buffer_fd *fds, u32 *nr);
 int fbinder_fds_reserve(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 			int **fdnums);
 void fbinder_fds_unreserve(int *fdnums, u32 nr);
@@ -657,6 +661,10 @@ struct fbinder_gather {
 int fbinder_gather_read(struct fbinder_gather *g, const struct fbinder_txn_sg *sg);
 void fbinder_gather_free(struct fbinder_gather *g);
 int fbinder_xlate_ptr(struct fbinder_object *obj, u64 data_size, u64 base, u64 *end);
+int fbinder_fda_array(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
+		      const struct fbinder_fda_object *fda, const u64 *offsets,
+		      u32 index, u64 base, u64 *pos);
+bool fbinder_range_hits_object(const u64 *offsets, u32 count, u64 start, u64 len);
 int fbinder_send_sg(struct fbinder_thread *thread, const struct fbinder_txn_sg *sg,
 		    bool reply);
 

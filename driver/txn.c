@@ -419,6 +419,9 @@ struct fbinder_xlate {
 	struct fbinder_handle *spare_handle;
 	bool prio_denied;		/* this object's minimum: beyond rights */
 	u64 ptr_end;			/* end of the last FBINDER_OBJ_PTR's buffer */
+	u32 nr_fda;			/* FBINDER_OBJ_FDA objects */
+	u32 fda_fds;			/* descriptors of their arrays */
+	u64 fda_end;			/* end of the last one's array */
 };
 
 /* Allocates the spare node and handle a translation step may consume. */
@@ -537,12 +540,13 @@ static int fbinder_xlate_fd(struct fbinder_xlate *x, u64 off, struct fbinder_obj
 			    u32 count)
 {
 	struct file *file;
+	int ret;
 
 	if (!x->fds_ok)
 		return -EPERM;
 	if (obj->flags & ~FBINDER_OBJF_NO_CLOEXEC)
 		return -EINVAL;
-	if (x->nr_fds == FBINDER_MAX_FDS)
+	if (x->nr_fds + x->fda_fds >= FBINDER_MAX_FDS)
 		return -EMSGSIZE;
 	if (!x->fds) {
 		x->fds = kvmalloc_array(min_t(u32, count, FBINDER_MAX_FDS),
@@ -550,19 +554,94 @@ static int fbinder_xlate_fd(struct fbinder_xlate *x, u64 off, struct fbinder_obj
 		if (!x->fds)
 			return -ENOMEM;
 	}
-	file = fget(obj->fd);
-	if (!file)
-		return -EBADF;
-	/* contexts inside each other's buffers could keep each other alive */
-	if (fbinder_is_fastbinder_file(file)) {
-		fput(file);
-		return -EINVAL;
-	}
-	x->fds[x->nr_fds].offset = off;
+	ret = fbinder_fd_take(obj->fd, &file);
+	if (ret)
+		return ret;
+	x->fds[x->nr_fds].offset = off + offsetof(struct fbinder_object, fd);
 	x->fds[x->nr_fds].file = file;
 	x->fds[x->nr_fds].cloexec = !(obj->flags & FBINDER_OBJF_NO_CLOEXEC);
 	x->nr_fds++;
 	obj->fd = -1;
+	return 0;
+}
+
+/*
+ * Checks an FBINDER_OBJ_FDA object against its parent, and its array
+ * against the previous one's and the message's bound of descriptors, its
+ * FBINDER_OBJ_FD objects counted: the files are taken once the whole
+ * message is copied (fbinder_xlate_fdas()).  The object goes as sent.
+ */
+static int fbinder_xlate_fda(struct fbinder_xlate *x, const struct fbinder_object *obj,
+			     const u64 *offsets, u64 base)
+{
+	const struct fbinder_fda_object *fda = (const void *)obj;
+	u64 pos;
+	int ret;
+
+	static_assert(sizeof(*fda) == sizeof(*obj));
+	if (!x->fds_ok)
+		return -EPERM;
+	if (fda->flags & ~FBINDER_OBJF_NO_CLOEXEC)
+		return -EINVAL;
+	ret = fbinder_fda_array(&x->to->alloc, x->buf, fda, offsets, x->count,
+				base, &pos);
+	if (ret)
+		return ret;
+	/* in order and apart: each descriptor's place is rewritten once */
+	if (pos < x->fda_end)
+		return -EINVAL;
+	if (fda->count > FBINDER_MAX_FDS - x->nr_fds - x->fda_fds)
+		return -EMSGSIZE;
+	x->fda_end = pos + (u64)fda->count * sizeof(s32);
+	x->fda_fds += fda->count;
+	x->nr_fda++;
+	return 0;
+}
+
+/*
+ * The files of the message's fd arrays, its data all copied: each array
+ * checked to cover no object (the receiver's descriptors are written over
+ * it), then read from the slot, what the receiver got.
+ */
+static int fbinder_xlate_fdas(struct fbinder_xlate *x, const u64 *offsets, u32 count,
+			      u64 base)
+{
+	struct fbinder_alloc *alloc = &x->to->alloc;
+	struct fbinder_fda_object fda;
+	struct fbinder_buffer_fd *fds;
+	u32 i, left = x->nr_fda;
+	u64 pos;
+	int ret;
+
+	if (!x->fda_fds)
+		return 0;
+	/* room for them all after the FBINDER_OBJ_FD objects' */
+	fds = kvmalloc_array(x->nr_fds + x->fda_fds, sizeof(*fds), GFP_KERNEL_ACCOUNT);
+	if (!fds)
+		return -ENOMEM;
+	if (x->nr_fds)
+		memcpy(fds, x->fds, x->nr_fds * sizeof(*fds));
+	kvfree(x->fds);
+	x->fds = fds;
+	for (i = 0; i < count && left; i++) {
+		ret = fbinder_alloc_read(alloc, x->buf, offsets[i], &fda, sizeof(fda));
+		if (ret)
+			return ret;
+		if (fda.type != FBINDER_OBJ_FDA)
+			continue;
+		left--;
+		ret = fbinder_fda_array(alloc, x->buf, &fda, offsets, i, base, &pos);
+		if (ret)
+			return ret;
+		if (fbinder_range_hits_object(offsets, count, pos,
+					      (u64)fda.count * sizeof(s32)))
+			return -EINVAL;
+		ret = fbinder_fds_take_array(alloc, x->buf, pos, fda.count,
+					     !(fda.flags & FBINDER_OBJF_NO_CLOEXEC),
+					     x->fds, &x->nr_fds);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -587,6 +666,7 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, struct iov_iter *data,
 {
 	struct fbinder_alloc *alloc = &x->to->alloc;
 	struct fbinder_device *dev = x->from->dev;
+	u64 base = alloc->user_base + x->buf->offset;
 	u64 off, pos = 0;
 	struct fbinder_object obj;
 	struct fbinder_prio min;
@@ -619,9 +699,9 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, struct iov_iter *data,
 		if (obj.type == FBINDER_OBJ_FD)
 			ret = fbinder_xlate_fd(x, off, &obj, count);
 		else if (obj.type == FBINDER_OBJ_PTR)
-			ret = fbinder_xlate_ptr(&obj, x->data_size,
-						alloc->user_base + x->buf->offset,
-						&x->ptr_end);
+			ret = fbinder_xlate_ptr(&obj, x->data_size, base, &x->ptr_end);
+		else if (obj.type == FBINDER_OBJ_FDA)
+			ret = fbinder_xlate_fda(x, &obj, offsets, base);
 		else
 			ret = -EAGAIN;
 		while (ret == -EAGAIN) {
@@ -640,8 +720,11 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, struct iov_iter *data,
 		x->count++;
 	}
 	/* and the padding after the data (fbinder_alloc_copy_from_iter()) */
-	return fbinder_alloc_copy_from_iter(alloc, x->buf, pos, data,
-					    x->data_size - pos);
+	ret = fbinder_alloc_copy_from_iter(alloc, x->buf, pos, data,
+					   x->data_size - pos);
+	if (ret || !x->nr_fda)
+		return ret;
+	return fbinder_xlate_fdas(x, offsets, count, base);
 }
 
 /*

@@ -18,6 +18,7 @@ driver_VM_TESTS := \
 	death_notify.c \
 	debug_log.c \
 	debugfs_files.c \
+	fd_arrays.c \
 	fd_passing.c \
 	fd_passing_failures.c \
 	idle_memory.c \

@@ -29,6 +29,7 @@ enum fbinder_object_type {
 	FBINDER_OBJ_FD	= 3,	/* a file descriptor, installed on delivery */
 	FBINDER_OBJ_REGION	= 4,	/* a memory region handle the sender holds */
 	FBINDER_OBJ_PTR	= 5,	/* a buffer in the message: struct fbinder_ptr_object */
+	FBINDER_OBJ_FDA	= 6,	/* descriptors in a buffer: struct fbinder_fda_object */
 };
 
 /*
@@ -74,10 +75,16 @@ struct fbinder_object {
  */
 #define FBINDER_OBJF_TXN_SECCTX	0x800
 
-/* fbinder_object.flags of FBINDER_OBJ_FD: the receiver's descriptor survives exec. */
+/*
+ * fbinder_object.flags of FBINDER_OBJ_FD, fbinder_fda_object.flags: the
+ * receiver's descriptors survive exec.
+ */
 #define FBINDER_OBJF_NO_CLOEXEC	0x1
 
-/* The most FBINDER_OBJ_FD objects one message may carry (as SCM_MAX_FD). */
+/*
+ * The most descriptors one message may carry (as SCM_MAX_FD): its
+ * FBINDER_OBJ_FD objects and the descriptors of its FBINDER_OBJ_FDA arrays.
+ */
 #define FBINDER_MAX_FDS		253
 
 /* ---- memory regions ---------------------------------------------------- */
@@ -239,6 +246,25 @@ struct fbinder_ptr_object {
 	__u64 ptr;		/* sent: its offset in the data; received: its address */
 };
 
+/*
+ * An FBINDER_OBJ_FDA object (FBINDER_FEATURE_FDA): an array of count
+ * descriptors (__s32 each) inside the buffer of an earlier FBINDER_OBJ_PTR
+ * object of the same message, the parent-th entry of its offsets, at
+ * parent_offset in that buffer (4-byte aligned, the array inside the
+ * buffer, after the array of the message's previous FBINDER_OBJ_FDA
+ * object, over no object).  The 16 bytes of a struct fbinder_object; the
+ * receiver reads it as sent, and finds its own descriptors in the array,
+ * installed as an FBINDER_OBJ_FD object's are.  docs/abi.md, "Descriptor
+ * arrays".
+ */
+struct fbinder_fda_object {
+	__u32 type;		/* FBINDER_OBJ_FDA */
+	__u16 flags;		/* FBINDER_OBJF_NO_CLOEXEC, or 0 */
+	__u16 parent;		/* index in offsets[] of the buffer's object */
+	__u32 count;		/* descriptors in the array */
+	__u32 parent_offset;	/* bytes from the start of the buffer */
+};
+
 /* ---- what a receiver reads --------------------------------------------- */
 
 /*
@@ -350,6 +376,8 @@ struct fbinder_version {
 #define FBINDER_FEATURE_SECCTX		0x10ULL		/* FBINDER_OBJF_TXN_SECCTX */
 /* FBINDER_CMD_SEND_SG, FBINDER_CMD_REPLY_SG and FBINDER_OBJ_PTR objects */
 #define FBINDER_FEATURE_SEND_SG		0x20ULL
+/* FBINDER_OBJ_FDA objects */
+#define FBINDER_FEATURE_FDA		0x80ULL
 /* What every version 4 driver has, also one that knows only the V4 command. */
 #define FBINDER_FEATURES_V4		(FBINDER_FEATURE_REGIONS | \
 					 FBINDER_FEATURE_INFO | \
