@@ -88,8 +88,9 @@ VM_ROOT_TESTS	+= attack_info_cookies attack_oneway_hog attack_region_mm \
 # (buffer_mapping's shrinker race), then checks the live counts.
 VM_ROOT_TESTS	+= attack_fork_map attack_prio buffer_mapping
 # A root service that reads its own context's queue and slots
-# (FBINDER_IOC_INFO) after each malformed gathered send of the 65534 attacker.
-VM_ROOT_TESTS	+= attack_gather_lists
+# (FBINDER_IOC_INFO) after each malformed gathered send of the 65534 attacker
+# (attack_fd_arrays: and its descriptor table, after each malformed array).
+VM_ROOT_TESTS	+= attack_fd_arrays attack_gather_lists
 # Claiming handle 0 again and again, as root (FBINDER_IOC_SET_CONTEXT_MGR
 # takes CAP_SYS_ADMIN or the module's manager_uid).
 VM_ROOT_TESTS	+= context_manager

@@ -280,12 +280,9 @@ static void array_call(struct fbt_ctx *c)
 	};
 	unsigned char sentinel[DATA - SENTINEL];
 	__s32 arr[4];
-	struct fbinder_iovec iov[4] = {
-		{ (uintptr_t)&h, 40 }, { (uintptr_t)&h + 40, sizeof(h) - 40 },
-		{ (uintptr_t)arr, sizeof(arr) }, { (uintptr_t)sentinel, sizeof(sentinel) },
-	};
+	struct fbinder_iovec iov[4];
 	struct fbinder_txn_sg sg = {
-		.code = C_ARRAY, .flags = FBINDER_TXN_ACCEPT_FDS, .iov = (uintptr_t)iov,
+		.code = C_ARRAY, .flags = FBINDER_TXN_ACCEPT_FDS,
 		.iov_count = 4, .offsets = (uintptr_t)call_offs, .offsets_count = 4,
 	};
 	int before = count_fds(), mine[5], i, ret, got;
@@ -303,6 +300,12 @@ static void array_call(struct fbt_ctx *c)
 		arr[i] = mine[i];
 	h.one.fd = mine[4];
 	fbt_fill(sentinel, sizeof(sentinel), 5);
+	/* the header in two pieces, the array, the bytes after it */
+	iov[0] = (struct fbinder_iovec){ (uintptr_t)&h, 40 };
+	iov[1] = (struct fbinder_iovec){ (uintptr_t)&h + 40, sizeof(h) - 40 };
+	iov[2] = (struct fbinder_iovec){ (uintptr_t)arr, sizeof(arr) };
+	iov[3] = (struct fbinder_iovec){ (uintptr_t)sentinel, sizeof(sentinel) };
+	sg.iov = (uintptr_t)iov;
 	fbt_w_reset(&w);
 	fbt_w_cmd(&w, FBINDER_CMD_SEND_SG, &sg, sizeof(sg));
 	ret = fbt_wr(c, &w, NULL, true);

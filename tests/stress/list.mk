@@ -11,6 +11,7 @@ stress_VM_TESTS := \
 	attack_buffer_pages.c \
 	attack_ctx_mgr.c \
 	attack_death_links.c \
+	attack_fd_arrays.c \
 	attack_fd_flood.c \
 	attack_fork_map.c \
 	attack_gather_lists.c \
