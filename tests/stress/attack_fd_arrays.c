@@ -194,6 +194,7 @@ static void reject_to(struct fbt_ctx *c, __u32 handle, const char *what, int wan
 		.handle = handle, .code = C_BAD, .iov = (uintptr_t)iov, .iov_count = 2,
 		.offsets = (uintptr_t)offs, .offsets_count = n,
 	};
+	struct fbt_ret reply;
 	size_t done = 1;
 	struct fbt_w w;
 	int ret;
@@ -205,6 +206,13 @@ static void reject_to(struct fbt_ctx *c, __u32 handle, const char *what, int wan
 	      strerror(-ret), done, strerror(-want));
 	if (ret == want)
 		printf("# %s: %s\n", what, strerror(-want));
+	/* sent after all: its answer, so that the next attack is a call of its own */
+	while (!ret && fbt_next(c, &reply) == 0) {
+		if (reply.cmd == FBINDER_RET_REPLY)
+			fbt_free_buffer(c, reply.msg.data);
+		if (reply.cmd == FBINDER_RET_REPLY || reply.cmd == FBINDER_RET_FAILED)
+			break;
+	}
 	close(pipe_w);
 	CHECK(sees_eof(pipe_r, 2000), "%s: the refused send kept a reference to the pipe",
 	      what);
