@@ -157,8 +157,8 @@ static int read_value(struct bl_reader *r, enum bl_type t, uint64_t *value,
 		if (ret)
 			break;
 		fz_assert(object_type_readable(o.type) && o.type != FBINDER_OBJ_FD);
-		/* a buffer object is the raw ABI's: no parcel item is one */
-		fz_assert(o.type != FBINDER_OBJ_PTR);
+		/* buffer objects and descriptor arrays are the raw ABI's */
+		fz_assert(o.type != FBINDER_OBJ_PTR && o.type != FBINDER_OBJ_FDA);
 		fz_assert(o.flags == 0);
 		*value = o.type == FBINDER_OBJ_LOCAL ? o.cookie : o.handle;
 		*value ^= (uint64_t)o.type << 60;

@@ -94,6 +94,32 @@ struct mstate {
 
 static struct mstate ms = { .lock = PTHREAD_MUTEX_INITIALIZER, .next_link = 1 };
 
+/*
+ * The descriptors an FBINDER_OBJ_FDA object of a received message brought:
+ * its parent's buffer is at the address the driver wrote, in the message.
+ */
+static void close_fda(const unsigned char *data, __u64 size, const __u64 *offs, __u64 i,
+		      const struct fbinder_fda_object *a)
+{
+	const struct fbinder_ptr_object *p;
+	__u64 at, j;
+	__s32 fd;
+
+	if (a->parent >= i || offs[a->parent] > size ||
+	    size - offs[a->parent] < sizeof(*p))
+		return;
+	p = (const void *)(data + offs[a->parent]);
+	if (p->type != FBINDER_OBJ_PTR || p->ptr < (uintptr_t)data ||
+	    p->ptr - (uintptr_t)data > size)
+		return;
+	at = p->ptr - (uintptr_t)data + a->parent_offset;
+	for (j = 0; j < a->count && at + 4 * (j + 1) <= size; j++) {
+		memcpy(&fd, data + at + 4 * j, sizeof(fd));
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 /* Close every descriptor a received message installed in this process. */
 static void close_msg_fds(const unsigned char *map, size_t map_size,
 			  const struct fbinder_txn_msg *m)
@@ -113,6 +139,8 @@ static void close_msg_fds(const unsigned char *map, size_t map_size,
 		o = (const void *)(map + m->data + offs[i]);
 		if (o->type == FBINDER_OBJ_FD)
 			close(o->fd);
+		else if (o->type == FBINDER_OBJ_FDA)
+			close_fda(map + m->data, m->data_size, offs, i, (const void *)o);
 	}
 }
 
@@ -612,6 +640,19 @@ static size_t gen_payload(struct thr *t, struct wctx *c, __u32 *nobj)
 					   fbt_rnd64(&t->rng);
 				break;
 			}
+			if (CHANCE(30)) {
+				/* descriptors in an earlier object's buffer, whatever it is */
+				struct fbinder_fda_object a = {
+					.type = FBINDER_OBJ_FDA,
+					.flags = CHANCE(80) ? 0 : (__u16)R(4),
+					.parent = (__u16)R(i + 2),
+					.count = CHANCE(90) ? R(6) : (__u32)fbt_rnd64(&t->rng),
+					.parent_offset = CHANCE(80) ? R(64) & ~3U : R(size + 16),
+				};
+
+				memcpy(&o, &a, sizeof(o));
+				break;
+			}
 			o.type = FBINDER_OBJ_REGION;
 			o.handle = pick_handle(t, c);
 			break;
@@ -890,6 +931,9 @@ static __attribute__((noinline)) void scan_objects(const struct wctx *c, const u
 			o = (const void *)(map + m->data + offs[i]);
 			if (o->type == FBINDER_OBJ_FD)
 				close(o->fd);
+			else if (o->type == FBINDER_OBJ_FDA)
+				close_fda(map + m->data, m->data_size, offs, i,
+					  (const void *)o);
 			else if (o->type == FBINDER_OBJ_HANDLE || o->type == FBINDER_OBJ_REGION)
 				learn_handle(c, o->handle);
 		}
