@@ -116,9 +116,38 @@ static void close_fd(int fd, struct bl_io *defer)
 }
 
 /*
- * Every FBINDER_OBJ_FD the offsets name, each bounds-checked on its own: this
- * also runs on messages a reader refused, whose descriptors were
- * installed all the same.
+ * The descriptors of the FBINDER_OBJ_FDA object at entry i: in the buffer
+ * of its parent, whose pointer is an address in data, as the driver wrote
+ * it.  Bounds-checked again: the message is the peer's to shape.
+ */
+static void close_fda_in(const uint8_t *data, size_t size, const uint64_t *offsets,
+			 size_t i, const struct fbinder_fda_object *arr,
+			 struct bl_io *defer)
+{
+	struct fbinder_ptr_object buf;
+	uint64_t off = offsets[arr->parent > i ? i : arr->parent], at;
+	int32_t fd;
+	uint32_t k;
+
+	if (arr->parent >= i || off > size || size - off < sizeof(buf))
+		return;
+	memcpy(&buf, data + off, sizeof(buf));
+	if (buf.type != FBINDER_OBJ_PTR || buf.ptr < (uintptr_t)data ||
+	    buf.ptr - (uintptr_t)data > size)
+		return;
+	at = buf.ptr - (uintptr_t)data + arr->parent_offset;
+	for (k = 0; k < arr->count && at <= size && (size - at) / sizeof(fd) > k; k++) {
+		memcpy(&fd, data + at + k * sizeof(fd), sizeof(fd));
+		if (fd >= 0)
+			close_fd(fd, defer);
+	}
+}
+
+/*
+ * Every FBINDER_OBJ_FD the offsets name, and every descriptor of an
+ * FBINDER_OBJ_FDA array, each bounds-checked on its own: this also runs
+ * on messages a reader refused, whose descriptors were installed all the
+ * same.
  */
 static void close_fds_in(const uint8_t *data, size_t size,
 			 const uint64_t *offsets, size_t count,
@@ -135,6 +164,8 @@ static void close_fds_in(const uint8_t *data, size_t size,
 		memcpy(&obj, data + off, sizeof(obj));
 		if (obj.type == FBINDER_OBJ_FD && obj.fd >= 0)
 			close_fd(obj.fd, defer);
+		else if (obj.type == FBINDER_OBJ_FDA)
+			close_fda_in(data, size, offsets, i, (const void *)&obj, defer);
 	}
 }
 

@@ -21,6 +21,8 @@
 #define HDR		8u	/* tag + 4 bytes (a 32-bit value, a length, or 0) */
 #define ARRAY_HDR	16u	/* tag, count, size, reserved */
 #define OBJ_ITEM	(HDR + sizeof(struct fbinder_object))
+/* a descriptor array: tag, count, its buffer object, its array object, the descriptors */
+#define FDA_HDR		(HDR + 2 * sizeof(struct fbinder_object))
 #define NONE		UINT32_MAX
 
 static inline size_t round8(size_t n)
@@ -452,6 +454,65 @@ DEFINE_WRITE_OBJ(handle, uint32_t, FBINDER_OBJ_HANDLE, handle)
 DEFINE_WRITE_OBJ(region, uint32_t, FBINDER_OBJ_REGION, handle)
 DEFINE_WRITE_OBJ(fd, int, FBINDER_OBJ_FD, fd)
 
+/* Bytes of a descriptor array item of count descriptors. */
+static size_t fda_item_len(uint32_t count)
+{
+	return FDA_HDR + round8((size_t)count * sizeof(int32_t));
+}
+
+/*
+ * The buffer object names the descriptors after the two objects, the
+ * array object that buffer (the previous entry of the offsets).
+ */
+static int do_parcel_write_fd_array(struct bl_parcel *p, const int *fds, uint32_t count)
+{
+	struct fbinder_ptr_object buf = { .type = FBINDER_OBJ_PTR };
+	struct fbinder_fda_object arr = { .type = FBINDER_OBJ_FDA };
+	size_t len = fda_item_len(count);
+	uint32_t i;
+	uint8_t *at;
+	int ret;
+
+	if (!p || (!fds && count))
+		return -EINVAL;
+	if (count > FBINDER_MAX_FDS)
+		return -EMSGSIZE;
+	for (i = 0; i < count; i++)
+		if (fds[i] < 0)
+			return -EBADF;
+	/* the parent is named by its index, which must fit */
+	if (p->offsets_count >= UINT16_MAX)
+		return -EMSGSIZE;
+	ret = grow_data(p, len);
+	if (ret)
+		return ret;
+	ret = grow_offsets(p, 2);
+	if (ret)
+		return ret;
+	at = append(p, len);
+	put32(at, BL_WIRE_TAG(BL_TYPE_FD_ARRAY));
+	put32(at + 4, count);
+	buf.length = count * (uint32_t)sizeof(int32_t);
+	buf.ptr = (uint64_t)(at + FDA_HDR - p->data);
+	arr.parent = (uint16_t)p->offsets_count;
+	arr.count = count;
+	memcpy(at + HDR, &buf, sizeof(buf));
+	memcpy(at + HDR + sizeof(buf), &arr, sizeof(arr));
+	for (i = 0; i < count; i++) {
+		int32_t fd = fds[i];
+
+		memcpy(at + FDA_HDR + i * sizeof(fd), &fd, sizeof(fd));
+	}
+	p->offsets[p->offsets_count++] = (uint64_t)(at + HDR - p->data);
+	p->offsets[p->offsets_count++] = (uint64_t)(at + HDR + sizeof(buf) - p->data);
+	return 0;
+}
+
+int bl_parcel_write_fd_array(struct bl_parcel *p, const int *fds, uint32_t count)
+{
+	return bl__parcel_sticky(p, do_parcel_write_fd_array(p, fds, count));
+}
+
 /*
  * While an array is open, its header keeps the state of the enclosing
  * level: the count field holds the enclosing level's item count, the size
@@ -622,6 +683,11 @@ static int peek(const struct bl_reader *r, struct item *it)
 	case BL_TYPE_OBJECT: case BL_TYPE_FD:
 		it->len = OBJ_ITEM;
 		break;
+	case BL_TYPE_FD_ARRAY:
+		if (it->n > FBINDER_MAX_FDS)
+			return -EBADMSG;
+		it->len = fda_item_len(it->n);
+		break;
 	case BL_TYPE_ARRAY:
 		if (avail < ARRAY_HDR)
 			return -EMSGSIZE;
@@ -640,6 +706,42 @@ static int peek(const struct bl_reader *r, struct item *it)
 	return 0;
 }
 
+/*
+ * A descriptor array item: its two objects exactly at their listed
+ * offsets, one after the other, and no other object in the item; the
+ * buffer object of the descriptors' bytes (its pointer is not followed:
+ * the reader knows where they are), the array object naming it as the
+ * writer does; each descriptor not negative, the padding zero.
+ */
+static int check_fd_array(const struct bl_reader *r, const struct item *it)
+{
+	struct fbinder_ptr_object buf;
+	struct fbinder_fda_object arr;
+	size_t i = lower_bound(r, r->pos >= sizeof(struct fbinder_object) ?
+				  r->pos - sizeof(struct fbinder_object) + 1 : 0);
+	size_t bytes = (size_t)it->n * sizeof(int32_t);
+	int32_t fd;
+	uint32_t k;
+
+	if (i + 1 >= r->offsets_count || r->offsets[i] != r->pos + HDR ||
+	    r->offsets[i + 1] != r->pos + HDR + sizeof(buf) ||
+	    (i + 2 < r->offsets_count && r->offsets[i + 2] < r->pos + it->len))
+		return -EBADMSG;
+	memcpy(&buf, it->at + HDR, sizeof(buf));
+	memcpy(&arr, it->at + HDR + sizeof(buf), sizeof(arr));
+	if (buf.type != FBINDER_OBJ_PTR || buf.length != bytes ||
+	    arr.type != FBINDER_OBJ_FDA || arr.flags || arr.parent != i ||
+	    arr.count != it->n || arr.parent_offset)
+		return -EBADMSG;
+	for (k = 0; k < it->n; k++) {
+		memcpy(&fd, it->at + FDA_HDR + k * sizeof(fd), sizeof(fd));
+		if (fd < 0)
+			return -EBADMSG;
+	}
+	return all_zero(it->at + FDA_HDR + bytes, it->len - FDA_HDR - bytes) ?
+	       0 : -EBADMSG;
+}
+
 /* Checks everything about the item peek() found: -EBADMSG if malformed. */
 static int check(const struct bl_reader *r, const struct item *it)
 {
@@ -649,7 +751,7 @@ static int check(const struct bl_reader *r, const struct item *it)
 
 	/* Only object items may hold an object; an array only in its body. */
 	switch (it->type) {
-	case BL_TYPE_OBJECT: case BL_TYPE_FD:
+	case BL_TYPE_OBJECT: case BL_TYPE_FD: case BL_TYPE_FD_ARRAY:
 		break;
 	case BL_TYPE_ARRAY:
 		if (object_within(r, r->pos, r->pos + ARRAY_HDR))
@@ -701,6 +803,8 @@ static int check(const struct bl_reader *r, const struct item *it)
 			return o.type == FBINDER_OBJ_FD && o.fd >= 0 ? 0 : -EBADMSG;
 		return o.type == FBINDER_OBJ_LOCAL || o.type == FBINDER_OBJ_HANDLE ||
 		       o.type == FBINDER_OBJ_REGION ? 0 : -EBADMSG;
+	case BL_TYPE_FD_ARRAY:
+		return check_fd_array(r, it);
 	case BL_TYPE_ARRAY:
 		if (get32(it->at + 12) != 0 || get32(it->at + 4) > v / HDR)
 			return -EBADMSG;
@@ -881,6 +985,30 @@ DEFINE_READ_OBJ(local, uint64_t, BL_TYPE_OBJECT, FBINDER_OBJ_LOCAL, cookie)
 DEFINE_READ_OBJ(handle, uint32_t, BL_TYPE_OBJECT, FBINDER_OBJ_HANDLE, handle)
 DEFINE_READ_OBJ(region, uint32_t, BL_TYPE_OBJECT, FBINDER_OBJ_REGION, handle)
 DEFINE_READ_OBJ(fd, int, BL_TYPE_FD, FBINDER_OBJ_FD, fd)
+
+int bl_reader_read_fd_array(struct bl_reader *r, int *fds, uint32_t max, uint32_t *count)
+{
+	struct item it;
+	uint32_t k;
+	int32_t fd;
+	int ret;
+
+	if (!fds && max)
+		return -EINVAL;
+	ret = next(r, BL_TYPE_FD_ARRAY, &it);
+	if (ret)
+		return ret;
+	if (count)
+		*count = it.n;
+	if (it.n > max)
+		return -ENOBUFS;
+	for (k = 0; k < it.n; k++) {
+		memcpy(&fd, it.at + FDA_HDR + k * sizeof(fd), sizeof(fd));
+		fds[k] = fd;
+	}
+	r->pos += it.len;
+	return 0;
+}
 
 int bl_reader_enter_array(struct bl_reader *r, struct bl_reader *sub,
 			  uint32_t *count)

@@ -104,6 +104,7 @@ enum bl_type {
 	BL_TYPE_OBJECT	= 13,	/* FBINDER_OBJ_LOCAL or FBINDER_OBJ_HANDLE */
 	BL_TYPE_FD	= 14,	/* FBINDER_OBJ_FD */
 	BL_TYPE_ARRAY	= 15,	/* nested, length-prefixed sequence of items */
+	BL_TYPE_FD_ARRAY = 16,	/* descriptors: FBINDER_OBJ_PTR + FBINDER_OBJ_FDA */
 };
 
 /* The 4-byte tag that opens every item: 'B' 'L' in the high half. */
@@ -230,6 +231,20 @@ int bl_parcel_write_region(struct bl_parcel *p, uint32_t handle);
  * the open file when the message is sent.  -EBADF if fd < 0.
  */
 int bl_parcel_write_fd(struct bl_parcel *p, int fd);
+
+/*
+ * count file descriptors as one item (BL_TYPE_FD_ARRAY): a buffer object
+ * holding them and an array object naming it (FBINDER_OBJ_PTR and
+ * FBINDER_OBJ_FDA, the driver's FBINDER_FEATURE_FDA), so a message of many
+ * descriptors costs two objects, not one per descriptor.  As
+ * bl_parcel_write_fd(): the parcel does not own them, the driver takes its
+ * own references at the send, the receiver must accept descriptors.
+ * -EBADF for a negative one, -EMSGSIZE for more than FBINDER_MAX_FDS (a
+ * message's bound, its single descriptors included) or a parcel of 65535
+ * objects, -EINVAL for fds NULL with count > 0.  A driver without
+ * FBINDER_FEATURE_FDA (bl_context_features()) refuses the send (-EINVAL).
+ */
+int bl_parcel_write_fd_array(struct bl_parcel *p, const int *fds, uint32_t count);
 
 /*
  * Any object as read from another parcel (bl_reader_read_object()), e.g.
@@ -375,6 +390,16 @@ int bl_reader_read_region(struct bl_reader *r, uint32_t *handle);
  * received message (bl_reader_init_parcel()) closes nothing.
  */
 int bl_reader_read_fd(struct bl_reader *r, int *fd);
+
+/*
+ * A descriptor array item (BL_TYPE_FD_ARRAY): *count is its number of
+ * descriptors, copied into fds when they fit in max (else -ENOBUFS, the
+ * reader left where it was).  Each is the reader's own descriptor as the
+ * driver installed it, and belongs to the message as bl_reader_read_fd()'s
+ * does: closed with it, read or not; dup() one to keep it.  count may be
+ * NULL; -EINVAL for fds NULL with max > 0.
+ */
+int bl_reader_read_fd_array(struct bl_reader *r, int *fds, uint32_t max, uint32_t *count);
 
 /*
  * Enters an array: initialises *sub to read the array's body (same data

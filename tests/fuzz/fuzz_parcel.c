@@ -174,6 +174,23 @@ static int read_value(struct bl_reader *r, enum bl_type t, uint64_t *value,
 		if (e)
 			wret = bl_parcel_write_fd(&e->p, fd);
 		break;
+	case BL_TYPE_FD_ARRAY: {
+		int fds[FBINDER_MAX_FDS];
+		uint32_t n = 0, k;
+
+		ret = bl_reader_read_fd_array(r, fds, FBINDER_MAX_FDS, &n);
+		if (ret)
+			break;
+		fz_assert(n <= FBINDER_MAX_FDS);
+		*value = n;
+		for (k = 0; k < n; k++) {
+			fz_assert(fds[k] >= 0);
+			*value = *value * 31 + (uint64_t)fds[k];
+		}
+		if (e)
+			wret = bl_parcel_write_fd_array(&e->p, fds, n);
+		break;
+	}
 	default:
 		abort();
 	}

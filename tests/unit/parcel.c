@@ -99,6 +99,7 @@ static int read_as(struct bl_reader *r, enum bl_type t)
 	case BL_TYPE_OBJECT: return bl_reader_read_object(r, &v.o);
 	case BL_TYPE_FD: return bl_reader_read_fd(r, &v.fd);
 	case BL_TYPE_ARRAY: return bl_reader_enter_array(r, &sub, NULL);
+	case BL_TYPE_FD_ARRAY: return bl_reader_read_fd_array(r, &v.fd, 1, NULL);
 	}
 	return -999;
 }
@@ -641,7 +642,7 @@ END_TEST
 START_TEST(test_bad_tags)
 {
 	static const uint32_t tags[] = {
-		0, 1, 0x424c0000, 0x424c0010, 0x424c00ff, 0x424c0105,
+		0, 1, 0x424c0000, 0x424c0011, 0x424c00ff, 0x424c0105,
 		0x434c0005, 0x004c0005, 0xffffffff, 0x05004c42,
 	};
 	uint8_t buf[16] = { 0 };
@@ -1380,6 +1381,111 @@ START_TEST(test_sm_name_rule)
 }
 END_TEST
 
+/*
+ * Descriptor arrays (BL_TYPE_FD_ARRAY): the item's layout, its round trip
+ * among other items, -ENOBUFS for too small a room, the writer's refusals,
+ * and a reader that refuses every tampered field.
+ */
+START_TEST(test_fd_arrays)
+{
+	static const int three[3] = { 3, 4, 5 }, bad[2] = { 1, -1 };
+	static int many[FBINDER_MAX_FDS + 1];
+	struct bl_parcel p = BL_PARCEL_INIT, q = BL_PARCEL_INIT;
+	struct fbinder_ptr_object buf;
+	struct fbinder_fda_object arr;
+	uint8_t copy[256];
+	uint32_t v = 0, n = 0;
+	struct bl_reader r;
+	int fds[3] = { -1, -1, -1 }, fd = -1;
+	size_t size, i;
+
+	ck_assert_int_eq(bl_parcel_write_u32(&p, 7), 0);
+	ck_assert_int_eq(bl_parcel_write_fd_array(&p, three, 3), 0);
+	ck_assert_int_eq(bl_parcel_write_fd(&p, 6), 0);
+	ck_assert_int_eq(bl_parcel_write_fd_array(&p, NULL, 0), 0);
+	ck_assert_int_eq(bl_parcel_write_u32(&p, 8), 0);
+	/* tag, count, the buffer object at 16, the array object at 32, 12 bytes, padding */
+	ck_assert_uint_eq(p.size, 8 + 56 + 24 + 40 + 8);
+	ck_assert_uint_eq(p.offsets_count, 5);
+	ck_assert_uint_eq(p.offsets[0], 16);
+	ck_assert_uint_eq(p.offsets[1], 32);
+	memcpy(&buf, p.data + 16, sizeof(buf));
+	memcpy(&arr, p.data + 32, sizeof(arr));
+	ck_assert_uint_eq(buf.type, FBINDER_OBJ_PTR);
+	ck_assert_uint_eq(buf.length, 12);
+	ck_assert_uint_eq(buf.ptr, 48);
+	ck_assert_uint_eq(arr.type, FBINDER_OBJ_FDA);
+	ck_assert_uint_eq(arr.parent, 0);
+	ck_assert_uint_eq(arr.count, 3);
+	ck_assert_uint_eq(arr.flags | arr.parent_offset, 0);
+	/* the empty array names the entry before its own too */
+	memcpy(&arr, p.data + p.offsets[4], sizeof(arr));
+	ck_assert_uint_eq(arr.parent, 3);
+
+	ck_assert_int_eq(bl_reader_init_parcel(&r, &p), 0);
+	ck_assert_int_eq(bl_reader_read_u32(&r, &v), 0);
+	ck_assert_int_eq(bl_reader_peek_type(&r), BL_TYPE_FD_ARRAY);
+	ck_assert_int_eq(bl_reader_read_fd_array(&r, fds, 2, &n), -ENOBUFS);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(bl_reader_position(&r), 8);
+	ck_assert_int_eq(bl_reader_read_fd(&r, &fd), -EBADMSG);
+	ck_assert_int_eq(bl_reader_read_fd_array(&r, NULL, 1, &n), -EINVAL);
+	ck_assert_int_eq(bl_reader_read_fd_array(&r, fds, 3, &n), 0);
+	ck_assert(n == 3 && fds[0] == 3 && fds[1] == 4 && fds[2] == 5);
+	ck_assert_int_eq(bl_reader_read_fd(&r, &fd), 0);
+	ck_assert_int_eq(fd, 6);
+	ck_assert_int_eq(bl_reader_skip(&r), BL_TYPE_FD_ARRAY);
+	ck_assert_int_eq(bl_reader_read_u32(&r, &v), 0);
+	ck_assert_int_eq(v, 8);
+	ck_assert_int_eq(bl_reader_skip(&r), -ENODATA);
+
+	/* each tampered field of the first array: refused, the reader unmoved */
+	size = p.size;
+	ck_assert_uint_le(size, sizeof(copy));
+	for (i = 0; i < 7; i++) {
+		memcpy(copy, p.data, size);
+		switch (i) {
+		case 0: copy[16 + 4] = 16; break;		/* the buffer's length */
+		case 1: copy[16] = FBINDER_OBJ_FD; break;	/* not a buffer object */
+		case 2: copy[32 + 6] = 1; break;		/* the array's parent */
+		case 3: copy[32 + 4] = 1; break;		/* its flags */
+		case 4: copy[32 + 12] = 4; break;		/* its offset in the buffer */
+		case 5: memset(copy + 48 + 4, 0xff, 4); break;	/* a negative descriptor */
+		case 6: copy[60] = 1; break;			/* the padding */
+		}
+		ck_assert_int_eq(bl_reader_init(&r, copy, size, p.offsets, p.offsets_count), 0);
+		ck_assert_int_eq(bl_reader_skip(&r), BL_TYPE_U32);
+		ck_assert_msg(bl_reader_read_fd_array(&r, fds, 3, &n) == -EBADMSG,
+			      "tampered field %zu read", i);
+		ck_assert_uint_eq(bl_reader_position(&r), 8);
+	}
+	/* the array object not listed; a count past FBINDER_MAX_FDS */
+	ck_assert_int_eq(bl_reader_init(&r, p.data, size, p.offsets, 1), 0);
+	ck_assert_int_eq(bl_reader_skip(&r), BL_TYPE_U32);
+	ck_assert_int_eq(bl_reader_read_fd_array(&r, fds, 3, &n), -EBADMSG);
+	memcpy(copy, p.data, size);
+	put32(copy + 8 + 4, FBINDER_MAX_FDS + 1);
+	ck_assert_int_eq(bl_reader_init(&r, copy, size, p.offsets, p.offsets_count), 0);
+	ck_assert_int_eq(bl_reader_skip(&r), BL_TYPE_U32);
+	ck_assert_int_eq(bl_reader_peek_type(&r), -EBADMSG);
+	bl_parcel_fini(&p);
+
+	/* the writer: a negative descriptor, too many, none given */
+	ck_assert_int_eq(bl_parcel_write_fd_array(&q, bad, 2), -EBADF);
+	bl_parcel_fini(&q);
+	bl_parcel_init(&q);
+	ck_assert_int_eq(bl_parcel_write_fd_array(&q, many, FBINDER_MAX_FDS + 1), -EMSGSIZE);
+	bl_parcel_fini(&q);
+	bl_parcel_init(&q);
+	ck_assert_int_eq(bl_parcel_write_fd_array(&q, NULL, 1), -EINVAL);
+	bl_parcel_fini(&q);
+	bl_parcel_init(&q);
+	ck_assert_int_eq(bl_parcel_write_fd_array(&q, many, FBINDER_MAX_FDS), 0);
+	ck_assert_uint_eq(q.size, 40 + 4 * FBINDER_MAX_FDS + 4);
+	bl_parcel_fini(&q);
+}
+END_TEST
+
 static Suite *parcel_suite(void)
 {
 	Suite *s = suite_create("parcel");
@@ -1398,6 +1504,7 @@ static Suite *parcel_suite(void)
 	tcase_add_test(rt, test_unaligned_buffer);
 	tcase_add_test(rt, test_token);
 	tcase_add_test(rt, test_peek_skip_null_args);
+	tcase_add_test(rt, test_fd_arrays);
 	suite_add_tcase(s, rt);
 
 	tcase_add_test(bad, test_truncated_every_byte);

@@ -632,6 +632,20 @@ static int print_items(struct bl_reader *r, int indent)
 				print_fd(fd);
 			break;
 		}
+		case BL_TYPE_FD_ARRAY: {
+			int fds[FBINDER_MAX_FDS];
+			uint32_t n, k;
+
+			/* the reply owns them too */
+			if (!(ret = bl_reader_read_fd_array(r, fds, FBINDER_MAX_FDS, &n))) {
+				printf("fd array of %u", n);
+				for (k = 0; k < n; k++) {
+					printf(k ? ", " : ": ");
+					print_fd(fds[k]);
+				}
+			}
+			break;
+		}
 		case BL_TYPE_ARRAY: {
 			struct bl_reader sub;
 			uint32_t count;
