@@ -37,6 +37,7 @@
 #define BLOB		70000
 
 static int last[8], nlast;
+static int replied[2] = { -1, -1 };	/* sent once the handler returned */
 
 static uint8_t byte_at(uint32_t seed, size_t i)
 {
@@ -107,15 +108,22 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 	const uint8_t *b = NULL;
 	struct bl_object *nofd;
 	size_t len = 0, i;
-	int fd = -1, fds[2];
+	uint32_t n = 0;
+	int fd = -1;
 	bool ok;
 
 	(void)obj;
 	(void)unused;
+	/* the previous reply's descriptors went with it: ours can go now */
+	for (i = 0; i < 2; i++) {
+		if (replied[i] >= 0)
+			close(replied[i]);
+		replied[i] = -1;
+	}
 	switch (code) {
 	case C_ARRAY:
 		nlast = 0;
-		ok = array_ok(req) && !bl_reader_read_fd(req, &fd) && memfd_ok(fd, 4) &&
+		ok = !bl_reader_read_u32(req, &n) && n == 3 && array_ok(req) && !bl_reader_read_fd(req, &fd) && memfd_ok(fd, 4) &&
 		     !bl_reader_read_string(req, &s, NULL) && !strcmp(s, "after");
 		last[nlast++] = fd;
 		break;
@@ -132,12 +140,10 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 			ok = ok && fcntl(last[i], F_GETFD) < 0 && errno == EBADF;
 		break;
 	case C_REPLY:
-		fds[0] = memfd_with(5);
-		fds[1] = memfd_with(6);
-		/* the driver takes its references at the send: ours close now */
-		ok = !bl_parcel_write_fd_array(reply, fds, 2);
-		close(fds[0]);
-		close(fds[1]);
+		replied[0] = memfd_with(5);
+		replied[1] = memfd_with(6);
+		/* the driver takes its references when the reply goes, after us */
+		ok = !bl_parcel_write_fd_array(reply, replied, 2);
 		if (!ok)
 			return -EIO;
 		return 0;
