@@ -92,6 +92,11 @@ const struct abi_layout abi_layouts[] = {
 #define T fbinder_ptr_object
 	LAYOUT(16, AT(type, 0), AT(length, 4), AT(ptr, 8)),
 #undef T
+	/* the same 16 bytes too: the parent's index and flags in flags' place */
+#define T fbinder_fda_object
+	LAYOUT(16, AT(type, 0), AT(flags, 4), AT(parent, 6), AT(count, 8),
+	       AT(parent_offset, 12)),
+#undef T
 #define T fbinder_info
 	LAYOUT(56, AT(what, 0), AT(entry_size, 12), AT(count, 16), AT(total, 20), AT(seq, 24),
 	       AT(entries, 32), AT(reserved, 40)),
@@ -125,7 +130,7 @@ START_TEST(test_sizes)
 {
 	size_t fields = 0;
 
-	ck_assert_uint_eq(abi_layout_count, 22);
+	ck_assert_uint_eq(abi_layout_count, 23);
 	for (size_t i = 0; i < abi_layout_count; i++) {
 		const struct abi_layout *l = &abi_layouts[i];
 
