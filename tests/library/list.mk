@@ -9,6 +9,7 @@ library_VM_TESTS := \
 	async_calls.c \
 	call_label.c \
 	calls.c \
+	freeze.c \
 	gather_calls.c \
 	oneway_batches.c \
 	regions.c \
