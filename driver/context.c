@@ -62,12 +62,14 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	INIT_LIST_HEAD(&ctx->todo);
 	INIT_LIST_HEAD(&ctx->waiting);
 	init_waitqueue_head(&ctx->poll_wait);
+	INIT_LIST_HEAD(&ctx->held);
+	init_waitqueue_head(&ctx->freeze_wait);
 	ctx->max_threads = min_t(u32, fbinder_default_max_threads, FBINDER_MAX_THREADS);
 	INIT_WORK(&ctx->owner_work, fbinder_ctx_owner_work);
 	init_waitqueue_func_entry(&ctx->owner_wait, fbinder_ctx_owner_wake);
 
 	spin_lock(&dev->lock);
-	/* under the lock: the list is in id order, info.c resumes by id */
+	/* under the lock: the list is in id order, a walk resumes by it */
 	ctx->debug_id = atomic64_inc_return(&fbinder_ctx_ids);
 	list_add_tail(&ctx->dev_entry, &dev->contexts);
 	spin_unlock(&dev->lock);
@@ -589,6 +591,8 @@ static void fbinder_ctx_end(struct fbinder_ctx *ctx)
 	}
 	ctx->dead = true;
 	ctx->active_senders++;
+	/* held oneway messages go with the rest of its queue, below */
+	fbinder_ctx_thaw_clocked(ctx);
 	spin_unlock(&ctx->lock);
 	list_del_init(&ctx->dev_entry);
 	/* handle 0 is free for a new manager now, not once its turn came */
@@ -713,4 +717,80 @@ void fbinder_ctx_release(struct fbinder_ctx *ctx)
 	if (cancel_work_sync(&ctx->owner_work))
 		fbinder_ctx_put(ctx);
 	fbinder_ctx_put(ctx);
+}
+
+static struct fbinder_ctx *fbinder_ctx_iter_next_locked(struct fbinder_ctx_iter *it)
+{
+	struct list_head *head = &it->dev->contexts;
+	struct fbinder_ctx *ctx;
+
+	lockdep_assert_held(&it->dev->lock);
+	if (!it->pos)
+		return list_first_entry_or_null(head, struct fbinder_ctx, dev_entry);
+	if (!list_empty(&it->pos->dev_entry))
+		return list_is_last(&it->pos->dev_entry, head) ? NULL :
+		       list_next_entry(it->pos, dev_entry);
+	list_for_each_entry(ctx, head, dev_entry)
+		if (ctx->debug_id > it->id)
+			return ctx;
+	return NULL;
+}
+
+/*
+ * A walk over one device's contexts (struct fbinder_ctx_iter): the next
+ * one match() accepts, looking at no more than FBINDER_CTX_ITER_BATCH
+ * others under one hold of the device lock (what an opener creates must
+ * not make others wait, docs/security.md G6).  Returns it pinned
+ * (fbinder_ctx_put()), or NULL at the end, where the walk let go of its
+ * position.  The list is in id order (fbinder_ctx_create()), the position
+ * is pinned between steps, and a position that left the list meanwhile
+ * resumes at the first context after its id.
+ */
+struct fbinder_ctx *fbinder_ctx_iter_next(struct fbinder_ctx_iter *it,
+					  bool (*match)(const struct fbinder_ctx *ctx,
+							const void *arg),
+					  const void *arg)
+{
+	struct fbinder_ctx *ctx, *old;
+	int k;
+
+	for (;;) {
+		old = it->pos;
+		spin_lock(&it->dev->lock);
+		for (k = 0; k < FBINDER_CTX_ITER_BATCH; k++) {
+			ctx = fbinder_ctx_iter_next_locked(it);
+			if (!ctx || match(ctx, arg))
+				break;
+			it->pos = ctx;	/* pinned below, if the last */
+			it->id = ctx->debug_id;
+		}
+		if (ctx && k < FBINDER_CTX_ITER_BATCH) {
+			it->pos = ctx;
+			it->id = ctx->debug_id;
+		}
+		if (it->pos && it->pos != old)
+			kref_get(&it->pos->refs);
+		spin_unlock(&it->dev->lock);
+		if (old && old != it->pos)
+			fbinder_ctx_put(old);
+		if (!ctx) {
+			if (it->pos)
+				fbinder_ctx_put(it->pos);
+			it->pos = NULL;
+			return NULL;
+		}
+		if (k < FBINDER_CTX_ITER_BATCH) {
+			kref_get(&ctx->refs);	/* the caller's */
+			return ctx;
+		}
+		cond_resched();
+	}
+}
+
+/* A walk stopped before its end lets go of its position. */
+void fbinder_ctx_iter_stop(struct fbinder_ctx_iter *it)
+{
+	if (it->pos)
+		fbinder_ctx_put(it->pos);
+	it->pos = NULL;
 }

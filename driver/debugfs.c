@@ -94,9 +94,10 @@ static void fbinder_show_ctx_locked(struct seq_file *m, struct fbinder_ctx *ctx)
 
 	lockdep_assert_held(&ctx->dev->lock);
 	lockdep_assert_held(&ctx->lock);
-	seq_printf(m, " context pid %d queued %u max_threads %u requested %u started %u\n",
+	seq_printf(m, " context pid %d queued %u max_threads %u requested %u started %u%s\n",
 		   pid_nr(ctx->pid), ctx->nr_queued, ctx->max_threads,
-		   ctx->requested_threads, ctx->started_threads);
+		   ctx->requested_threads, ctx->started_threads,
+		   ctx->frozen ? " frozen" : "");
 	for (rb = rb_first(&ctx->threads); rb; rb = rb_next(rb))
 		fbinder_show_thread(m, rb_entry(rb, struct fbinder_thread, rb_node));
 	for (rb = rb_first(&ctx->nodes); rb; rb = rb_next(rb)) {

@@ -93,7 +93,7 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 		.min_abi_version = FBINDER_ABI_VERSION,
 		.features = FBINDER_FEATURES_V4 | FBINDER_FEATURE_INSTANCES |
 			    FBINDER_FEATURE_SECCTX | FBINDER_FEATURE_SEND_SG |
-			    FBINDER_FEATURE_FDA,
+			    FBINDER_FEATURE_FREEZE | FBINDER_FEATURE_FDA,
 	};
 	struct fbinder_context_mgr mgr;
 	struct fbinder_thread *thread;
@@ -139,6 +139,9 @@ static long fbinder_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case FBINDER_IOC_REGION_INFO:
 	case FBINDER_IOC_REGION_REVOKE:
 		return fbinder_region_ioctl(ctx, cmd, uarg);
+	case FBINDER_IOC_FREEZE:
+	case FBINDER_IOC_FROZEN_INFO:
+		return fbinder_freeze_ioctl(ctx, cmd, uarg);
 	case FBINDER_IOC_INFO:
 		return fbinder_info(uarg);
 	default:

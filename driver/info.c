@@ -140,77 +140,16 @@ static int fbinder_info_counters(struct fbinder_info *in)
 	return fbinder_info_copy(in, values, sizeof(values[0]), in->count);
 }
 
-/*
- * A walk over one device's contexts that lets go of the device lock
- * between steps: the list is in id order (context.c), the position is
- * pinned, and a position that left the list meanwhile resumes at the
- * first context after its id.
- */
-struct fbinder_ctx_iter {
-	struct fbinder_device *dev;
-	struct fbinder_ctx *pos;	/* pinned between steps, or NULL */
-	u64 id;				/* pos's */
-};
-
-static struct fbinder_ctx *fbinder_iter_next_locked(struct fbinder_ctx_iter *it)
+static bool fbinder_ctx_visible(const struct fbinder_ctx *ctx, const void *v)
 {
-	struct list_head *head = &it->dev->contexts;
-	struct fbinder_ctx *ctx;
-
-	lockdep_assert_held(&it->dev->lock);
-	if (!it->pos)
-		return list_first_entry_or_null(head, struct fbinder_ctx, dev_entry);
-	if (!list_empty(&it->pos->dev_entry))
-		return list_is_last(&it->pos->dev_entry, head) ? NULL :
-		       list_next_entry(it->pos, dev_entry);
-	list_for_each_entry(ctx, head, dev_entry)
-		if (ctx->debug_id > it->id)
-			return ctx;
-	return NULL;
+	return fbinder_may_see(v, ctx->pid, ctx->euid);
 }
 
-/*
- * Moves to the next context the caller may see, looking at no more than
- * FBINDER_INFO_BATCH others under one hold of the lock; returns it pinned
- * (fbinder_ctx_put()), or NULL at the end.
- */
+/* The next context the caller may see, pinned, or NULL at the end. */
 static struct fbinder_ctx *fbinder_iter_visible(struct fbinder_ctx_iter *it,
 						const struct fbinder_viewer *v)
 {
-	struct fbinder_ctx *ctx, *old;
-	int k;
-
-	for (;;) {
-		old = it->pos;
-		spin_lock(&it->dev->lock);
-		for (k = 0; k < FBINDER_INFO_BATCH; k++) {
-			ctx = fbinder_iter_next_locked(it);
-			if (!ctx || fbinder_may_see(v, ctx->pid, ctx->euid))
-				break;
-			it->pos = ctx;	/* pinned below, if the last */
-			it->id = ctx->debug_id;
-		}
-		if (ctx && k < FBINDER_INFO_BATCH) {
-			it->pos = ctx;
-			it->id = ctx->debug_id;
-		}
-		if (it->pos && it->pos != old)
-			kref_get(&it->pos->refs);
-		spin_unlock(&it->dev->lock);
-		if (old && old != it->pos)
-			fbinder_ctx_put(old);
-		if (!ctx) {
-			if (it->pos)
-				fbinder_ctx_put(it->pos);
-			it->pos = NULL;
-			return NULL;
-		}
-		if (k < FBINDER_INFO_BATCH) {
-			kref_get(&ctx->refs);	/* the caller's */
-			return ctx;
-		}
-		cond_resched();
-	}
+	return fbinder_ctx_iter_next(it, fbinder_ctx_visible, v);
 }
 
 /* Where entry i goes, if there is room: copies it out. */
@@ -249,6 +188,8 @@ static void fbinder_fill_ctx_locked(const struct fbinder_viewer *v,
 	e->received = ctx->received;
 	e->sent = ctx->sent;
 	e->failed = ctx->failed;
+	if (ctx->frozen)
+		e->flags |= FBINDER_INFO_CONTEXT_FROZEN;
 }
 
 static int fbinder_info_contexts(struct fbinder_info *in,
@@ -278,9 +219,7 @@ static int fbinder_info_contexts(struct fbinder_info *in,
 			fbinder_ctx_put(ctx);
 			ret = fbinder_info_put(in, i++, &e, sizeof(e));
 		}
-		if (it.pos)
-			fbinder_ctx_put(it.pos);
-		it.pos = NULL;
+		fbinder_ctx_iter_stop(&it);
 		if (ret) {
 			fbinder_device_put(dev);
 			return ret;
@@ -363,9 +302,7 @@ static int fbinder_info_tree(struct fbinder_info *in,
 			} while (!ret && rb);
 			fbinder_ctx_put(ctx);
 		}
-		if (it.pos)
-			fbinder_ctx_put(it.pos);
-		it.pos = NULL;
+		fbinder_ctx_iter_stop(&it);
 	}
 	kfree(batch);
 	if (ret)

@@ -26,7 +26,8 @@
  *     the device lock too); the message counts of the nodes it owns (buf_refs,
  *     tmp_refs, async_out, async_todo, calls); a transaction's handler
  *     fields (to_thread, to_parent, buffer) under its receiver's, and its
- *     caller fields under its caller's (above).  A death link's state
+ *     caller fields under its caller's (above); its freeze state (frozen,
+ *     sync_recv, async_recv, calls_in, held).  A death link's state
  *     and queue entry under its holder's.  A message without objects
  *     takes the two contexts' locks one after the other, never nested:
  *     two context locks are held together only under the device lock
@@ -243,6 +244,13 @@ struct fbinder_ctx {
 	size_t senders_bytes;
 	size_t senders_oneway;
 	u32 active_senders;		/* copying into alloc right now */
+	/* freeze.c */
+	bool frozen;			/* FBINDER_IOC_FREEZE: calls refused, oneways held */
+	bool sync_recv;			/* a call came since the freeze */
+	bool async_recv;		/* a oneway message came since the freeze */
+	u32 calls_in;			/* calls queued to it or handled, unanswered */
+	struct list_head held;		/* oneway messages held until the thaw */
+	wait_queue_head_t freeze_wait;	/* freezers waiting for calls_in to drain */
 
 	pid_t reap_next;		/* the sweep for exited threads' records */
 	u32 max_threads;
@@ -468,6 +476,20 @@ bool fbinder_hold_step_crelock(struct fbinder_hold *b);
 void fbinder_hold_end_locked(struct fbinder_hold *b);
 
 /* context.c */
+#define FBINDER_CTX_ITER_BATCH	32	/* contexts looked at under one hold */
+
+/* A walk over one device's contexts, fbinder_ctx_iter_next(). */
+struct fbinder_ctx_iter {
+	struct fbinder_device *dev;
+	struct fbinder_ctx *pos;	/* pinned between steps, or NULL */
+	u64 id;				/* pos's */
+};
+
+struct fbinder_ctx *fbinder_ctx_iter_next(struct fbinder_ctx_iter *it,
+					  bool (*match)(const struct fbinder_ctx *ctx,
+							const void *arg),
+					  const void *arg);
+void fbinder_ctx_iter_stop(struct fbinder_ctx_iter *it);
 struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev);
 void fbinder_ctx_flush(struct fbinder_ctx *ctx);
 void fbinder_ctx_release(struct fbinder_ctx *ctx);
@@ -514,6 +536,38 @@ do {								\
 	rcu_read_unlock();					\
 } while (0)
 bool fbinder_thread_wants_ctx_work(struct fbinder_thread *thread);
+
+/* freeze.c */
+long fbinder_freeze_ioctl(struct fbinder_ctx *ctx, unsigned int cmd, void __user *uarg);
+int fbinder_frozen_send_clocked(struct fbinder_ctx *target, bool oneway);
+void fbinder_ctx_thaw_clocked(struct fbinder_ctx *ctx);
+
+/*
+ * A oneway message for ctx waits on its held list while it is frozen:
+ * true if so, else the caller queues it as usual.
+ */
+static inline bool fbinder_ctx_hold_clocked(struct fbinder_ctx *ctx,
+					    struct fbinder_work *work)
+{
+	lockdep_assert_held(&ctx->lock);
+	if (likely(!ctx->frozen))
+		return false;
+	list_add_tail(&work->entry, &ctx->held);
+	return true;
+}
+
+/*
+ * A call to the context is answered or failed: a freezer waits for the
+ * last one (FBINDER_IOC_FREEZE).
+ */
+static inline void fbinder_call_done_clocked(struct fbinder_txn *call)
+{
+	struct fbinder_ctx *ctx = call->to_ctx;
+
+	lockdep_assert_held(&ctx->lock);
+	if (!--ctx->calls_in && unlikely(ctx->frozen))
+		wake_up_all(&ctx->freeze_wait);
+}
 
 /* node.c */
 struct fbinder_node_user *fbinder_node_user_get(kuid_t uid);

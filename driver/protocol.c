@@ -68,6 +68,7 @@ static int fbinder_looper_cmd(struct fbinder_thread *thread, u32 cmd)
 	return ret;
 }
 
+/* Returns 0, a negative errno, or FBINDER_WR_FROZEN (a send, see txn.c). */
 static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
 			     const void __user *payload)
 {
@@ -170,10 +171,13 @@ static int fbinder_write_frees(struct fbinder_thread *thread, struct fbinder_wri
 /*
  * Runs commands until the stream ends or one fails, or -EINTR before the
  * next one when a signal is pending or FBINDER_WRITE_MAX_CMDS ran.
+ * Returns 0, or FBINDER_WR_FROZEN when a oneway message that asked
+ * (FBINDER_TXN_FROZEN_REPORT) was queued for a frozen target.
  */
 static int fbinder_write(struct fbinder_thread *thread, struct fbinder_write_read *wr)
 {
 	u32 budget = FBINDER_WRITE_MAX_CMDS;
+	int frozen = 0;
 
 	while (wr->write_consumed < wr->write_size) {
 		u64 left = wr->write_size - wr->write_consumed;
@@ -200,12 +204,13 @@ static int fbinder_write(struct fbinder_thread *thread, struct fbinder_write_rea
 			continue;
 		}
 		ret = fbinder_write_one(thread, cmd, p + sizeof(cmd));
-		if (ret)
+		if (ret < 0)
 			return ret;
+		frozen |= ret;
 		wr->write_consumed += sizeof(cmd) + _IOC_SIZE(cmd);
 		budget--;
 	}
-	return 0;
+	return frozen;
 }
 
 /* One return before it is copied out: a code, then its payload. */
@@ -676,6 +681,7 @@ static void fbinder_drop_taken_locked(struct fbinder_thread *thread, struct fbin
 	}
 	t->to_thread = NULL;
 	t->to_parent = NULL;
+	fbinder_call_done_clocked(t);
 	fbinder_txn_fail_locked(t, error);
 }
 
@@ -951,9 +957,10 @@ int fbinder_write_read(struct fbinder_thread *thread, unsigned long arg, bool no
 		return -EINVAL;
 	if (wr.write_size > wr.write_consumed)
 		ret = fbinder_write(thread, &wr);
-	if (!ret && wr.read_size > wr.read_consumed)
+	/* a read's failure says more than the write's FBINDER_WR_FROZEN */
+	if (ret >= 0 && wr.read_size > wr.read_consumed)
 		ret = fbinder_timed(FBINDER_SEC_READ,
-				    fbinder_read(thread, &wr, nonblock));
+				    fbinder_read(thread, &wr, nonblock)) ?: ret;
 	/* back: only the two fields a call changes */
 	if (put_user(wr.write_consumed, &ubuf->write_consumed) ||
 	    put_user(wr.read_consumed, &ubuf->read_consumed))

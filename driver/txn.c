@@ -345,6 +345,7 @@ struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *t)
 		fbinder_txn_free(t->call);
 		fbinder_txn_free(t);
 	} else if (!(t->flags & FBINDER_TXN_ONEWAY)) {
+		fbinder_call_done_clocked(t);
 		fbinder_txn_fail_locked(t, -EOWNERDEAD);
 	} else {
 		fbinder_txn_free(t);
@@ -370,6 +371,7 @@ void fbinder_thread_unwind_locked(struct fbinder_thread *thread)
 		if (t->to_thread == thread) {
 			t->to_thread = NULL;
 			t->to_parent = NULL;
+			fbinder_call_done_clocked(t);
 			fbinder_txn_fail_locked(t, -EOWNERDEAD);
 		} else {
 			t->from = NULL;
@@ -819,7 +821,8 @@ static struct fbinder_txn *fbinder_txn_new(struct fbinder_ctx *from,
 	t->work.type = FBINDER_WORK_TXN;
 	INIT_LIST_HEAD(&t->work.entry);
 	t->code = tr->code;
-	t->flags = tr->flags;
+	/* the sender's request, not the receiver's business */
+	t->flags = tr->flags & ~FBINDER_TXN_FROZEN_REPORT;
 	t->is_reply = reply;
 	/* the caller's thread group: only it may use from (fbinder_file_ctx()) */
 	t->sender_pid = get_pid(from->pid);
@@ -845,6 +848,7 @@ static struct fbinder_txn *fbinder_reply_pop_clocked(struct fbinder_thread *thre
 	thread->stack = call->to_parent;
 	call->to_thread = NULL;
 	call->to_parent = NULL;
+	fbinder_call_done_clocked(call);
 	if (call->buffer) {
 		call->buffer->txn = NULL;
 		call->buffer = NULL;
@@ -857,7 +861,9 @@ static struct fbinder_txn *fbinder_reply_pop_clocked(struct fbinder_thread *thre
  * the target's context lock; a call the thread sends while it handles
  * another may go to a thread of the chain, found under the device lock
  * too (fbinder_route_locked()).  *wake is the thread to wake once the lock
- * is dropped (fbinder_ctx_unlock_wake()), or NULL.
+ * is dropped (fbinder_ctx_unlock_wake()), or NULL.  Returns 0, an error,
+ * or FBINDER_WR_FROZEN: a oneway message queued for a frozen target,
+ * which holds it until the thaw (freeze.c).
  */
 static int fbinder_send_commit_clocked(struct fbinder_thread *thread,
 				       struct fbinder_txn *t,
@@ -866,12 +872,18 @@ static int fbinder_send_commit_clocked(struct fbinder_thread *thread,
 	struct fbinder_ctx *target = t->to_ctx;
 	struct fbinder_node *node = t->node;
 	struct fbinder_thread *to = NULL;
+	int frozen = 0;
 
 	lockdep_assert_held(&target->lock);
 	if (target->dead)
 		return -EOWNERDEAD;
 	if (t->is_reply && !t->call->from)
 		return -ECONNRESET;
+	/* frozen since the target was found: a call fails, a oneway waits */
+	if (unlikely(target->frozen) && !t->is_reply)
+		frozen = fbinder_frozen_send_clocked(target, t->flags & FBINDER_TXN_ONEWAY);
+	if (frozen < 0)
+		return frozen;
 	/* a call or oneway message was counted in its sender's share */
 	target->nr_queued++;
 
@@ -894,12 +906,14 @@ static int fbinder_send_commit_clocked(struct fbinder_thread *thread,
 			list_add_tail(&t->work.entry, &node->async_todo);
 		} else {
 			node->async_out = 1;
-			*wake = fbinder_ctx_queue_clocked(target, &t->work);
+			if (!fbinder_ctx_hold_clocked(target, &t->work))
+				*wake = fbinder_ctx_queue_clocked(target, &t->work);
 		}
-		return 0;
+		return frozen;
 	}
 
 	fbinder_stat_inc(FBINDER_STAT_CALLS);
+	target->calls_in++;
 	if (t->from_parent && t->from_parent->to_thread == thread)
 		to = fbinder_route_locked(thread, t->from_parent, target);
 	t->buffer->txn = t;
@@ -956,6 +970,7 @@ struct fbinder_send {
 	bool reply;
 	bool oneway;
 	bool pushed;			/* the call is on the thread's stack */
+	bool frozen_report;		/* FBINDER_TXN_FROZEN_REPORT */
 	bool counted;			/* in its context's sent */
 	size_t offsets_size;		/* bytes */
 	struct fbinder_txn *t;	/* once allocated, until queued */
@@ -1112,6 +1127,12 @@ static int fbinder_send_target(struct fbinder_send *s)
 		return -EOWNERDEAD;
 	}
 	rcu_read_unlock();
+	/* a call to a frozen context fails before any copy */
+	if (unlikely(target->frozen) && !s->oneway) {
+		ret = fbinder_frozen_send_clocked(target, false);
+		spin_unlock(&target->lock);
+		return ret;
+	}
 	node->tmp_refs++;
 	t->node = node;
 	t->id = fbinder_txn_new_id();
@@ -1188,10 +1209,13 @@ static int fbinder_send_prepare(struct fbinder_send *s)
 	if (s->error)
 		return s->error;
 	if ((!s->batch &&
-	     tr->flags & ~(FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS)) ||
+	     tr->flags & ~(FBINDER_TXN_ONEWAY | FBINDER_TXN_ACCEPT_FDS |
+			   FBINDER_TXN_FROZEN_REPORT)) ||
 	    (s->reply && tr->flags) ||
-	    (tr->flags & FBINDER_TXN_ONEWAY && tr->flags & FBINDER_TXN_ACCEPT_FDS))
+	    (tr->flags & FBINDER_TXN_ONEWAY && tr->flags & FBINDER_TXN_ACCEPT_FDS) ||
+	    (tr->flags & FBINDER_TXN_FROZEN_REPORT && !(tr->flags & FBINDER_TXN_ONEWAY)))
 		return -EINVAL;
+	s->frozen_report = tr->flags & FBINDER_TXN_FROZEN_REPORT;
 	if (tr->offsets_count > FBINDER_MAX_OBJECTS ||
 	    tr->data_size > fbinder_max_map_size)
 		return -EMSGSIZE;
@@ -1328,11 +1352,13 @@ static int fbinder_send_commit(struct fbinder_send *s)
 		spin_lock(&to->lock);
 		ret = fbinder_send_commit_clocked(s->thread, t, &wake);
 	}
-	if (ret) {
+	if (ret < 0) {
 		t->buffer = NULL;
 		spin_unlock(&to->lock);
 		return ret;
 	}
+	if (!s->frozen_report)
+		ret = 0;
 	trace_fastbinder_send(t, wake);
 	trace_fastbinder_reply(t, wake);
 	s->buf->sender = s->sender;
@@ -1352,7 +1378,7 @@ static int fbinder_send_commit(struct fbinder_send *s)
 	s->pushed = false;
 	fbinder_ctx_unlock_wake(to, wake, sync);
 	fbinder_xlate_finish(&s->x, true);
-	return 0;
+	return ret;
 }
 
 /*
@@ -1482,7 +1508,7 @@ static int fbinder_send_run(struct fbinder_send *s)
 		ret = fbinder_timed(FBINDER_SEC_SEND_COPY, fbinder_send_copy(s));
 	if (!ret)
 		ret = fbinder_timed(FBINDER_SEC_SEND_COMMIT, fbinder_send_commit(s));
-	if (ret)
+	if (ret < 0)
 		ret = fbinder_send_abort(s, ret);
 	fbinder_send_release(s);
 	fbinder_section_end(FBINDER_SEC_SEND, start);
@@ -1642,6 +1668,10 @@ static struct fbinder_node *fbinder_free_buffer_clocked(struct fbinder_ctx *ctx,
 		if (next) {
 			list_del_init(&next->work.entry);
 			node->async_out = 1;
+			if (fbinder_ctx_hold_clocked(ctx, &next->work))
+				next = NULL;
+		}
+		if (next) {
 			if (*wake)
 				fbinder_ctx_enqueue_clocked(ctx, &next->work, false);
 			else

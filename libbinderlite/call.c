@@ -291,8 +291,8 @@ static size_t msgs_in(const uint8_t *cmds, size_t consumed)
  * stream's length.
  */
 static size_t put_oneways(const struct bl_oneway *msgs, size_t count,
-			  size_t plain, struct fbinder_batch_msg *bm,
-			  uint8_t *cmds)
+			  size_t plain, uint32_t flags,
+			  struct fbinder_batch_msg *bm, uint8_t *cmds)
 {
 	size_t i, j, n, wlen = 0;
 
@@ -304,8 +304,8 @@ static size_t put_oneways(const struct bl_oneway *msgs, size_t count,
 		n = i < plain ? 1 : batch_run(msgs + i, count - i);
 		if (n < 2) {
 			n = 1;
-			fill_txn(&tr, msgs[i].handle, msgs[i].code,
-				 FBINDER_TXN_ONEWAY, msgs[i].request);
+			fill_txn(&tr, msgs[i].handle, msgs[i].code, flags,
+				 msgs[i].request);
 			memcpy(cmds + wlen, &cmd, sizeof(cmd));
 			memcpy(cmds + wlen + sizeof(cmd), &tr, sizeof(tr));
 			wlen += sizeof(cmd) + sizeof(tr);
@@ -351,6 +351,7 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 
 	if (sent)
 		*sent = 0;
+	bl__last_sent_frozen = false;
 	if (!ctx || !msgs || !count || count > BL_ONEWAY_BATCH_MAX)
 		return -EINVAL;
 	for (i = 0; i < count; i++) {
@@ -372,10 +373,11 @@ int bl_send_oneway_batch(struct bl_context *ctx, const struct bl_oneway *msgs,
 		memset(&wr, 0, sizeof(wr));
 		wr.write_buffer = (uintptr_t)cmds;
 		wr.write_size = put_oneways(msgs + went, count - went, plain,
-					    bm + went, cmds);
+					    bl__oneway_flags(ctx), bm + went,
+					    cmds);
 		/* cut short by a signal (EINTR): go on from write_consumed */
 		do {
-			ret = bl__write_read(ctx->fd, &wr) < 0 ? -errno : 0;
+			ret = bl__oneway_result(bl__write_read(ctx->fd, &wr));
 		} while (ret == -EINTR);
 		if (!ret) {
 			went = count;

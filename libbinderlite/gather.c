@@ -160,7 +160,7 @@ static int send_gathered(struct bl_context *ctx, uint32_t handle, uint32_t code,
 			 const struct bl_parcel *head, const struct pieces *ps)
 {
 	struct fbinder_txn_sg sg = {
-		.handle = handle, .code = code, .flags = FBINDER_TXN_ONEWAY,
+		.handle = handle, .code = code, .flags = bl__oneway_flags(ctx),
 		.iov = (uintptr_t)ps->v, .iov_count = ps->n,
 	};
 	uint32_t cmd = FBINDER_CMD_SEND_SG;
@@ -180,7 +180,7 @@ static int send_gathered(struct bl_context *ctx, uint32_t handle, uint32_t code,
 		memset(&wr, 0, sizeof(wr));
 		wr.write_buffer = (uintptr_t)buf;
 		wr.write_size = sizeof(buf);
-		ret = bl__write_read(ctx->fd, &wr) < 0 ? -errno : 0;
+		ret = bl__oneway_result(bl__write_read(ctx->fd, &wr));
 	} while (ret == -EINTR && !wr.write_consumed);
 	if (ret)
 		bl__objects_exported(ctx, head, -1);
@@ -195,6 +195,7 @@ int bl_send_oneway_iov(struct bl_context *ctx, uint32_t handle, uint32_t code,
 	struct pieces ps;
 	int ret;
 
+	bl__last_sent_frozen = false;
 	if (!ctx)
 		return -EINVAL;
 	ret = pieces_init(&ps, head, iov, iovcnt);

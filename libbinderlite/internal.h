@@ -238,6 +238,13 @@ int bl__write_read(int fd, struct fbinder_write_read *wr);
 int bl__command(struct bl_context *ctx, uint32_t cmd, const void *payload,
 		size_t size);
 
+/* freeze.c */
+extern _Thread_local bool bl__last_sent_frozen;
+/* FBINDER_TXN_* of a oneway send: the frozen report where the driver has it */
+uint32_t bl__oneway_flags(const struct bl_context *ctx);
+/* A oneway send's bl__write_read() result: 0 or -errno; notes FBINDER_WR_FROZEN. */
+int bl__oneway_result(int wr_ret);
+
 /* object.c */
 struct bl_object *bl__object_lookup_ref(struct bl_context *ctx,
 					uint64_t cookie);

@@ -19,7 +19,7 @@ BL_SRCS		:= libbinderlite/alloc.c libbinderlite/parcel.c \
 		   libbinderlite/call.c libbinderlite/looper.c \
 		   libbinderlite/death.c libbinderlite/smclient.c \
 		   libbinderlite/region.c libbinderlite/async.c \
-		   libbinderlite/gather.c
+		   libbinderlite/gather.c libbinderlite/freeze.c
 BL_HDRS		:= libbinderlite/include/binderlite.h libbinderlite/internal.h \
 		   uapi/linux/fastbinder.h
 BL_OBJS		:= $(patsubst libbinderlite/%.c,$(BL_BUILDDIR)/%.o,$(BL_SRCS))

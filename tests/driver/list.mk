@@ -21,6 +21,7 @@ driver_VM_TESTS := \
 	fd_arrays.c \
 	fd_passing.c \
 	fd_passing_failures.c \
+	freeze_states.c \
 	idle_memory.c \
 	info_ioctl.c \
 	instances.c \

@@ -10,6 +10,7 @@ library_VM_TESTS := \
 	call_label.c \
 	calls.c \
 	fd_array_calls.c \
+	freeze.c \
 	gather_calls.c \
 	oneway_batches.c \
 	regions.c \

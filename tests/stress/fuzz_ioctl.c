@@ -602,6 +602,7 @@ static const unsigned long all_iocs[] = {
 	FBINDER_IOC_SET_CONTEXT_MGR, FBINDER_IOC_THREAD_EXIT, FBINDER_IOC_WAKE_IDLE,
 	FBINDER_IOC_REGION_CREATE, FBINDER_IOC_REGION_NARROW, FBINDER_IOC_REGION_INFO,
 	FBINDER_IOC_REGION_REVOKE, FBINDER_IOC_INFO, FBINDER_IOC_VERSION_V4,
+	FBINDER_IOC_FREEZE, FBINDER_IOC_FROZEN_INFO,
 };
 
 static __u32 pick_rights(struct thr *t)
@@ -735,7 +736,8 @@ static size_t gen_stream(struct thr *t, struct wctx *c)
 			cmd = R(5) ? FBINDER_CMD_SEND : FBINDER_CMD_REPLY;
 			tx.handle = pick_handle(t, c);
 			tx.code = CHANCE(50) ? R(8) : (__u32)fbt_rnd64(&t->rng);
-			tx.flags = CHANCE(70) ? FBINDER_TXN_ONEWAY :
+			tx.flags = CHANCE(70) ? FBINDER_TXN_ONEWAY |
+						(CHANCE(20) ? FBINDER_TXN_FROZEN_REPORT : 0) :
 				   CHANCE(90) || t->clean ? (CHANCE(50) ? FBINDER_TXN_ACCEPT_FDS : 0) :
 				   /* the read-only flags, from a sender */
 				   CHANCE(30) ? (R(2) ? FBINDER_TXN_BATCH : FBINDER_TXN_SECCTX) |
@@ -1140,6 +1142,20 @@ static void op_ioctl(struct thr *t)
 
 		if (!ioctl(fd, FBINDER_IOC_REGION_NARROW, &rn))
 			learn_handle(c, rn.new_handle);
+		count_op(t);
+		return;
+	}
+	case 8: {	/* freeze or thaw ourselves or a neighbour, briefly */
+		struct fbinder_freeze fz = {
+			.pid = (__u32)(getpid() + (int)R(3) - 1),
+			.enable = CHANCE(45) ? 1 : CHANCE(95) ? 0 : R(4),
+			.timeout_ms = CHANCE(95) ? R(20) : (__u32)fbt_rnd64(&t->rng),
+			.reserved = CHANCE(95) ? 0 : 1,
+		};
+		struct fbinder_frozen_info fi = { .pid = fz.pid };
+
+		ioctl(fd, CHANCE(70) ? FBINDER_IOC_FREEZE : FBINDER_IOC_FROZEN_INFO,
+		      CHANCE(70) ? (void *)&fz : (void *)&fi);
 		count_op(t);
 		return;
 	}

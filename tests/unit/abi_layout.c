@@ -102,7 +102,7 @@ const struct abi_layout abi_layouts[] = {
 	       AT(entries, 32), AT(reserved, 40)),
 #undef T
 #define T fbinder_info_context
-	LAYOUT(136, AT(id, 0), AT(pid, 8), AT(device, 16), AT(threads, 48), AT(reserved, 84),
+	LAYOUT(136, AT(id, 0), AT(pid, 8), AT(device, 16), AT(threads, 48), AT(flags, 84),
 	       AT(map_size, 88), AT(failed, 128)),
 #undef T
 #define T fbinder_info_node
@@ -117,6 +117,12 @@ const struct abi_layout abi_layouts[] = {
 #define T fbinder_instance
 	LAYOUT(48, AT(name, 0), AT(major, 32), AT(minor, 36), AT(flags, 40), AT(reserved, 44)),
 #undef T
+#define T fbinder_freeze
+	LAYOUT(16, AT(pid, 0), AT(enable, 4), AT(timeout_ms, 8), AT(reserved, 12)),
+#undef T
+#define T fbinder_frozen_info
+	LAYOUT(16, AT(pid, 0), AT(flags, 4), AT(queued, 8), AT(reserved, 12)),
+#undef T
 };
 const size_t abi_layout_count = sizeof(abi_layouts) / sizeof(abi_layouts[0]);
 
@@ -130,7 +136,7 @@ START_TEST(test_sizes)
 {
 	size_t fields = 0;
 
-	ck_assert_uint_eq(abi_layout_count, 23);
+	ck_assert_uint_eq(abi_layout_count, 25);
 	for (size_t i = 0; i < abi_layout_count; i++) {
 		const struct abi_layout *l = &abi_layouts[i];
 

@@ -160,6 +160,7 @@ static void parse_state(struct snapshot *s, char *text)
 				cx->max_threads = u2;
 				cx->requested = u3;
 				cx->started = u4;
+				cx->frozen = strstr(line, " frozen") != NULL;
 			}
 			have_ctx = true;
 			have_thread = false;

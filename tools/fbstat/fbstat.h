@@ -55,6 +55,7 @@ struct context {
 	unsigned int queued, max_threads, requested, started;
 	unsigned long long map_bytes, resident_pages;
 	bool have_mapping;
+	bool frozen;		/* FBINDER_IOC_FREEZE froze it */
 	bool ours;			/* fbstat's own */
 	unsigned int threads, nodes, handles, buffers;
 	/* from the stable interface only */

@@ -138,6 +138,7 @@ static int read_contexts(int fd, struct snapshot *s)
 		x->max_threads = c[i].max_threads;
 		x->requested = c[i].requested_threads;
 		x->started = c[i].started_threads;
+		x->frozen = c[i].flags & FBINDER_INFO_CONTEXT_FROZEN;
 		x->nodes = c[i].nodes;
 		x->handles = c[i].handles;
 		x->death_links = c[i].death_links;

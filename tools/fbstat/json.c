@@ -67,12 +67,13 @@ static void json_contexts(FILE *out, const struct snapshot *s)
 			"\"started_threads\":%u,\"nodes\":%u,\"handles\":%u,"
 			"\"death_links\":%u,\"buffers\":%u,\"map_size\":%llu,"
 			"\"pages_resident\":%llu,\"bytes_queued\":%llu,"
-			"\"received\":%llu,\"sent\":%llu,\"failed\":%llu}",
+			"\"received\":%llu,\"sent\":%llu,\"failed\":%llu,"
+			"\"frozen\":%s}",
 			c->euid, c->threads, c->queued, c->max_threads,
 			c->requested, c->started, c->nodes, c->handles,
 			c->death_links, c->buffers, c->map_bytes,
 			c->resident_pages, c->bytes_queued, c->received,
-			c->sent, c->failed);
+			c->sent, c->failed, c->frozen ? "true" : "false");
 		sep = ",";
 	}
 	fputs("]", out);

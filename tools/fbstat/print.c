@@ -138,10 +138,10 @@ void print_summary(const struct snapshot *s)
 void print_processes(const struct snapshot *s)
 {
 	header("CONTEXTS (one per process that opened the device)");
-	printf("  %-12s %7s %-16s %7s %9s %9s %7s %6s %5s %7s %7s %9s %9s %9s %9s %7s\n",
+	printf("  %-12s %7s %-16s %7s %9s %9s %7s %6s %5s %7s %7s %9s %9s %9s %9s %7s %s\n",
 	       "DEVICE", "PID", "COMMAND", "THREADS", "SPAWN_MAX", "SPAWN_REQ",
 	       "SPAWNED", "QUEUED", "NODES", "HANDLES", "BUFFERS", "MAP_KIB",
-	       "RES_KIB", "RECEIVED", "SENT", "FAILED");
+	       "RES_KIB", "RECEIVED", "SENT", "FAILED", "STATE");
 	for (size_t i = 0; i < s->n_ctxs; i++) {
 		const struct context *c = &s->ctxs[i];
 		char comm[COMM_LEN];
@@ -150,12 +150,12 @@ void print_processes(const struct snapshot *s)
 		if (!shown(c))
 			continue;
 		comm_of(c->pid, 0, comm, sizeof(comm));
-		printf("  %-12s %7d %-16s %7u %9u %9u %7u %6u %5u %7u %7u %9llu %9llu %9llu %9llu %7llu\n",
+		printf("  %-12s %7d %-16s %7u %9u %9u %7u %6u %5u %7u %7u %9llu %9llu %9llu %9llu %7llu %s\n",
 		       s->devs[c->dev].name, c->pid, comm, c->threads,
 		       c->max_threads, c->requested, c->started, c->queued,
 		       c->nodes, c->handles, c->buffers, c->map_bytes / 1024,
 		       c->resident_pages * (unsigned long long)page / 1024,
-		       c->received, c->sent, c->failed);
+		       c->received, c->sent, c->failed, c->frozen ? "frozen" : "-");
 	}
 }
 

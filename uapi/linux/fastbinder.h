@@ -157,6 +157,15 @@ struct fbinder_region_copy {
 #define FBINDER_TXN_ACCEPT_FDS	0x02	/* a call whose reply may carry fds */
 #define FBINDER_TXN_BATCH		0x04	/* read only: a batch, see below */
 #define FBINDER_TXN_SECCTX		0x08	/* read only: a label follows, see below */
+/*
+ * With FBINDER_TXN_ONEWAY (FBINDER_FEATURE_FREEZE): a message queued for a
+ * frozen target makes FBINDER_IOC_WRITE_READ return FBINDER_WR_FROZEN
+ * instead of 0.  Without it the sender is not told.
+ */
+#define FBINDER_TXN_FROZEN_REPORT	0x10
+
+/* FBINDER_IOC_WRITE_READ's positive return, see FBINDER_TXN_FROZEN_REPORT. */
+#define FBINDER_WR_FROZEN		1
 
 /* Payload of FBINDER_CMD_SEND and FBINDER_CMD_REPLY. */
 struct fbinder_txn_data {
@@ -376,6 +385,8 @@ struct fbinder_version {
 #define FBINDER_FEATURE_SECCTX		0x10ULL		/* FBINDER_OBJF_TXN_SECCTX */
 /* FBINDER_CMD_SEND_SG, FBINDER_CMD_REPLY_SG and FBINDER_OBJ_PTR objects */
 #define FBINDER_FEATURE_SEND_SG		0x20ULL
+/* FBINDER_IOC_FREEZE, FBINDER_IOC_FROZEN_INFO, FBINDER_TXN_FROZEN_REPORT */
+#define FBINDER_FEATURE_FREEZE		0x40ULL
 /* FBINDER_OBJ_FDA objects */
 #define FBINDER_FEATURE_FDA		0x80ULL
 /* What every version 4 driver has, also one that knows only the V4 command. */
@@ -473,7 +484,7 @@ struct fbinder_info_context {
 	__u32 handles;
 	__u32 death_links;
 	__u32 buffers;		/* slots of its buffer in use */
-	__u32 reserved;
+	__u32 flags;		/* FBINDER_INFO_CONTEXT_* (0 before FREEZE) */
 	__u64 map_size;		/* bytes mapped, 0 before mmap */
 	__u64 pages_resident;	/* pages of its buffer present */
 	__u64 bytes_queued;	/* slots held by calls and oneway messages to it */
@@ -481,6 +492,8 @@ struct fbinder_info_context {
 	__u64 sent;		/* calls and oneway messages its threads sent */
 	__u64 failed;		/* its sends and replies that failed */
 };
+
+#define FBINDER_INFO_CONTEXT_FROZEN	0x1	/* FBINDER_IOC_FREEZE froze it */
 
 #define FBINDER_INFO_NODE_CTX_MGR	0x1	/* handle 0 of its device */
 
@@ -529,6 +542,32 @@ struct fbinder_info_failure {
 	__u32 reserved;
 };
 
+/* ---- freezing a process's contexts (FBINDER_FEATURE_FREEZE) ------------ */
+
+/* Argument of FBINDER_IOC_FREEZE. */
+struct fbinder_freeze {
+	__u32 pid;		/* the process, in the caller's pid namespace */
+	__u32 enable;		/* 1: freeze, 0: thaw */
+	__u32 timeout_ms;	/* freeze: how long calls in progress may take */
+	__u32 reserved;		/* 0 */
+};
+
+/* struct fbinder_frozen_info.flags */
+#define FBINDER_FROZEN_FROZEN		0x01	/* frozen by FBINDER_IOC_FREEZE */
+#define FBINDER_FROZEN_SYNC_RECV	0x02	/* a call came since the freeze */
+#define FBINDER_FROZEN_ASYNC_RECV	0x04	/* a oneway came since the freeze */
+#define FBINDER_FROZEN_CALLS_PENDING	0x08	/* calls to it not answered yet */
+#define FBINDER_FROZEN_TASK_FROZEN	0x10	/* its leader is frozen (cgroup, suspend) */
+#define FBINDER_FROZEN_TASK_STOPPED	0x20	/* its leader is stopped or traced */
+
+/* Argument of FBINDER_IOC_FROZEN_INFO. */
+struct fbinder_frozen_info {
+	__u32 pid;		/* in: the process, in the caller's pid namespace */
+	__u32 flags;		/* out: FBINDER_FROZEN_*, of all its contexts */
+	__u32 queued;		/* out: messages queued to them, not read yet */
+	__u32 reserved;		/* in: 0 */
+};
+
 #define FBINDER_IOC_MAGIC		0xFB
 #define FBINDER_IOC_VERSION		_IOR(FBINDER_IOC_MAGIC, 0, struct fbinder_version)
 /* The same command as built before features: the first 8 bytes only. */
@@ -542,6 +581,8 @@ struct fbinder_info_failure {
 #define FBINDER_IOC_REGION_NARROW	_IOWR(FBINDER_IOC_MAGIC, 7, struct fbinder_region_narrow)
 #define FBINDER_IOC_REGION_INFO	_IOWR(FBINDER_IOC_MAGIC, 8, struct fbinder_region_info)
 #define FBINDER_IOC_REGION_REVOKE	_IOW(FBINDER_IOC_MAGIC, 9, __u32)
+#define FBINDER_IOC_FREEZE		_IOW(FBINDER_IOC_MAGIC, 10, struct fbinder_freeze)
+#define FBINDER_IOC_FROZEN_INFO	_IOWR(FBINDER_IOC_MAGIC, 11, struct fbinder_frozen_info)
 #define FBINDER_IOC_INFO		_IOWR(FBINDER_IOC_MAGIC, 16, struct fbinder_info)
 
 /* ---- fastbinderfs: instances at run time (docs/abi.md, Instances) ------- */
