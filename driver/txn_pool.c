@@ -22,8 +22,9 @@
  * another CPU's pool is never touched directly while CPUs may use them.
  * The lock is a leaf, taken under any other.  What is kept is given back
  * under memory pressure (the shrinker below: the pool of the CPU it runs
- * on at once, each other CPU's by a work item queued on that CPU) and at
- * unload, when nothing uses the pools any more.
+ * on directly, each other CPU's by a work item run on that CPU and waited
+ * for, on a workqueue of its own with a rescuer, as reclaim may wait only
+ * for such) and at unload, when nothing uses the pools any more.
  */
 #include <linux/spinlock.h>
 #include <linux/local_lock.h>
@@ -51,6 +52,7 @@ static DEFINE_PER_CPU(struct fbinder_txn_pool, fbinder_txn_pools) = {
 };
 
 static struct shrinker *fbinder_txn_shrinker;
+static struct workqueue_struct *fbinder_txn_wq;	/* the drains */
 
 /* A zeroed spare, or NULL when this CPU's pool has none. */
 struct fbinder_txn *fbinder_txn_spare_take(void)
@@ -145,7 +147,8 @@ static unsigned long fbinder_txn_pool_free_local(unsigned long nr)
 /*
  * A CPU's drain, queued there by the shrinker.  Should the CPU go offline
  * first, the work runs on another one and empties that CPU's pool instead:
- * harmless, and the offline CPU's pool waits for the unload.
+ * harmless, and the offline CPU's pool waits for the unload (or for the
+ * CPU to come back).
  */
 static void fbinder_txn_pool_drain(struct work_struct *work)
 {
@@ -166,16 +169,19 @@ static unsigned long fbinder_txn_shrink_scan(struct shrinker *s,
 {
 	struct fbinder_txn_pool *txns;
 	unsigned long freed;
-	int cpu, self;
+	int cpu;
 
 	freed = fbinder_txn_pool_free_local(sc->nr_to_scan);
-	/* the others, on their own CPUs; not waited for (reclaim may not wait) */
-	self = raw_smp_processor_id();
+	/* each other CPU's whole pool, on that CPU (this one's, if we moved) */
 	for_each_online_cpu(cpu) {
 		txns = per_cpu_ptr(&fbinder_txn_pools, cpu);
-		if (cpu != self && READ_ONCE(txns->nr))
-			schedule_work_on(cpu, &txns->drain);
+		if (!READ_ONCE(txns->nr))
+			continue;
+		freed += READ_ONCE(txns->nr);
+		queue_work_on(cpu, fbinder_txn_wq, &txns->drain);
 	}
+	for_each_online_cpu(cpu)
+		flush_work(&per_cpu_ptr(&fbinder_txn_pools, cpu)->drain);
 	return freed ? freed : SHRINK_STOP;
 }
 
@@ -188,6 +194,9 @@ int fbinder_txn_pool_init(void)
 		txns = per_cpu_ptr(&fbinder_txn_pools, cpu);
 		INIT_WORK(&txns->drain, fbinder_txn_pool_drain);
 	}
+	fbinder_txn_wq = alloc_workqueue("fastbinder-txns", WQ_MEM_RECLAIM, 0);
+	if (!fbinder_txn_wq)
+		return -ENOMEM;
 	fbinder_txn_shrinker = fbinder_shrinker_create("fastbinder-txns",
 						       fbinder_txn_shrink_count,
 						       fbinder_txn_shrink_scan);
@@ -205,13 +214,16 @@ void fbinder_txn_pool_exit(void)
 	struct fbinder_txn_pool *txns;
 	int cpu;
 
-	if (!fbinder_txn_shrinker)
+	if (fbinder_txn_shrinker) {
+		fbinder_shrinker_destroy(fbinder_txn_shrinker);
+		fbinder_txn_shrinker = NULL;
+	}
+	if (!fbinder_txn_wq)
 		return;
-	fbinder_shrinker_destroy(fbinder_txn_shrinker);
-	fbinder_txn_shrinker = NULL;
+	destroy_workqueue(fbinder_txn_wq);	/* after its last drain */
+	fbinder_txn_wq = NULL;
 	for_each_possible_cpu(cpu) {
 		txns = per_cpu_ptr(&fbinder_txn_pools, cpu);
-		cancel_work_sync(&txns->drain);
 		while (fbinder_txn_list_free(fbinder_txn_pool_cut(txns, FBINDER_BATCH)))
 			cond_resched();
 	}
