@@ -33,9 +33,9 @@ log=$out/contention-console.log
 
 # The module's lock classes, as lockdep names them (the spelling of the
 # lock at its init), and which are shared between disjoint pairs (the
-# others are per context, or per CPU: &txns->lock, each CPU's spare
+# others are per context, or per CPU: fbinder_txn_pool_lock, each CPU's spare
 # transactions, which pairs pinned to their own CPUs do not share).
-classes='&dev->lock fbinder_lru_lock fbinder_users_lock fbinder_node_users_lock fbinder_slot_pool_lock fbinder_failure_lock &ctx->lock &alloc->lock &ctx->threads_lock &ctx->poll_wait &new->wait &txns->lock'
+classes='&dev->lock fbinder_lru_lock fbinder_users_lock fbinder_node_users_lock fbinder_slot_pool_lock fbinder_failure_lock &ctx->lock &alloc->lock &ctx->threads_lock &ctx->poll_wait &new->wait fbinder_txn_pool_lock'
 shared='&dev->lock fbinder_lru_lock fbinder_users_lock fbinder_node_users_lock fbinder_slot_pool_lock fbinder_failure_lock'
 pattern=$(tr ' ' '|' <<<"$classes")
 
@@ -117,7 +117,7 @@ END {
 		print "|---|---|---|---|---|---|---|---|"
 		for (i = 1; i <= nc; i++) {
 			k = wl SUBSEP cl[i]
-			kind = is_shared[cl[i]] ? "shared" : cl[i] == "&txns->lock" ? "per CPU" : "per context"
+			kind = is_shared[cl[i]] ? "shared" : cl[i] == "fbinder_txn_pool_lock" ? "per CPU" : "per context"
 			if (!(k in seen)) {
 				printf "| %s | %s | not taken | | | | | |\n", cl[i], kind
 				continue

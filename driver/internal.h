@@ -59,7 +59,8 @@
  * fbinder_ctx.threads_lock inside both: the threads tree is changed under
  * it and both of the above, and read under any, so an ioctl finds its
  * thread's record under it alone (fbinder_thread_find()); each CPU's
- * spare transactions' lock (txn_pool.c); fbinder_failure_lock
+ * spare transactions' local lock (txn_pool.c: a local_lock_t, taken on
+ * its own CPU only, by no one else); fbinder_failure_lock
  * (stats.c); the wait queues' own locks (fbinder_thread.wait,
  * fbinder_ctx.poll_wait, the failure readers' queue of stats.c), taken by
  * wake-ups under a context lock; fbinder_lru_lock inside
