@@ -47,21 +47,6 @@ _Static_assert(sizeof(struct hdr) == BUF_OFF, "the header is 64 bytes");
 
 static const __u64 call_offs[] = { 0, 16, 32, 48 };
 
-static int count_fds(void)
-{
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		die("opendir /proc/self/fd");
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the directory's own */
-}
-
 static int memfd_with(__u32 seed)
 {
 	static unsigned char b[MEMFD_LEN];
@@ -233,15 +218,15 @@ static int s_main(struct fbt_ctx *p, void *arg)
 	(void)arg;
 	alarm(60);
 	for (;;) {
-		before = count_fds();
+		before = fbt_count_fds(0);
 		if (fbt_next(p, &r))
 			die("S: read");
 		if (r.cmd != FBINDER_RET_TRANSACTION)
 			continue;
 		switch (r.msg.code) {
 		case C_ARRAY:
-			CHECK(count_fds() == before + 5, "S: %d descriptors, want %d + 5",
-			      count_fds(), before);
+			CHECK(fbt_count_fds(0) == before + 5, "S: %d descriptors, want %d + 5",
+			      fbt_count_fds(0), before);
 			check_array(p, &r.msg, fds);
 			ret = reply_array(p, &r.msg, fds[1]);
 			CHECK(ret == 0, "S: the reply with an array: %s", strerror(-ret));
@@ -252,8 +237,8 @@ static int s_main(struct fbt_ctx *p, void *arg)
 				if (fds[i] >= 0)
 					close(fds[i]);
 			}
-			CHECK(count_fds() == before, "S: %d descriptors after closing, want %d",
-			      count_fds(), before);
+			CHECK(fbt_count_fds(0) == before, "S: %d descriptors after closing, want %d",
+			      fbt_count_fds(0), before);
 			break;
 		case C_BEFORE:
 			check_before(p, &r.msg);
@@ -285,7 +270,7 @@ static void array_call(struct fbt_ctx *c)
 		.code = C_ARRAY, .flags = FBINDER_TXN_ACCEPT_FDS,
 		.iov_count = 4, .offsets = (uintptr_t)call_offs, .offsets_count = 4,
 	};
-	int before = count_fds(), mine[5], i, ret, got;
+	int before = fbt_count_fds(0), mine[5], i, ret, got;
 	const struct fbinder_ptr_object *o;
 	struct fbt_ret reply;
 	struct fbt_w w;
@@ -334,8 +319,8 @@ static void array_call(struct fbt_ctx *c)
 		}
 	}
 	CHECK(fbt_free_buffer(c, reply.msg.data) == 0, "free the reply");
-	CHECK(count_fds() == before, "the caller holds %d descriptors, had %d",
-	      count_fds(), before);
+	CHECK(fbt_count_fds(0) == before, "the caller holds %d descriptors, had %d",
+	      fbt_count_fds(0), before);
 }
 
 static void before_call(struct fbt_ctx *c)

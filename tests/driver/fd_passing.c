@@ -22,21 +22,6 @@ struct fd_report {
 	__s32 written;
 };
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		die("opendir");
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the directory's own descriptor */
-}
-
 static int fd_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 {
 	const struct fbinder_object *obj;
@@ -47,11 +32,11 @@ static int fd_handler(struct fbt_ctx *p, const struct fbt_ret *r, void *arg)
 		return 0;
 	obj = fbt_obj(p, &r->msg, 0);
 	if (obj->type == FBINDER_OBJ_FD && obj->fd >= 0) {
-		rep.fds_with = count_fds();
+		rep.fds_with = fbt_count_fds(0);
 		rep.cloexec = !!(fcntl(obj->fd, F_GETFD) & FD_CLOEXEC);
 		rep.written = write(obj->fd, "through fastbinder", 18);
 		close(obj->fd);
-		rep.fds_after = count_fds();
+		rep.fds_after = fbt_count_fds(0);
 	}
 	return fbt_reply(p, &r->msg, 0, &rep, sizeof(rep), NULL, 0);
 }

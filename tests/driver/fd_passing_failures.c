@@ -35,24 +35,6 @@
 #define R_COOKIE	0xfd00fdULL
 #define FD_LIMIT	64
 
-static int count_fds(pid_t pid)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
-		die("opendir %s", path);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return pid == getpid() ? n - 1 : n;	/* our own directory fd */
-}
-
 /* Open descriptors below FD_LIMIT, counted without opening one. */
 static int count_open_below_limit(void)
 {
@@ -248,7 +230,7 @@ static void killed_with_oneways_queued(void)
 	r = fbt_spawn_manager_ex(MB, R_COOKIE, FBT_MGR_NOBODY | FBT_MGR_FDS, idle_body, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbt_ctx_open(&p, MB);
-	start = count_fds(getpid());
+	start = fbt_count_fds(getpid());
 	if (pipe(pfd))
 		die("pipe");
 	obj.fd = pfd[1];
@@ -257,14 +239,14 @@ static void killed_with_oneways_queued(void)
 	ret = fbt_oneway(&p, 0, 2, &obj, sizeof(obj), &off, 1);
 	CHECK(ret == 0, "second oneway (waits on the node): %s", strerror(-ret));
 	close(pfd[1]);
-	CHECK(count_fds(r) >= 0, "receiver alive");
+	CHECK(fbt_count_fds(r) >= 0, "receiver alive");
 	kill(r, SIGKILL);
 	CHECK(fbt_wait(r) == 128 + SIGKILL, "receiver killed");
 	CHECK(sees_eof(pfd[0], 5000),
 	      "EOF on the read end: the queued messages' references are gone");
 	close(pfd[0]);
-	CHECK(count_fds(getpid()) == start, "sender's descriptors back to %d: %d",
-	      start, count_fds(getpid()));
+	CHECK(fbt_count_fds(getpid()) == start, "sender's descriptors back to %d: %d",
+	      start, fbt_count_fds(getpid()));
 	fbt_ctx_close(&p);
 }
 
@@ -290,7 +272,7 @@ static void dies_with_call_queued(void)
 	r = fbt_spawn_manager_ex(MB, R_COOKIE, FBT_MGR_NOBODY | FBT_MGR_FDS, suicide_body, NULL);
 	fbt_become_nobody();	/* root only to claim handle 0 */
 	fbt_ctx_open(&p, MB);
-	start = count_fds(getpid());
+	start = fbt_count_fds(getpid());
 	if (pipe(pfd))
 		die("pipe");
 	obj.fd = pfd[1];
@@ -302,7 +284,7 @@ static void dies_with_call_queued(void)
 	close(pfd[1]);
 	CHECK(sees_eof(pfd[0], 5000), "EOF on the read end after the receiver died");
 	close(pfd[0]);
-	CHECK(count_fds(getpid()) == start, "caller's descriptors back to %d", start);
+	CHECK(fbt_count_fds(getpid()) == start, "caller's descriptors back to %d", start);
 	fbt_ctx_close(&p);
 }
 
@@ -313,10 +295,10 @@ static int hold_body(struct fbt_ctx *p, void *arg)
 	struct fbt_ret r;
 
 	alarm(50);
-	counts[0] = count_fds(getpid());
+	counts[0] = fbt_count_fds(getpid());
 	if (fbt_next(p, &r) || r.cmd != FBINDER_RET_TRANSACTION)
 		die("hold: no message");
-	counts[1] = count_fds(getpid());
+	counts[1] = fbt_count_fds(getpid());
 	if (write(ready, counts, sizeof(counts)) != sizeof(counts))
 		die("hold: ready");
 	for (;;)

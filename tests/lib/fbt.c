@@ -4,6 +4,7 @@
  */
 #include "fbt.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
@@ -312,4 +313,25 @@ void fbt_own_label(char *buf, size_t n)
 	mode = strstr(buf, " (");
 	if (mode && len && buf[len - 1] == ')')
 		*mode = '\0';
+}
+
+int fbt_count_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fd");
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return pid && pid != getpid() ? n : n - 1;
 }

@@ -154,6 +154,12 @@ long long fbt_now_ms(void);
 int fbt_run(const char *cmd, char *out, size_t outlen);
 
 /*
+ * The descriptors open in process pid (0: this one, without the one the
+ * count itself opens), from /proc/<pid>/fd; -1 when it cannot be read.
+ */
+int fbt_count_fds(pid_t pid);
+
+/*
  * The calling process's security label as its /proc/self/attr/current
  * shows it, in the form the driver delivers it (FBINDER_TXN_SECCTX): the
  * newline, and AppArmor's " (MODE)" after a confined profile, cut.  ""

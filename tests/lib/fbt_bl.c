@@ -121,3 +121,25 @@ struct bl_context *fbt_bl_open(void)
 	}
 	return ctx;
 }
+
+void fbt_bl_serve_as_manager(bl_handler_fn handler, bool accept_fds, int ready)
+{
+	struct bl_context *ctx;
+	struct bl_object *obj;
+	int ret;
+
+	ret = bl_context_open(NULL, 0, &ctx);
+	if (!ret)
+		ret = bl_object_new(ctx, handler, NULL, NULL, &obj);
+	if (!ret && accept_fds)
+		ret = bl_object_set_accept_fds(obj, true);
+	if (!ret)
+		ret = bl_context_become_manager(ctx, obj);
+	if (ret)
+		die("service: %s", strerror(-ret));
+	fbt_become_nobody();
+	if (write(ready, "r", 1) != 1)
+		die("service: ready");
+	bl_loop(ctx);
+	_exit(0);
+}

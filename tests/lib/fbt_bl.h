@@ -7,6 +7,7 @@
 #ifndef FBT_BL_H
 #define FBT_BL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -24,5 +25,14 @@ void fbt_bl_kill(pid_t pid);
 
 /* bl_context_open() of the default device, or die. */
 struct bl_context *fbt_bl_open(void);
+
+/*
+ * The body of a forked service that is handle 0 itself: opens a context,
+ * makes an object served by handler (taking descriptors when accept_fds)
+ * the context manager (root's privilege), drops to uid 65534, writes one
+ * byte to ready and serves until killed.  Dies on any failure.
+ */
+void fbt_bl_serve_as_manager(bl_handler_fn handler, bool accept_fds, int ready)
+	__attribute__((noreturn));
 
 #endif /* FBT_BL_H */

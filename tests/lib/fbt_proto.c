@@ -721,3 +721,23 @@ int fbt_sysctl_set(const char *path, int value)
 	close(fd);
 	return old;
 }
+
+int fbt_own_queue(int fd, __u32 *queued, __u32 *buffers)
+{
+	static struct fbinder_info_context e[16];
+	struct fbinder_info in = {
+		.what = FBINDER_INFO_CONTEXTS, .entry_size = sizeof(e[0]),
+		.count = 16, .entries = (__u64)(uintptr_t)e,
+	};
+	__u32 i;
+
+	if (ioctl(fd, FBINDER_IOC_INFO, &in))
+		return -errno;
+	for (i = 0; i < in.count; i++)
+		if (e[i].pid == (__u32)getpid()) {
+			*queued = e[i].queued;
+			*buffers = e[i].buffers;
+			return 0;
+		}
+	return -ENOENT;
+}

@@ -190,6 +190,12 @@ int fbt_stat(const char *name, long long *value);
  * checks the same counts as root after every unprivileged test.
  */
 int fbt_wait_live_zero(int timeout_ms);
+/*
+ * This process's context on the device of fd, from FBINDER_IOC_INFO: the
+ * messages queued to it, not read yet, and the slots of its buffer in use.
+ * 0 or -errno (-ENOENT: not listed).
+ */
+int fbt_own_queue(int fd, __u32 *queued, __u32 *buffers);
 /* Whole debugfs file into a malloc()ed string (NUL-terminated), NULL on error. */
 char *fbt_slurp(const char *path);
 /* The decimal number a file (a /proc or /sys setting) starts with; -1 when unreadable. */

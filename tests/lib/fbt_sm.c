@@ -153,24 +153,6 @@ pid_t fbt_sm_service_start(const char *name, uid_t uid, int *add_ret)
 	return pid;
 }
 
-int fbt_sm_count_fds(pid_t pid)
-{
-	char path[64];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -1;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 pid_t fbt_sm_manager_process(pid_t started)
 {
 	const char *env = getenv("FBT_SM_MANAGER_PID");

@@ -39,9 +39,6 @@ pid_t fbt_sm_service_start(const char *name, uid_t uid, int *add_ret);
  */
 int fbt_sm_call_add_one(struct bl_context *ctx, uint32_t h, int32_t v, int32_t *out);
 
-/* The number of open descriptors of pid (from /proc/PID/fd). */
-int fbt_sm_count_fds(pid_t pid);
-
 /*
  * The process that really is the manager fbt_sm_manager_start() returned:
  * itself, or $FBT_SM_MANAGER_PID when a wrapper stands in for a manager that

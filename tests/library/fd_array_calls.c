@@ -26,6 +26,7 @@
 
 #include <binderlite.h>
 
+#include "fbt_bl.h"
 #include "fbt.h"
 
 #define C_ARRAY		1	/* u32 n, fd array of n, fd, string: reply ok */
@@ -159,28 +160,6 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 	return ok ? 0 : -EBADMSG;
 }
 
-static void __attribute__((noreturn)) service(int ready)
-{
-	struct bl_context *ctx;
-	struct bl_object *obj;
-	int ret;
-
-	ret = bl_context_open(NULL, 0, &ctx);
-	if (!ret)
-		ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj);
-	if (!ret)
-		ret = bl_object_set_accept_fds(obj, true);
-	if (!ret)
-		ret = bl_context_become_manager(ctx, obj);
-	if (ret)
-		die("service: %s", strerror(-ret));
-	fbt_become_nobody();
-	if (write(ready, "r", 1) != 1)
-		die("service: ready");
-	bl_loop(ctx);
-	_exit(0);
-}
-
 static int simple(struct bl_context *ctx, uint32_t code)
 {
 	struct bl_reply rep;
@@ -278,7 +257,7 @@ int main(void)
 		die("fork");
 	if (!svc) {
 		close(ready[0]);
-		service(ready[1]);
+		fbt_bl_serve_as_manager(svc_handler, true, ready[1]);
 	}
 	close(ready[1]);
 	if (read(ready[0], &c, 1) != 1)

@@ -21,6 +21,7 @@
 
 #include <binderlite.h>
 
+#include "fbt_bl.h"
 #include "fbt.h"
 
 /* the library's test hook (static library) */
@@ -85,26 +86,6 @@ static int32_t svc_handler(struct bl_object *obj, uint32_t code,
 		svc_bad++;
 	bl_parcel_write_u64(reply, len);
 	return ok ? 0 : -EBADMSG;
-}
-
-static void __attribute__((noreturn)) service(int ready)
-{
-	struct bl_context *ctx;
-	struct bl_object *obj;
-	int ret;
-
-	ret = bl_context_open(NULL, 0, &ctx);
-	if (!ret)
-		ret = bl_object_new(ctx, svc_handler, NULL, NULL, &obj);
-	if (!ret)
-		ret = bl_context_become_manager(ctx, obj);
-	if (ret)
-		die("service: %s", strerror(-ret));
-	fbt_become_nobody();
-	if (write(ready, "r", 1) != 1)
-		die("service: ready");
-	bl_loop(ctx);
-	_exit(0);
 }
 
 /* Buffers of the sizes in lens[], seed's pattern over them all. */
@@ -277,7 +258,7 @@ int main(void)
 		die("fork");
 	if (!srv) {
 		close(pfd[0]);
-		service(pfd[1]);
+		fbt_bl_serve_as_manager(svc_handler, false, pfd[1]);
 	}
 	close(pfd[1]);
 	if (read(pfd[0], &c, 1) != 1)

@@ -225,12 +225,12 @@ int main(void)
 
 	/* a root manager, as a system runs one (claiming handle 0 takes it) */
 	mgr = fbt_sm_manager_start(NULL);
-	fds_before = fbt_sm_count_fds(fbt_sm_manager_process(mgr));
+	fds_before = fbt_count_fds(fbt_sm_manager_process(mgr));
 	st = fbt_run_as_nobody(client, NULL);
 	CHECK(st == 0, "the requests, as uid 65534: status %d", st);
 	CHECK(waitpid(mgr, NULL, WNOHANG) == 0, "the manager is alive");
 	/* the descriptors it was sent were closed, none kept */
-	fds_after = fbt_sm_count_fds(fbt_sm_manager_process(mgr));
+	fds_after = fbt_count_fds(fbt_sm_manager_process(mgr));
 	CHECK(fds_before > 0 && fds_after == fds_before,
 	      "manager descriptors before %d, after %d", fds_before,
 	      fds_after);

@@ -38,42 +38,6 @@
 #define DATA		2048
 #define BUF		256	/* the buffer of most attacks: 64 bytes here */
 
-static int count_fds(void)
-{
-	struct dirent *e;
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	if (!d)
-		die("opendir /proc/self/fd");
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1;	/* the directory's own */
-}
-
-/* The service's own context in FBINDER_IOC_INFO: queued messages, slots in use. */
-static int own_state(int fd, __u32 *queued, __u32 *buffers)
-{
-	static struct fbinder_info_context e[16];
-	struct fbinder_info in = {
-		.what = FBINDER_INFO_CONTEXTS, .entry_size = sizeof(e[0]),
-		.count = 16, .entries = (__u64)(uintptr_t)e,
-	};
-	__u32 i;
-
-	if (ioctl(fd, FBINDER_IOC_INFO, &in))
-		return -errno;
-	for (i = 0; i < in.count; i++)
-		if (e[i].pid == (__u32)getpid()) {
-			*queued = e[i].queued;
-			*buffers = e[i].buffers;
-			return 0;
-		}
-	return -ENOENT;
-}
-
 /* A reply of an array of one of our descriptors, to a call that takes none. */
 static void bad_reply(struct fbt_ctx *p, const struct fbt_ret *r)
 {
@@ -113,8 +77,8 @@ static int s_main(struct fbt_ctx *p, void *arg)
 		switch (r.msg.code) {
 		case C_PING:
 			/* nothing rejected reached us: only this ping, no descriptor */
-			ret = own_state(p->fd, &queued, &buffers);
-			now = count_fds();
+			ret = fbt_own_queue(p->fd, &queued, &buffers);
+			now = fbt_count_fds(0);
 			if (start < 0)
 				start = now;
 			CHECK(ret == 0 && queued == 0 && buffers == 1 && now == start,

@@ -28,27 +28,6 @@
 #define C_END		3
 #define DATA		512
 
-/* The service's own context in FBINDER_IOC_INFO: queued messages, slots in use. */
-static int own_state(int fd, __u32 *queued, __u32 *buffers)
-{
-	static struct fbinder_info_context e[16];
-	struct fbinder_info in = {
-		.what = FBINDER_INFO_CONTEXTS, .entry_size = sizeof(e[0]),
-		.count = 16, .entries = (__u64)(uintptr_t)e,
-	};
-	__u32 i;
-
-	if (ioctl(fd, FBINDER_IOC_INFO, &in))
-		return -errno;
-	for (i = 0; i < in.count; i++)
-		if (e[i].pid == (__u32)getpid()) {
-			*queued = e[i].queued;
-			*buffers = e[i].buffers;
-			return 0;
-		}
-	return -ENOENT;
-}
-
 static int s_main(struct fbt_ctx *p, void *arg)
 {
 	struct fbinder_txn_sg sg = { .code = 0, .iov_count = FBINDER_SG_MAX_IOV + 1 };
@@ -67,7 +46,7 @@ static int s_main(struct fbt_ctx *p, void *arg)
 		switch (r.msg.code) {
 		case C_PING:
 			/* nothing rejected reached us: only this ping is here */
-			ret = own_state(p->fd, &queued, &buffers);
+			ret = fbt_own_queue(p->fd, &queued, &buffers);
 			CHECK(ret == 0 && queued == 0 && buffers == 1,
 			      "S: at ping %u: %s, %u queued, %u slots in use; want 0, 1",
 			      pings, strerror(-ret), queued, buffers);
