@@ -186,20 +186,31 @@ void fbinder_ctx_enqueue_clocked(struct fbinder_ctx *ctx, struct fbinder_work *w
 }
 
 /*
- * FBINDER_IOC_WAKE_IDLE: every thread asleep waiting for work of the whole
- * context returns from its read with EAGAIN, so a library can stop its
- * loopers without a signal.  Threads that wait for a reply sleep on.
+ * Wakes every thread asleep waiting for work of the whole context; with
+ * kick, its read returns EAGAIN instead of looking for work again.
+ * Threads that wait for a reply sleep on.
  */
-void fbinder_ctx_wake_idle(struct fbinder_ctx *ctx)
+void fbinder_ctx_wake_waiting_clocked(struct fbinder_ctx *ctx, bool kick)
 {
 	struct fbinder_thread *thread, *next;
 
-	spin_lock(&ctx->lock);
+	lockdep_assert_held(&ctx->lock);
 	list_for_each_entry_safe(thread, next, &ctx->waiting, waiting_entry) {
 		list_del_init(&thread->waiting_entry);
-		thread->kicked = true;
+		if (kick)
+			thread->kicked = true;
 		fbinder_wake_thread(thread, false);
 	}
+}
+
+/*
+ * FBINDER_IOC_WAKE_IDLE: every idle thread returns from its read with
+ * EAGAIN, so a library can stop its loopers without a signal.
+ */
+void fbinder_ctx_wake_idle(struct fbinder_ctx *ctx)
+{
+	spin_lock(&ctx->lock);
+	fbinder_ctx_wake_waiting_clocked(ctx, true);
 	spin_unlock(&ctx->lock);
 }
 

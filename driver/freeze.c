@@ -57,18 +57,13 @@ int fbinder_frozen_send_clocked(struct fbinder_ctx *target, bool oneway)
  */
 void fbinder_ctx_thaw_clocked(struct fbinder_ctx *ctx)
 {
-	struct fbinder_thread *thread, *next;
-
 	lockdep_assert_held(&ctx->lock);
 	ctx->frozen = false;
 	wake_up_all(&ctx->freeze_wait);
 	if (list_empty(&ctx->held))
 		return;
 	list_splice_tail_init(&ctx->held, &ctx->todo);
-	list_for_each_entry_safe(thread, next, &ctx->waiting, waiting_entry) {
-		list_del_init(&thread->waiting_entry);
-		fbinder_wake_thread(thread, false);
-	}
+	fbinder_ctx_wake_waiting_clocked(ctx, false);
 	/* as fbinder_ctx_queue_clocked(): a poller looks under this lock */
 	if (waitqueue_active(&ctx->poll_wait))
 		wake_up_interruptible(&ctx->poll_wait);
@@ -162,27 +157,23 @@ static bool fbinder_ctx_settled(struct fbinder_ctx *ctx)
 	return settled;
 }
 
-/* What is left of the freezer's time, in jiffies, shared by its contexts. */
-struct fbinder_freeze_wait {
-	long left;
-};
-
+/* arg: the freezer's time left, in jiffies, shared by its contexts. */
 static int fbinder_ctx_wait_settled(struct fbinder_ctx *ctx, void *arg)
 {
-	struct fbinder_freeze_wait *w = arg;
+	long *time_left = arg;
 	long left;
 
 	if (fbinder_ctx_settled(ctx))
 		return 0;
-	if (!w->left)
+	if (!*time_left)
 		return -EAGAIN;
 	left = wait_event_interruptible_timeout(ctx->freeze_wait,
-						fbinder_ctx_settled(ctx), w->left);
+						fbinder_ctx_settled(ctx), *time_left);
 	if (left < 0)
 		return -EINTR;
 	if (!left)
 		return -EAGAIN;
-	w->left = left;
+	*time_left = left;
 	return 0;
 }
 
@@ -194,16 +185,15 @@ static int fbinder_ctx_wait_settled(struct fbinder_ctx *ctx, void *arg)
 static int fbinder_freeze(struct fbinder_device *dev, struct pid *pid,
 			  const struct fbinder_freeze *req)
 {
-	struct fbinder_freeze_wait w = {
-		.left = msecs_to_jiffies(req->timeout_ms),
-	};
+	long time_left = msecs_to_jiffies(req->timeout_ms);
 	int ret;
 
 	if (!req->enable)
 		return fbinder_apply_to_pid(dev, pid, fbinder_ctx_thaw, NULL);
 	ret = fbinder_apply_to_pid(dev, pid, fbinder_ctx_freeze, NULL);
 	if (!ret)
-		ret = fbinder_apply_to_pid(dev, pid, fbinder_ctx_wait_settled, &w);
+		ret = fbinder_apply_to_pid(dev, pid, fbinder_ctx_wait_settled,
+					   &time_left);
 	if (ret && ret != -EPERM && ret != -ESRCH)
 		fbinder_apply_to_pid(dev, pid, fbinder_ctx_thaw, NULL);
 	return ret;

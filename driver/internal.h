@@ -499,6 +499,7 @@ bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx);
 void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx);
 struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx);
 int fbinder_thread_exit(struct fbinder_ctx *ctx);
+void fbinder_ctx_wake_waiting_clocked(struct fbinder_ctx *ctx, bool kick);
 void fbinder_ctx_wake_idle(struct fbinder_ctx *ctx);
 void fbinder_ctx_enqueue_clocked(struct fbinder_ctx *ctx, struct fbinder_work *work,
 				 bool sync);
