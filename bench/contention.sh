@@ -33,10 +33,11 @@ log=$out/contention-console.log
 
 # The module's lock classes, as lockdep names them (the spelling of the
 # lock at its init), and which are shared between disjoint pairs (the
-# others are per context, or per CPU: fbinder_txn_pool_lock, each CPU's spare
-# transactions, which pairs pinned to their own CPUs do not share).
-classes='&dev->lock fbinder_lru_lock fbinder_users_lock fbinder_node_users_lock fbinder_slot_pool_lock fbinder_failure_lock &ctx->lock &alloc->lock &ctx->threads_lock &ctx->poll_wait &new->wait fbinder_txn_pool_lock'
-shared='&dev->lock fbinder_lru_lock fbinder_users_lock fbinder_node_users_lock fbinder_slot_pool_lock fbinder_failure_lock'
+# others are per context, or per CPU: fbinder_txn_pool_lock and
+# fbinder_slot_pool_lock, each CPU's spare transactions and slot structs,
+# which pairs pinned to their own CPUs do not share).
+classes='&dev->lock fbinder_allocs_lock fbinder_users_lock fbinder_node_users_lock fbinder_failure_lock &ctx->lock &alloc->lock &ctx->threads_lock &ctx->poll_wait &new->wait fbinder_txn_pool_lock fbinder_slot_pool_lock'
+shared='&dev->lock fbinder_allocs_lock fbinder_users_lock fbinder_node_users_lock fbinder_failure_lock'
 pattern=$(tr ' ' '|' <<<"$classes")
 
 if [ -n "${LOCKSTAT_SAMPLE:-}" ]; then

@@ -83,12 +83,12 @@ END {
 		ops = oneway ? sends : sends / 2
 		op = oneway ? "oneway message" : "round trip"
 		printf "\n### Shared beyond the message'"'"'s two contexts, per %s\n\n", op
-		printf "The device'"'"'s lock and the module-wide locks (fbinder_lru_lock, fbinder_users_lock,\n"
-		printf "fbinder_node_users_lock, fbinder_slot_pool_lock, fbinder_failure_lock): holds and the\n"
+		printf "The device'"'"'s lock and the module-wide locks (fbinder_allocs_lock, fbinder_users_lock,\n"
+		printf "fbinder_node_users_lock, fbinder_failure_lock): holds and the\n"
 		printf "instructions inside them\n"
 		printf "(about three of each hold are the count'"'"'s own); atomics: read-modify-writes of\n"
 		printf "shared statistics (none since they are per CPU), of the other module-wide counters\n"
-		printf "(node and context ids, the LRU count) and of a user'"'"'s page or node count, one\n"
+		printf "(node and context ids) and of a user'"'"'s page or node count, one\n"
 		printf "instruction each but a shared cache line each.\n"
 		printf "The path: %.0f instructions per %s, as fbbench measured it in this run (the median;\n", path, op
 		printf "this build'"'"'s markers included).\n\n"

@@ -47,7 +47,7 @@
  *
  *   absent     page == NULL: no slot has needed it since the last reclaim;
  *   in use     page set, not on the lru: some allocated slot covers it;
- *   cached     page set, on the global lru: no slot covers it any more.
+ *   cached     page set, on its context's lru: no slot covers it any more.
  *
  * fbinder_alloc_new() makes every page of the new slot "in use", allocating
  * zeroed pages for absent ones and taking cached ones off the lru.  When a
@@ -60,7 +60,16 @@
  * and is cached again by clearing the mark: a flow of messages through the
  * same pages then costs no lru lock and no list operation per page (they
  * were a tenth of a 64 KiB round trip).  The shrinker drops an in-use page
- * from the lru when it meets one; fbinder_lru_count counts cached pages only.
+ * from the lru when it meets one; fbinder_cached_pages counts cached pages
+ * only.
+ *
+ * Each context has its own lru, under its own alloc->lock, which every path
+ * that caches or uses a page holds anyway: two contexts' pages share no
+ * lock and no cache line, and the count is per CPU, summed only by the
+ * shrinker's count.  The shrinker finds the lrus through fbinder_allocs, a
+ * list of the mapped contexts' allocators that only mmap, the context's
+ * end and the shrinker itself change; it visits them in turn, each at most
+ * once a call, oldest page first within each.
  *
  * User space sees a page through the fault handler, which maps a page that
  * is present (in use or cached) with vm_insert_page() and sends SIGBUS for
@@ -78,9 +87,10 @@
  * Locking
  * =======
  *   mm->mmap_lock (or the per-VMA lock)
- *     alloc->lock            mutex, one per context: the slots, trees and
- *                            pages[] of that context, vma, mapped
- *       fbinder_lru_lock          spinlock, global: the lru's list
+ *     alloc->lock            mutex, one per context: the slots, trees,
+ *                            pages[] and lru of that context, vma, mapped
+ *       fbinder_allocs_lock  spinlock, global: fbinder_allocs (not taken
+ *                            per message: mmap, end, shrinker)
  *
  * Charges
  * =======
@@ -108,10 +118,10 @@
  *
  * The fault handler and vma close run with the mmap lock held and take
  * alloc->lock; fbinder_alloc_mmap() likewise.  The shrinker goes the other way
- * and therefore only ever trylocks: with fbinder_lru_lock held it tries
- * alloc->lock of the page's owner, drops fbinder_lru_lock, then tries the mmap
- * lock (read) of the owner's mm to zap the page, skipping the page when
- * either is busy.  Allocating a page or a slot struct under alloc->lock may
+ * and therefore only ever trylocks: with fbinder_allocs_lock held it tries
+ * alloc->lock of a context, drops fbinder_allocs_lock, then tries the mmap
+ * lock (read) of the owner's mm to zap each page, skipping the context
+ * when either is busy.  Allocating a page or a slot struct under alloc->lock may
  * enter reclaim
  * and so our shrinker: it fails to trylock our own lock and moves on.
  *
@@ -126,11 +136,12 @@
  * binder does since 1da52815d5f1.
  *
  * A context's fbinder_alloc lives inside memory that is freed soon after
- * fbinder_alloc_release().  The shrinker only reaches an fbinder_alloc through one
- * of its pages on the lru, and it releases alloc->lock while holding
- * fbinder_lru_lock; fbinder_alloc_release() takes pages off the lru under alloc->lock
- * and ends by taking and dropping fbinder_lru_lock, after which no shrinker can
- * touch that fbinder_alloc again.
+ * fbinder_alloc_release().  The shrinker only reaches an fbinder_alloc through
+ * fbinder_allocs, keeps it only while its lru has a page (which
+ * fbinder_alloc_release() empties under alloc->lock, for good) and releases
+ * alloc->lock while holding fbinder_allocs_lock; fbinder_alloc_release() ends by
+ * taking the allocator off fbinder_allocs under that lock, after which no
+ * shrinker can touch it again.
  */
 #include <linux/cred.h>
 #include <linux/err.h>
@@ -173,9 +184,10 @@ MODULE_PARM_DESC(max_user_pages,
 			 __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 #define FBINDER_SLOT_GFP	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
-static DEFINE_SPINLOCK(fbinder_lru_lock);
-static LIST_HEAD(fbinder_lru);
-static atomic_long_t fbinder_lru_count = ATOMIC_LONG_INIT(0);	/* cached pages */
+static LIST_HEAD(fbinder_allocs);	/* the shrinker's walk */
+static DEFINE_SPINLOCK(fbinder_allocs_lock);
+static unsigned long fbinder_nr_allocs;	/* on fbinder_allocs */
+static DEFINE_PER_CPU(long, fbinder_cached_pages);	/* summed: the shrinker's count */
 static struct shrinker *fbinder_shrinker;
 
 static DEFINE_HASHTABLE(fbinder_users, 6);
@@ -404,20 +416,21 @@ static void fbinder_allocated_insert(struct fbinder_alloc *alloc,
  * a flow of messages would allocate and free one struct per message.  A
  * few spares kept per context make that no slab work in the steady state,
  * without a lock of their own; a burst of queued messages needs more, and
- * those wait in the module-wide pool (slot_pool.c) instead of going back
- * to the slab.
+ * those wait in the pool of the CPU that freed them (slot_pool.c) instead
+ * of going back to the slab.
  */
 #define FBINDER_SPARE_SLOTS		64
 
 static struct fbinder_buffer *fbinder_slot_get(struct fbinder_alloc *alloc)
 {
+	struct fbinder_spare *s = alloc->spare;
 	struct fbinder_buffer *buf;
 
 	lockdep_assert_held(&alloc->lock);
-	buf = alloc->spare;
-	if (buf) {
-		alloc->spare = buf->next_spare;
+	if (s) {
+		alloc->spare = s->next;
 		alloc->nr_spare--;
+		buf = container_of(s, struct fbinder_buffer, spare);
 	} else {
 		buf = fbinder_slot_pool_take();
 		if (!buf)
@@ -437,8 +450,8 @@ static void fbinder_slot_put(struct fbinder_alloc *alloc, struct fbinder_buffer 
 			kfree(buf);
 		return;
 	}
-	buf->next_spare = alloc->spare;
-	alloc->spare = buf;
+	buf->spare.next = alloc->spare;
+	alloc->spare = &buf->spare;
 	alloc->nr_spare++;
 }
 
@@ -467,18 +480,11 @@ static void fbinder_reclaim_own(struct fbinder_alloc *alloc)
 	lockdep_assert_held(&alloc->lock);
 	for (i = 0; i < nr_pages; i++) {
 		p = &alloc->pages[i];
-		/* only alloc->lock, which we hold, takes a page off the lru */
 		if (!fbinder_page_cached(p))
 			continue;
-		spin_lock(&fbinder_lru_lock);
-		list_del_init(&p->lru);
-		atomic_long_dec(&fbinder_lru_count);
-		spin_unlock(&fbinder_lru_lock);
-		if (!fbinder_reclaim_page(alloc, p)) {
-			spin_lock(&fbinder_lru_lock);
-			list_add_tail(&p->lru, &fbinder_lru);
-			atomic_long_inc(&fbinder_lru_count);
-			spin_unlock(&fbinder_lru_lock);
+		if (fbinder_reclaim_page(alloc, p)) {
+			list_del_init(&p->lru);
+			this_cpu_dec(fbinder_cached_pages);
 		}
 		cond_resched();
 	}
@@ -501,7 +507,7 @@ static int fbinder_pages_use(struct fbinder_alloc *alloc, size_t start, size_t e
 		if (p->page) {
 			/* a cached page stays on the lru, in use (top of file) */
 			if (fbinder_page_cached(p))
-				atomic_long_dec(&fbinder_lru_count);
+				this_cpu_dec(fbinder_cached_pages);
 			p->in_use = true;
 			continue;
 		}
@@ -533,18 +539,15 @@ static void fbinder_pages_release(struct fbinder_alloc *alloc, size_t first,
 		p = &alloc->pages[i];
 		if (!p->page || !p->in_use)
 			continue;
-		if (fbinder_page_listed(p)) {
-			spin_lock(&fbinder_lru_lock);
-			list_del_init(&p->lru);
-			spin_unlock(&fbinder_lru_lock);
-		}
 		p->in_use = false;
-		if (fbinder_reclaim_page(alloc, p))
+		if (fbinder_reclaim_page(alloc, p)) {
+			list_del_init(&p->lru);
 			continue;
-		spin_lock(&fbinder_lru_lock);
-		list_add_tail(&p->lru, &fbinder_lru);
-		atomic_long_inc(&fbinder_lru_count);
-		spin_unlock(&fbinder_lru_lock);
+		}
+		/* cached after all: the owner's mm is busy */
+		if (!fbinder_page_listed(p))
+			list_add_tail(&p->lru, &alloc->lru);
+		this_cpu_inc(fbinder_cached_pages);
 	}
 }
 
@@ -575,12 +578,9 @@ static void fbinder_pages_unuse(struct fbinder_alloc *alloc, size_t start, size_
 		if (!p->page || !p->in_use)
 			continue;
 		p->in_use = false;
-		atomic_long_inc(&fbinder_lru_count);
-		if (fbinder_page_listed(p))
-			continue;
-		spin_lock(&fbinder_lru_lock);
-		list_add_tail(&p->lru, &fbinder_lru);
-		spin_unlock(&fbinder_lru_lock);
+		this_cpu_inc(fbinder_cached_pages);
+		if (!fbinder_page_listed(p))
+			list_add_tail(&p->lru, &alloc->lru);
 	}
 }
 
@@ -591,6 +591,8 @@ void fbinder_alloc_init(struct fbinder_alloc *alloc)
 	memset(alloc, 0, sizeof(*alloc));
 	mutex_init(&alloc->lock);
 	INIT_LIST_HEAD(&alloc->buffers);
+	INIT_LIST_HEAD(&alloc->lru);
+	INIT_LIST_HEAD(&alloc->shrink_entry);
 	alloc->free_tree = RB_ROOT;
 	alloc->allocated_tree = RB_ROOT;
 }
@@ -611,10 +613,12 @@ static int fbinder_alloc_setup(struct fbinder_alloc *alloc, size_t size)
 		kfree(buf);
 		return -ENOMEM;
 	}
-	for (i = 0; i < nr_pages; i++) {
+	for (i = 0; i < nr_pages; i++)
 		INIT_LIST_HEAD(&alloc->pages[i].lru);
-		alloc->pages[i].alloc = alloc;
-	}
+	spin_lock(&fbinder_allocs_lock);
+	list_add_tail(&alloc->shrink_entry, &fbinder_allocs);
+	fbinder_nr_allocs++;
+	spin_unlock(&fbinder_allocs_lock);
 	buf->free = 1;
 	buf->size = size;
 	list_add(&buf->entry, &alloc->buffers);
@@ -717,14 +721,11 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 	alloc->vma = NULL;
 	alloc->mapped = false;
 	if (alloc->pages) {
-		spin_lock(&fbinder_lru_lock);
 		for (i = 0; i < alloc->size >> PAGE_SHIFT; i++) {
 			if (fbinder_page_cached(&alloc->pages[i]))
-				atomic_long_dec(&fbinder_lru_count);
-			if (fbinder_page_listed(&alloc->pages[i]))
-				list_del_init(&alloc->pages[i].lru);
+				this_cpu_dec(fbinder_cached_pages);
+			list_del_init(&alloc->pages[i].lru);
 		}
-		spin_unlock(&fbinder_lru_lock);
 		for (i = 0; i < alloc->size >> PAGE_SHIFT; i++) {
 			alloc->pages[i].in_use = false;
 			if (alloc->pages[i].page) {
@@ -746,8 +747,8 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 		kfree(buf);
 	}
 	while (alloc->spare) {
-		buf = alloc->spare;
-		alloc->spare = buf->next_spare;
+		buf = container_of(alloc->spare, struct fbinder_buffer, spare);
+		alloc->spare = buf->spare.next;
 		kfree(buf);
 	}
 	alloc->nr_spare = 0;
@@ -763,9 +764,13 @@ void fbinder_alloc_release(struct fbinder_alloc *alloc)
 	fbinder_user_uncharge(alloc, freed);
 	mutex_unlock(&alloc->lock);
 
-	/* a shrinker that still held alloc->lock has let go of it now */
-	spin_lock(&fbinder_lru_lock);
-	spin_unlock(&fbinder_lru_lock);
+	/* a shrinker that still held alloc->lock let go of it under this lock */
+	spin_lock(&fbinder_allocs_lock);
+	if (!list_empty(&alloc->shrink_entry)) {
+		list_del_init(&alloc->shrink_entry);
+		fbinder_nr_allocs--;
+	}
+	spin_unlock(&fbinder_allocs_lock);
 	if (mm)
 		mmdrop(mm);
 	fbinder_user_put(alloc->user);
@@ -1312,9 +1317,12 @@ int fbinder_alloc_clear(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
 static unsigned long fbinder_shrink_count(struct shrinker *s,
 					  struct shrink_control *sc)
 {
-	unsigned long count = max(atomic_long_read(&fbinder_lru_count), 0L);
+	long count = 0;
+	int cpu;
 
-	return count ? count : SHRINK_EMPTY;
+	for_each_possible_cpu(cpu)
+		count += per_cpu(fbinder_cached_pages, cpu);
+	return count > 0 ? count : SHRINK_EMPTY;
 }
 
 /*
@@ -1363,51 +1371,68 @@ static bool fbinder_reclaim_page(struct fbinder_alloc *alloc, struct fbinder_pag
 	return true;
 }
 
+/*
+ * Frees up to nr of alloc's cached pages, oldest first, with alloc->lock
+ * held; in-use pages met on the way leave the lru.  Adds the pages looked
+ * at to *scanned, returns those freed.  Stops at a page it cannot free:
+ * the owner's mm is busy, and the next would fail the same way.
+ */
+static unsigned long fbinder_shrink_alloc(struct fbinder_alloc *alloc, unsigned long nr,
+					  unsigned long *scanned)
+{
+	unsigned long freed = 0;
+	struct fbinder_page *p;
+
+	lockdep_assert_held(&alloc->lock);
+	while (nr--) {
+		p = list_first_entry_or_null(&alloc->lru, struct fbinder_page, lru);
+		if (!p)
+			break;
+		(*scanned)++;
+		if (!p->in_use) {
+			if (!fbinder_reclaim_page(alloc, p))
+				break;
+			this_cpu_dec(fbinder_cached_pages);
+			freed++;
+		}
+		list_del_init(&p->lru);
+		cond_resched();
+	}
+	return freed;
+}
+
 static unsigned long fbinder_shrink_scan(struct shrinker *s,
 					 struct shrink_control *sc)
 {
-	unsigned long scanned, freed = 0;
+	unsigned long scanned = 0, freed = 0, visits;
 	struct fbinder_alloc *alloc;
-	struct fbinder_page *p;
-	bool done;
 
-	for (scanned = 0; scanned < sc->nr_to_scan; scanned++) {
-		spin_lock(&fbinder_lru_lock);
-		p = list_first_entry_or_null(&fbinder_lru, struct fbinder_page, lru);
-		if (!p) {
-			spin_unlock(&fbinder_lru_lock);
+	spin_lock(&fbinder_allocs_lock);
+	/* each context about once, in turn: the visited go to the back */
+	for (visits = fbinder_nr_allocs; visits && scanned < sc->nr_to_scan; visits--) {
+		/* contexts may end while the lock is dropped */
+		if (list_empty(&fbinder_allocs))
 			break;
-		}
-		alloc = p->alloc;
-		if (!mutex_trylock(&alloc->lock)) {
-			list_move_tail(&p->lru, &fbinder_lru);
-			spin_unlock(&fbinder_lru_lock);
-			continue;
-		}
-		list_del_init(&p->lru);
-		if (p->in_use) {
-			/* in use again since it was cached: off the lru now */
+		alloc = list_first_entry(&fbinder_allocs, struct fbinder_alloc,
+					 shrink_entry);
+		list_move_tail(&alloc->shrink_entry, &fbinder_allocs);
+		/*
+		 * A release that emptied the lru may be about to free alloc
+		 * once it gets this lock: only a context whose lru still has
+		 * a page is kept past it (see the top of the file).
+		 */
+		if (!list_empty(&alloc->lru) && mutex_trylock(&alloc->lock)) {
+			if (!list_empty(&alloc->lru)) {
+				spin_unlock(&fbinder_allocs_lock);
+				freed += fbinder_shrink_alloc(alloc,
+							      sc->nr_to_scan - scanned,
+							      &scanned);
+				spin_lock(&fbinder_allocs_lock);
+			}
 			mutex_unlock(&alloc->lock);
-			spin_unlock(&fbinder_lru_lock);
-			continue;
 		}
-		atomic_long_dec(&fbinder_lru_count);
-		spin_unlock(&fbinder_lru_lock);
-
-		done = fbinder_reclaim_page(alloc, p);
-
-		spin_lock(&fbinder_lru_lock);
-		if (!done) {
-			list_add_tail(&p->lru, &fbinder_lru);
-			atomic_long_inc(&fbinder_lru_count);
-		}
-		/* see the top of the file: unlock before fbinder_lru_lock */
-		mutex_unlock(&alloc->lock);
-		spin_unlock(&fbinder_lru_lock);
-		if (done)
-			freed++;
-		cond_resched();
 	}
+	spin_unlock(&fbinder_allocs_lock);
 	return freed;
 }
 
@@ -1418,11 +1443,12 @@ int fbinder_alloc_global_init(void)
 	int ret;
 
 	fbinder_shrinker = fbinder_shrinker_create("fastbinder-pages", fbinder_shrink_count,
-						   fbinder_shrink_scan);
+						   fbinder_shrink_scan, NULL);
 	if (!fbinder_shrinker)
 		return -ENOMEM;
 	ret = fbinder_slot_pool_init();
 	if (ret) {
+		fbinder_slot_pool_exit();	/* what it set up */
 		fbinder_shrinker_destroy(fbinder_shrinker);
 		fbinder_shrinker = NULL;
 	}
@@ -1435,5 +1461,5 @@ void fbinder_alloc_global_exit(void)
 	fbinder_shrinker_destroy(fbinder_shrinker);
 	fbinder_shrinker = NULL;
 	/* every context has been released */
-	WARN_ON(!list_empty(&fbinder_lru));
+	WARN_ON(!list_empty(&fbinder_allocs));
 }

@@ -20,6 +20,8 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
+#include "spare_pool.h"
+
 struct fbinder_txn;
 struct fbinder_node;
 struct fbinder_buffer_fd;
@@ -36,7 +38,7 @@ struct mem_cgroup;
 struct fbinder_buffer {
 	union {
 		struct list_head entry;	/* alloc->buffers, address order */
-		struct fbinder_buffer *next_spare;	/* a spare (alloc.c, slot_pool.c) */
+		struct fbinder_spare spare;	/* a spare (alloc.c, slot_pool.c) */
 	};
 	struct rb_node rb_node;		/* free_tree or allocated_tree */
 	size_t offset;			/* of the slot in the mapping */
@@ -68,9 +70,8 @@ struct fbinder_buffer {
 /* One page of the mapping. */
 struct fbinder_page {
 	struct page *page;		/* NULL until a slot needs it */
-	/* on the global lru while unused, and in use until the shrinker meets it */
+	/* on its context's lru while unused, and in use until the shrinker meets it */
 	struct list_head lru;
-	struct fbinder_alloc *alloc;		/* back pointer for the shrinker */
 	bool in_use;			/* an allocated slot covers it */
 };
 
@@ -100,6 +101,9 @@ struct fbinder_alloc {
 	unsigned long user_base;	/* vma->vm_start */
 	size_t size;			/* bytes mapped, 0 before mmap */
 	struct fbinder_page *pages;		/* size / PAGE_SIZE entries */
+	struct list_head lru;		/* pages cached (or in use again), oldest first */
+	/* on fbinder_allocs from setup to release, under fbinder_allocs_lock */
+	struct list_head shrink_entry;
 	struct list_head buffers;
 	struct rb_root free_tree;
 	struct rb_root allocated_tree;
@@ -111,7 +115,7 @@ struct fbinder_alloc {
 	struct mem_cgroup *memcg;	/* charged for them, from mmap */
 	struct fbinder_buffer *cached;	/* freed, kept whole for reuse, or NULL */
 	struct fbinder_buffer *take_hint;	/* on buffers: the next free's, likely */
-	struct fbinder_buffer *spare;	/* unused slot structs, by next_spare */
+	struct fbinder_spare *spare;	/* unused slot structs, a stack */
 	u32 nr_spare;
 	bool mapped;			/* slots may be handed out */
 	bool mapped_once;		/* a second mmap is refused */

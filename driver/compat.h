@@ -62,15 +62,25 @@ static inline void fbinder_zap_range(struct vm_area_struct *vma,
 /*
  * Shrinkers: up to 6.6 the caller owns the struct and calls
  * register_shrinker(); from 6.7 the core allocates it (shrinker_alloc(),
- * shrinker_register(), shrinker_free()).  Both sides here allocate, so the
- * caller only keeps a pointer.  Returns NULL on failure.
+ * shrinker_register(), shrinker_free()) and it carries private_data.  Both
+ * sides here allocate, so the caller only keeps a pointer, and both keep
+ * private for the callbacks (fbinder_shrinker_private()).  Returns NULL on
+ * failure.
  */
+#if !FBINDER_KERNEL_AT_LEAST(6, 7, 0)
+struct fbinder_shrinker {
+	struct shrinker s;		/* first: freed as the whole */
+	void *private;
+};
+#endif
+
 static inline struct shrinker *
 fbinder_shrinker_create(const char *name,
 			unsigned long (*count)(struct shrinker *,
 					       struct shrink_control *),
 			unsigned long (*scan)(struct shrinker *,
-					      struct shrink_control *))
+					      struct shrink_control *),
+			void *private)
 {
 	struct shrinker *s;
 
@@ -78,26 +88,38 @@ fbinder_shrinker_create(const char *name,
 	s = shrinker_alloc(0, "%s", name);
 	if (!s)
 		return NULL;
+	s->private_data = private;
+#else
+	struct fbinder_shrinker *fs = kzalloc(sizeof(*fs), GFP_KERNEL);
+
+	if (!fs)
+		return NULL;
+	fs->private = private;
+	s = &fs->s;
+#endif
 	s->count_objects = count;
 	s->scan_objects = scan;
 	s->seeks = DEFAULT_SEEKS;
+#if FBINDER_KERNEL_AT_LEAST(6, 7, 0)
 	shrinker_register(s);
 #else
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return NULL;
-	s->count_objects = count;
-	s->scan_objects = scan;
-	s->seeks = DEFAULT_SEEKS;
 	if (register_shrinker(s, "%s", name)) {
-		kfree(s);
+		kfree(fs);
 		return NULL;
 	}
 #endif
 	return s;
 }
 
-/* Like kfree(), does nothing with NULL (a shrinker never created). */
+static inline void *fbinder_shrinker_private(struct shrinker *s)
+{
+#if FBINDER_KERNEL_AT_LEAST(6, 7, 0)
+	return s->private_data;
+#else
+	return container_of(s, struct fbinder_shrinker, s)->private;
+#endif
+}
+
 static inline void fbinder_shrinker_destroy(struct shrinker *s)
 {
 	if (!s)
@@ -106,7 +128,7 @@ static inline void fbinder_shrinker_destroy(struct shrinker *s)
 	shrinker_free(s);
 #else
 	unregister_shrinker(s);
-	kfree(s);
+	kfree(container_of(s, struct fbinder_shrinker, s));
 #endif
 }
 

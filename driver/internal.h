@@ -59,14 +59,14 @@
  * fbinder_ctx.threads_lock inside both: the threads tree is changed under
  * it and both of the above, and read under any, so an ioctl finds its
  * thread's record under it alone (fbinder_thread_find()); each CPU's
- * spare transactions' local lock (txn_pool.c: a local_lock_t, taken on
- * its own CPU only, by no one else); fbinder_failure_lock
+ * spare transactions' and spare slot structs' local locks (spare_pool.c:
+ * a local_lock_t, taken on its own CPU only, by no one else; the slot
+ * structs' inside fbinder_alloc.lock); fbinder_failure_lock
  * (stats.c); the wait queues' own locks (fbinder_thread.wait,
  * fbinder_ctx.poll_wait, the failure readers' queue of stats.c), taken by
- * wake-ups under a context lock; fbinder_lru_lock inside
+ * wake-ups under a context lock; fbinder_allocs_lock inside
  * fbinder_alloc.lock (the shrinker holds it and only trylocks
- * fbinder_alloc.lock, see alloc.c); fbinder_slot_pool_lock inside
- * fbinder_alloc.lock (slot_pool.c, whose shrinker takes it alone);
+ * fbinder_alloc.lock, see alloc.c);
  * fbinder_users_lock (alloc.c), taken alone or inside the spinlocks by
  * fbinder_user_put() (a sender record's user); fbinder_node_users_lock
  * (node.c), taken alone or inside them (a context's last put).  The hot
@@ -415,7 +415,7 @@ struct fbinder_buffer_fd {
 struct fbinder_txn {
 	union {
 		struct fbinder_work work;
-		struct fbinder_txn *next_spare;	/* a spare (txn_pool.c) */
+		struct fbinder_spare spare;	/* a spare (txn_pool.c) */
 	};
 	u64 id;
 	u32 code;
