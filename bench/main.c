@@ -1815,8 +1815,9 @@ int main(int argc, char **argv)
 			       mem[i].ok ? "" : mem[i].note);
 			printf("BENCH-JSON {\"transport\": \"%s\", \"workload\": \"memory\", \"size\": %u, "
 			       "\"idle_pages\": %ld, \"queued_pages\": %ld, \"after_pages\": %ld, "
-			       "\"median_us\": null, \"p99_us\": null, \"mb_per_s\": null, "
-			       "\"msgs_per_s\": null, \"iterations\": %d, \"ok\": %s}\n",
+			       "\"median_us\": null, \"mean_us\": null, \"p99_us\": null, "
+			       "\"mb_per_s\": null, \"msgs_per_s\": null, \"iterations\": %d, "
+			       "\"ok\": %s}\n",
 			       t->name, 1u << 20, mem[i].idle, mem[i].queued,
 			       mem[i].after, MEM_MSGS, mem[i].ok ? "true" : "false");
 		}
