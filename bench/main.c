@@ -497,7 +497,7 @@ struct result {
 	 * Latency: the median and the mean of the per-call samples.  A small
 	 * round trip takes one of two paths (the caller sleeps before the
 	 * reply or not), so its median jumps between them from run to run
-	 * while the mean moves with the path's length only.
+	 * while the mean moves smoothly with their lengths and shares.
 	 */
 	double median_us, mean_us, p99_us;
 	double mb_per_s, msgs_per_s;
