@@ -27,10 +27,12 @@
  * deterministic ones (docs/performance.md).
  *
  * Output on stdout: progress lines, "BENCH-CTX {json}", one "BENCH-JSON
- * {json}" per measurement, "BENCH-PLOT transport size median_us p99_us"
- * lines, and the tables (markdown) between BENCH-TABLE-BEGIN and
- * BENCH-TABLE-END.  bench/run.sh turns them into build/bench/.  The exit
- * status is 1 if any measurement failed (a wrong echo included).
+ * {json}" per measurement (a latency workload's with the median and the
+ * mean per call of the same samples), "BENCH-PLOT transport size
+ * median_us p99_us" lines, and the tables (markdown) between
+ * BENCH-TABLE-BEGIN and BENCH-TABLE-END.  bench/run.sh turns them into
+ * build/bench/.  The exit status is 1 if any measurement failed (a wrong
+ * echo included).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -310,7 +312,7 @@ struct cres {
 	int err;
 	char msg[160];
 	uint64_t iters;
-	double median_us, p99_us;
+	double median_us, mean_us, p99_us;
 	double seconds;		/* timed total */
 	double count;		/* calls or messages */
 	double switches;	/* context switches per call or message */
@@ -450,6 +452,7 @@ static void client_calls(const struct transport *t, void *c, enum workload wl,
 		memcpy(shared_samples, samples, n * sizeof(*samples));
 		qsort(samples, n, sizeof(*samples), cmp_u64);
 		r->median_us = samples[n / 2] / 1e3;
+		r->mean_us = (double)total / n / 1e3;
 		r->p99_us = samples[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] / 1e3;
 		r->seconds = total / 1e9;
 	}
@@ -513,7 +516,14 @@ struct result {
 	bool ok;
 	char note[160];
 	uint64_t iters;
-	double median_us, p99_us, mb_per_s, msgs_per_s;
+	/*
+	 * Latency: the median and the mean of the per-call samples.  A small
+	 * round trip takes one of two paths (the caller sleeps before the
+	 * reply or not), so its median jumps between them from run to run
+	 * while the mean moves smoothly with their lengths and shares.
+	 */
+	double median_us, mean_us, p99_us;
+	double mb_per_s, msgs_per_s;
 	double switches;	/* context switches per call or message */
 	double pair_min, pair_max;	/* clients, scale: the slowest, fastest client */
 	double vs_one;		/* scale: msgs_per_s / the 1-pair figure, or 0 */
@@ -668,6 +678,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 	case WL_RT1:
 	case WL_BW:
 		res->median_us = cr[0].median_us;
+		res->mean_us = cr[0].mean_us;
 		res->p99_us = cr[0].p99_us;
 		if (cr[0].seconds > 0) {
 			res->mb_per_s = size * cr[0].count / cr[0].seconds / 1e6;
@@ -738,9 +749,9 @@ static void report_progress(const struct result *r)
 		printf("bench: %-16s %-10s %-7s c%d FAILED: %s\n", r->t->name,
 		       wl_names[r->wl], sz, r->nclients, r->note);
 	} else if (r->wl == WL_RT || r->wl == WL_RT1 || r->wl == WL_BW) {
-		printf("bench: %-16s %-10s %-7s median %9.1f us  p99 %9.1f us  %8.1f MB/s  (%llu calls)\n",
-		       r->t->name, wl_names[r->wl], sz, r->median_us, r->p99_us,
-		       r->mb_per_s, (unsigned long long)r->iters);
+		printf("bench: %-16s %-10s %-7s median %9.1f us  mean %9.1f us  p99 %9.1f us  %8.1f MB/s  (%llu calls)\n",
+		       r->t->name, wl_names[r->wl], sz, r->median_us, r->mean_us,
+		       r->p99_us, r->mb_per_s, (unsigned long long)r->iters);
 	} else if (is_scale(r->wl)) {
 		printf("bench: %-16s %-12s %-5s p%d %10.0f msgs/s  (pairs %.0f..%.0f)\n",
 		       r->t->name, wl_names[r->wl], sz, r->nclients,
@@ -989,11 +1000,11 @@ static void json_result(const struct result *r)
 				 ", \"vs_1_pair_over_pipe\": %.3f", r->vs_pipe);
 	}
 	printf("BENCH-JSON {\"mode\": \"%s\", \"transport\": \"%s\", \"workload\": \"%s\", \"size\": %zu, "
-	       "\"clients\": %d, \"median_us\": %.2f, \"p99_us\": %.2f, "
+	       "\"clients\": %d, \"median_us\": %.2f, \"mean_us\": %.3f, \"p99_us\": %.2f, "
 	       "\"mb_per_s\": %.1f, \"msgs_per_s\": %.0f, \"iterations\": %llu, "
 	       "\"switches_per_op\": %.3f%s, \"ok\": %s%s%s%s}\n",
 	       mode_name(), r->t->name, wl_names[r->wl], r->size, r->nclients, r->median_us,
-	       r->p99_us, r->mb_per_s, r->msgs_per_s,
+	       r->mean_us, r->p99_us, r->mb_per_s, r->msgs_per_s,
 	       (unsigned long long)r->iters, r->switches, extra, r->ok ? "true" : "false",
 	       r->ok ? "" : ", \"error\": \"", r->ok ? "" : r->note,
 	       r->ok ? "" : "\"");
@@ -1085,10 +1096,15 @@ static void measure_rounds(const bool *have, enum workload wl, size_t size,
 		*r = acc[i];
 		if (r->ok) {
 			double seconds = acc[i].mb_per_s;
+			uint64_t sum = 0;
+			size_t k;
 
 			qsort(pool[i], npool[i], sizeof(uint64_t), cmp_u64);
+			for (k = 0; k < npool[i]; k++)
+				sum += pool[i][k];
 			r->iters = npool[i];
 			r->median_us = pool[i][npool[i] / 2] / 1e3;
+			r->mean_us = (double)sum / npool[i] / 1e3;
 			r->p99_us = pool[i][(npool[i] * 99) / 100] / 1e3;
 			r->msgs_per_s = seconds > 0 ? npool[i] / seconds : 0;
 			r->mb_per_s = r->msgs_per_s * size / 1e6;
@@ -1824,8 +1840,9 @@ int main(int argc, char **argv)
 			       mem[i].ok ? "" : mem[i].note);
 			printf("BENCH-JSON {\"transport\": \"%s\", \"workload\": \"memory\", \"size\": %u, "
 			       "\"idle_pages\": %ld, \"queued_pages\": %ld, \"after_pages\": %ld, "
-			       "\"median_us\": null, \"p99_us\": null, \"mb_per_s\": null, "
-			       "\"msgs_per_s\": null, \"iterations\": %d, \"ok\": %s}\n",
+			       "\"median_us\": null, \"mean_us\": null, \"p99_us\": null, "
+			       "\"mb_per_s\": null, \"msgs_per_s\": null, \"iterations\": %d, "
+			       "\"ok\": %s}\n",
 			       t->name, 1u << 20, mem[i].idle, mem[i].queued,
 			       mem[i].after, MEM_MSGS, mem[i].ok ? "true" : "false");
 		}

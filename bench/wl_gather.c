@@ -141,8 +141,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median ns per call of rounds rounds; -1 when a call failed. */
-static double ga_measure(int kind, int rounds)
+/*
+ * The median ns per call of rounds rounds, and in *mean the mean per call
+ * of them all; -1 when a call failed.
+ */
+static double ga_measure(int kind, int rounds, double *mean)
 {
 	double *per = calloc((size_t)rounds, sizeof(*per));
 	struct ga_client c = { .one = BL_PARCEL_INIT, .scratch = BL_PARCEL_INIT };
@@ -153,6 +156,7 @@ static double ga_measure(int kind, int rounds)
 	pid_t srv;
 	char ch;
 
+	*mean = 0;
 	c.payload = malloc(GATHER_PAYLOAD);
 	if (!per || !c.payload || pipe(pfd))
 		die_errno("gather: setup");
@@ -188,10 +192,13 @@ static double ga_measure(int kind, int rounds)
 			if (ga_call(&c, kind, seq++))
 				goto out;
 		per[i] = (double)(now_ns() - t0) / GATHER_BATCH;
+		*mean += per[i] / rounds;
 	}
 	qsort(per, (size_t)rounds, sizeof(*per), cmp_double);
 	median = per[rounds / 2];
 out:
+	if (median < 0)
+		*mean = -1;
 	bl_context_close(c.ctx);
 	kill(srv, SIGKILL);
 	waitpid(srv, NULL, 0);
@@ -205,7 +212,7 @@ out:
 int bench_gather(bool icount, bool quick, const char *mode)
 {
 	int rounds = quick ? 11 : icount ? 31 : 201;
-	double ns[GA_N], vs_one, vs_marshal;
+	double ns[GA_N], mean[GA_N], vs_one, vs_marshal;
 	bool ok_one, ok_marshal;
 	int k, failures = 0;
 
@@ -213,13 +220,14 @@ int bench_gather(bool icount, bool quick, const char *mode)
 	       GATHER_BATCH);
 	fflush(stdout);
 	for (k = 0; k < GA_N; k++) {
-		ns[k] = ga_measure(k, rounds);
+		ns[k] = ga_measure(k, rounds, &mean[k]);
 		if (ns[k] < 0)
 			failures++;
 		printf("BENCH-JSON {\"mode\": \"%s\", \"transport\": \"fastbinder\", "
 		       "\"workload\": \"gather\", \"variant\": \"%s\", \"median_us\": %.4f, "
-		       "\"iterations\": %d, \"ok\": %s}\n", mode, ga_names[k],
-		       ns[k] / 1000.0, rounds * GATHER_BATCH, ns[k] < 0 ? "false" : "true");
+		       "\"mean_us\": %.4f, \"iterations\": %d, \"ok\": %s}\n", mode,
+		       ga_names[k], ns[k] / 1000.0, mean[k] / 1000.0,
+		       rounds * GATHER_BATCH, ns[k] < 0 ? "false" : "true");
 	}
 	vs_one = ns[GA_ONE] > 0 ? ns[GA_GATHER] / ns[GA_ONE] : 0;
 	vs_marshal = ns[GA_MARSHAL] > 0 ? ns[GA_GATHER] / ns[GA_MARSHAL] : 0;

@@ -120,8 +120,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median ns per call of rounds rounds; -1 when an answer was wrong. */
-static double idl_measure(int kind, int rounds)
+/*
+ * The median ns per call of rounds rounds, and in *mean the mean per call
+ * of them all; -1 when an answer was wrong.
+ */
+static double idl_measure(int kind, int rounds, double *mean)
 {
 	double *per = calloc((size_t)rounds, sizeof(*per));
 	struct bl_context *ctx;
@@ -131,6 +134,7 @@ static double idl_measure(int kind, int rounds)
 	pid_t srv;
 	char c;
 
+	*mean = 0;
 	if (!per || pipe(pfd))
 		die_errno("idl: pipe");
 	srv = fork();
@@ -157,10 +161,13 @@ static double idl_measure(int kind, int rounds)
 			if (idl_call(ctx, kind, j, -3, &sum) || sum != j - 3)
 				goto out;
 		per[i] = (double)(now_ns() - t0) / IDL_BATCH;
+		*mean += per[i] / rounds;
 	}
 	qsort(per, (size_t)rounds, sizeof(*per), cmp_double);
 	median = per[rounds / 2];
 out:
+	if (median < 0)
+		*mean = -1;
 	bl_context_close(ctx);
 	kill(srv, SIGKILL);
 	waitpid(srv, NULL, 0);
@@ -171,7 +178,7 @@ out:
 int bench_idl(bool icount, bool quick, const char *mode)
 {
 	int rounds = quick ? 11 : icount ? 31 : 201;
-	double ns[IDL_N], ratio;
+	double ns[IDL_N], mean[IDL_N], ratio;
 	int k, failures = 0;
 	bool ok;
 
@@ -179,13 +186,14 @@ int bench_idl(bool icount, bool quick, const char *mode)
 	       IDL_BATCH);
 	fflush(stdout);
 	for (k = 0; k < IDL_N; k++) {
-		ns[k] = idl_measure(k, rounds);
+		ns[k] = idl_measure(k, rounds, &mean[k]);
 		if (ns[k] < 0)
 			failures++;
 		printf("BENCH-JSON {\"mode\": \"%s\", \"transport\": \"fastbinder\", "
 		       "\"workload\": \"idl\", \"variant\": \"%s\", \"median_us\": %.4f, "
-		       "\"iterations\": %d, \"ok\": %s}\n", mode, idl_names[k],
-		       ns[k] / 1000.0, rounds * IDL_BATCH, ns[k] < 0 ? "false" : "true");
+		       "\"mean_us\": %.4f, \"iterations\": %d, \"ok\": %s}\n", mode,
+		       idl_names[k], ns[k] / 1000.0, mean[k] / 1000.0,
+		       rounds * IDL_BATCH, ns[k] < 0 ? "false" : "true");
 	}
 	ratio = ns[IDL_HAND] > 0 ? ns[IDL_GEN] / ns[IDL_HAND] : 0;
 	ok = ns[IDL_GEN] > 0 && ratio <= 1.03;
