@@ -1510,8 +1510,9 @@ static void print_scale_table(void)
 		}
 	}
 	printf("\nThe pipe pair's and the futex ring's pairs share nothing, so their N/1 is the ideal under\n"
-	       "this host; fastbinder's pairs share the device's locks and the module's counters.  The\n"
-	       "slowest and fastest pair of each run are in results.json (pair_min, pair_max).\n\n");
+	       "this host; fastbinder's pairs take no lock they share while they send (make\n"
+	       "bench-contention), so theirs should be the same.  The slowest and fastest pair of each\n"
+	       "run are in results.json (pair_min, pair_max).\n\n");
 }
 
 static void print_tables(const bool *have, const struct memres *mem,
