@@ -91,6 +91,7 @@ extern unsigned char *bench_pattern;	/* BENCH_PATTERN random bytes */
  * pair i; else 0.
  */
 extern int bench_pairs;
+extern bool bench_objects;	/* scale-objects: each call carries a handle */
 
 uint64_t now_ns(void);
 /* wl_region.c: the region workload; prints its table, returns its failures. */

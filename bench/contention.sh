@@ -7,12 +7,12 @@
 #
 # Boots IMAGE, the debug kernel (lockdep with CONFIG_LOCK_STAT), two vCPUs,
 # with MODULE built for it, and runs fastbinder's scale workload with 2 pairs
-# only (fbbench -P 2), calls and oneway apart, each twice: collecting only
-# while the pairs send (FBBENCH_LOCK_STAT: fbbench turns
-# /proc/sys/kernel/lock_stat on at the pairs' common start and off before
-# the end of their budget), then over the whole run, the pairs' setup and
-# end included.  Before each, /proc/lock_stat is cleared; after it, the
-# lines of the module's lock classes are kept.  Writes
+# only (fbbench -P 2), calls, oneway and calls carrying a handle apart,
+# each twice: collecting only while the pairs send (FBBENCH_LOCK_STAT:
+# fbbench turns /proc/sys/kernel/lock_stat on at the pairs' common start
+# and off before the end of their budget), then over the whole run, the
+# pairs' setup and end included.  Before each, /proc/lock_stat is
+# cleared; after it, the lines of the module's lock classes are kept.  Writes
 # build/bench/contention.md: per class, whether it is per context, per CPU
 # or shared by the pairs, its contentions, wait time and acquisitions, per
 # million messages of the timed windows (a call is two: request and
@@ -52,7 +52,7 @@ else
 	guest="[ -r /proc/lock_stat ] || { echo 'bench-contention: no /proc/lock_stat: not a LOCK_STAT kernel' >&2; exit 1; }
 	[ -w /proc/sys/kernel/lock_stat ] && echo 1 >/proc/sys/kernel/lock_stat
 	rc=0
-	for w in scale-calls scale-oneway; do
+	for w in scale-calls scale-oneway scale-objects; do
 		for pass in window whole; do
 			echo 0 >/proc/lock_stat
 			if [ \$pass = window ]; then

@@ -13,8 +13,9 @@
  * through fbidl's generated stubs against the same call written by hand
  * on libbinderlite: bench/wl_idl.c), gather (a 64 B header and a 64 KiB
  * payload gathered by bl_call_iov() against one buffer and against
- * marshalling them first: bench/wl_gather.c); scale-calls and
- * scale-oneway are the halves of scale, -P N its runs of N pairs only.
+ * marshalling them first: bench/wl_gather.c); scale-calls, scale-oneway
+ * and scale-objects (fastbinder's calls carrying a handle) are the parts
+ * of scale, -P N its runs of N pairs only.
  * rt1 is rt with the client and the server pinned to vCPU 0.  -q makes
  * every measurement shorter (a smoke test); -1 pins every measurement to
  * vCPU 0 (an experiment: no cross-vCPU wake-ups); -n skips the context
@@ -22,7 +23,8 @@
  * of the five sizes).  -I is the deterministic mode, for a guest run
  * under QEMU's -icount shift=0,sleep=off on one vCPU: a guest nanosecond is
  * one executed instruction, so "us" read as k instructions; rt1, clients
- * and scale (which need two vCPUs) are left out, runs are shorter, oneway rates leave
+ * and scale (which need two vCPUs; scale with -P 1 runs, for
+ * bench-sections) are left out, runs are shorter, oneway rates leave
  * out the time the vCPU was idle, and the tables and targets are the
  * deterministic ones (docs/performance.md).
  *
@@ -56,6 +58,7 @@
 
 unsigned char *bench_pattern;
 int bench_pairs;
+bool bench_objects;
 
 /* ---- helpers ---- */
 
@@ -262,21 +265,23 @@ static void lock_stat_window(uint64_t start_at, double budget)
  * scaling view).  WL_SCALE_RT, WL_SCALE_OW: N disjoint client/server pairs,
  * pair i pinned to vCPU i, 4 B echo calls or 128 B oneway messages, 1 per
  * call (issue 35: what the pairs share shows as a ratio below the pipe
- * pair's).
+ * pair's).  WL_SCALE_OBJ: fastbinder's scale calls, each carrying a handle
+ * object (the server's own, back to it), the path of a message with
+ * objects (no peer passes objects: its ratio is to its own 1 pair only).
  */
 enum workload { WL_RT, WL_RT1, WL_BW, WL_ONEWAY1, WL_ONEWAY64, WL_CLIENTS,
-		WL_SCALE_RT, WL_SCALE_OW };
+		WL_SCALE_RT, WL_SCALE_OW, WL_SCALE_OBJ };
 
 static const char *const wl_names[] = {
 	[WL_RT] = "roundtrip", [WL_RT1] = "roundtrip-1cpu", [WL_BW] = "bandwidth",
 	[WL_ONEWAY1] = "oneway-1", [WL_ONEWAY64] = "oneway-64",
 	[WL_CLIENTS] = "clients", [WL_SCALE_RT] = "scale-calls",
-	[WL_SCALE_OW] = "scale-oneway",
+	[WL_SCALE_OW] = "scale-oneway", [WL_SCALE_OBJ] = "scale-objects",
 };
 
 static bool is_scale(enum workload wl)
 {
-	return wl == WL_SCALE_RT || wl == WL_SCALE_OW;
+	return wl == WL_SCALE_RT || wl == WL_SCALE_OW || wl == WL_SCALE_OBJ;
 }
 
 /* Every process of a one-vCPU measurement runs on vCPU 0. */
@@ -429,7 +434,7 @@ static void client_calls(const struct transport *t, void *c, enum workload wl,
 			}
 			continue;
 		}
-		if (wl == WL_CLIENTS || wl == WL_SCALE_RT) {
+		if (wl == WL_CLIENTS || wl == WL_SCALE_RT || wl == WL_SCALE_OBJ) {
 			if (t1 > until)
 				break;
 			n++;
@@ -446,7 +451,7 @@ static void client_calls(const struct transport *t, void *c, enum workload wl,
 	r->count = (double)n;
 	if (n)
 		r->switches = (double)(ctx_switches() - sw0) / n;
-	if (wl == WL_CLIENTS || wl == WL_SCALE_RT) {
+	if (wl == WL_CLIENTS || wl == WL_SCALE_RT || wl == WL_SCALE_OBJ) {
 		r->seconds = total / 1e9;	/* warm-up to the last call */
 	} else if (n) {
 		memcpy(shared_samples, samples, n * sizeof(*samples));
@@ -584,6 +589,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 		   wl == WL_ONEWAY1 || wl == WL_ONEWAY64 || wl == WL_SCALE_OW ?
 		   MODE_ONEWAY : MODE_ECHO;
 	bench_pairs = pairs ? nclients : 0;
+	bench_objects = wl == WL_SCALE_OBJ;
 	if (t->prepare && (err = t->prepare(nclients, size)) < 0) {
 		snprintf(res->note, sizeof(res->note), "prepare: %s",
 			 strerror(-err));
@@ -634,6 +640,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 				break;
 			case WL_CLIENTS:
 			case WL_SCALE_RT:
+			case WL_SCALE_OBJ:
 				sleep_until(start_at);
 				client_calls(t, c, wl, size,
 					     start_at + (uint64_t)(budget * 1e9), &r);
@@ -688,6 +695,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 	case WL_CLIENTS:
 	case WL_SCALE_RT:
 	case WL_SCALE_OW:
+	case WL_SCALE_OBJ:
 		/* each client's rate over its own timed span, summed */
 		res->pair_min = -1;
 		for (i = 0; i < nclients; i++) {
@@ -724,6 +732,7 @@ out_server:
 	if (t->unprepare)
 		t->unprepare();
 	bench_pairs = 0;
+	bench_objects = false;
 	if (!res->ok)
 		failures++;
 	return res;
@@ -1169,12 +1178,12 @@ static int only_pairs;		/* -P: these many pairs only */
  */
 static void measure_scale(const bool *have, const bool *kinds, double budget)
 {
-	static struct result runs[2][4][NTR][9];
-	const enum workload wls[2] = { WL_SCALE_RT, WL_SCALE_OW };
+	static struct result runs[3][4][NTR][9];
+	const enum workload wls[3] = { WL_SCALE_RT, WL_SCALE_OW, WL_SCALE_OBJ };
 	int nrep = reps < 5 ? 5 : reps > 9 ? 9 : reps;
-	int okc[2][4][NTR] = { { { 0 } } };
+	int okc[3][4][NTR] = { { { 0 } } };
 	long vcpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long long sent[2][NTR] = { { 0 } };
+	unsigned long long sent[3][NTR] = { { 0 } };
 	int k, n, i, rep, a, b;
 
 	scale_nn = 0;
@@ -1185,7 +1194,7 @@ static void measure_scale(const bool *have, const bool *kinds, double budget)
 		printf("bench: scale: %d pairs need %d vCPUs, there are %ld\n",
 		       only_pairs, only_pairs, vcpus);
 	for (rep = 0; rep < nrep; rep++)
-		for (k = 0; k < 2; k++)
+		for (k = 0; k < 3; k++)
 			for (n = 0; n < scale_nn; n++)
 				for (i = 0; i < NTR; i++) {
 					const struct transport *t = all_tr[i];
@@ -1193,9 +1202,11 @@ static void measure_scale(const bool *have, const bool *kinds, double budget)
 
 					if (!kinds[k] || !have[i] || okc[k][n][i] < rep ||
 					    (t != &tr_fastbinder && t != &tr_pipe &&
-					     t != &tr_futex))
+					     t != &tr_futex) ||
+					    (wls[k] == WL_SCALE_OBJ && t != &tr_fastbinder))
 						continue;
-					r = measure(t, wls[k], k ? BENCH_ONEWAY_SZ : 4,
+					r = measure(t, wls[k],
+						    wls[k] == WL_SCALE_OW ? BENCH_ONEWAY_SZ : 4,
 						    scale_ns[n], 1, budget);
 					report_progress(r);
 					runs[k][n][i][rep] = *r;
@@ -1205,15 +1216,15 @@ static void measure_scale(const bool *have, const bool *kinds, double budget)
 					else
 						results[nresults++] = *r;
 					/* a call is two messages, request and reply */
-					sent[k][i] += r->iters * (k ? 1 : 2);
+					sent[k][i] += r->iters * (wls[k] == WL_SCALE_OW ? 1 : 2);
 				}
 	/* what bench-contention divides by (timed windows only) */
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 3; k++)
 		for (i = 0; i < NTR; i++)
 			if (sent[k][i])
 				printf("BENCH-SCALE-SENT %s %s %llu\n", wl_names[wls[k]],
 				       all_tr[i]->name, sent[k][i]);
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 3; k++)
 		for (n = 0; n < scale_nn; n++)
 			for (i = 0; i < NTR; i++) {
 				struct result tmp, *x = runs[k][n][i];
@@ -1477,33 +1488,36 @@ static void print_scale_table(void)
 	const struct transport *const tr[3] = { &tr_fastbinder, &tr_pipe, &tr_futex };
 	int k, n, i;
 
-	if (!any(WL_SCALE_RT) && !any(WL_SCALE_OW))
+	if (!any(WL_SCALE_RT) && !any(WL_SCALE_OW) && !any(WL_SCALE_OBJ))
 		return;
 	printf("### Scale: N disjoint pairs, pair i (client and server) pinned to vCPU i, msgs/s (median of %d interleaved runs)\n\n",
 	       reps < 5 ? 5 : reps > 9 ? 9 : reps);
 	printf("| workload | pairs | fastbinder | pipe pair | futex ring | fb N/1 | pipe N/1 | futex N/1 | fb N/1 / pipe N/1 |\n"
 	       "|---|---|---|---|---|---|---|---|---|\n");
-	for (k = 0; k < 2; k++) {
-		enum workload wl = k ? WL_SCALE_OW : WL_SCALE_RT;
-		size_t sz = k ? BENCH_ONEWAY_SZ : 4;
+	for (k = 0; k < 3; k++) {
+		static const char *const label[3] = { "call 4 B", "oneway 128 B, 1 per call",
+						       "call 4 B with a handle" };
+		enum workload wl = k == 2 ? WL_SCALE_OBJ : k ? WL_SCALE_OW : WL_SCALE_RT;
+		size_t sz = k == 1 ? BENCH_ONEWAY_SZ : 4;
 
+		if (!any(wl))
+			continue;
 		for (n = 0; n < scale_nn; n++) {
 			const struct result *f = find(&tr_fastbinder, wl, sz, scale_ns[n]);
 
-			printf("| %s | %d |", k ? "oneway 128 B, 1 per call" : "call 4 B",
-			       scale_ns[n]);
+			printf("| %s | %d |", label[k], scale_ns[n]);
 			for (i = 0; i < 3; i++)
 				print_cell(rate(find(tr[i], wl, sz, scale_ns[n])), " %.0f |");
 			for (i = 0; i < 3; i++) {
 				const struct result *x = find(tr[i], wl, sz, scale_ns[n]);
 
 				if (n == 0)
-					printf(" 1 |");
+					printf(x ? " 1 |" : " n/a |");
 				else
 					print_cell(x ? x->vs_one : 0, " %.3f |");
 			}
 			if (n == 0)
-				printf(" 1 |");
+				printf(find(&tr_pipe, wl, sz, 1) ? " 1 |" : " n/a |");
 			else
 				print_cell(f ? f->vs_pipe : 0, " %.3f |");
 			printf("\n");
@@ -1740,7 +1754,7 @@ int main(int argc, char **argv)
 		case '1': pin_all = true; break;
 		case 'n': no_ctx = true; break;
 		default:
-			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-P pairs] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,oneway1,oneway64,clients,scale,scale-calls,scale-oneway,mem,region,idl,gather]\n");
+			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-P pairs] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,oneway1,oneway64,clients,scale,scale-calls,scale-oneway,scale-objects,mem,region,idl,gather]\n");
 			return 2;
 		}
 	}
@@ -1819,10 +1833,12 @@ int main(int argc, char **argv)
 		for (j = 1; j <= 2; j++)
 			measure_median(have, WL_CLIENTS, 128, j, 2, budget_s * 0.8);
 	{
-		bool kinds[2] = { enabled(wl_list, "scale") || enabled(wl_list, "scale-calls"),
-				  enabled(wl_list, "scale") || enabled(wl_list, "scale-oneway") };
+		bool kinds[3] = { enabled(wl_list, "scale") || enabled(wl_list, "scale-calls"),
+				  enabled(wl_list, "scale") || enabled(wl_list, "scale-oneway"),
+				  enabled(wl_list, "scale") || enabled(wl_list, "scale-objects") };
 
-		if ((kinds[0] || kinds[1]) && !icount) {
+		/* one pinned pair is a deterministic path too (bench-sections) */
+		if ((kinds[0] || kinds[1] || kinds[2]) && (!icount || only_pairs == 1)) {
 			measure_scale(have, kinds, budget_s * 0.5);
 			scale_ratios();
 		}

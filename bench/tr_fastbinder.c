@@ -57,6 +57,10 @@ struct fb_conn {
 	const unsigned char *map;
 	int64_t pending_free;		/* reply buffer to free, or -1 */
 	unsigned char rbuf[512];
+	/* scale-objects: the request, then the server's handle as an object */
+	unsigned char objbuf[64 + sizeof(struct fbinder_object)];
+	uint64_t obj_at;		/* its offset: the offsets array */
+	size_t req_len;			/* the caller's bytes before it */
 	struct fbinder_batch_msg batch[BENCH_BATCH];	/* oneway batches */
 };
 
@@ -420,6 +424,23 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 	size_t wlen = 0;
 
 	(void)want;
+	if (bench_objects) {
+		/* a handle of the server's own node: it gets it back as LOCAL */
+		struct fbinder_object obj = { .type = FBINDER_OBJ_HANDLE, .handle = c->handle };
+		size_t at = (len + 7) & ~(size_t)7;
+
+		if (at > sizeof(c->objbuf) - sizeof(obj))
+			return -EMSGSIZE;
+		memcpy(c->objbuf, req, len);
+		memset(c->objbuf + len, 0, at - len);
+		memcpy(c->objbuf + at, &obj, sizeof(obj));
+		c->obj_at = at;
+		c->req_len = len;
+		req = c->objbuf;
+		len = at + sizeof(obj);
+		tr.offsets = (uintptr_t)&c->obj_at;
+		tr.offsets_count = 1;
+	}
 	if (c->pending_free >= 0) {
 		uint64_t off = (uint64_t)c->pending_free;
 
@@ -452,6 +473,10 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 				memcpy(&m, c->rbuf + pos, sizeof(m));
 				*reply = c->map + m.data;
 				*rlen = m.data_size;
+				/* the echo of the object is the transport's, not the caller's */
+				if (bench_objects &&
+				    *rlen == c->obj_at + sizeof(struct fbinder_object))
+					*rlen = c->req_len;
 				c->pending_free = (int64_t)m.data;
 				return 0;
 			}

@@ -14,7 +14,8 @@
  * shrinker freed but left mapped would show stale bytes), and the kernel
  * must stay quiet (the suite fails on any oops, KASAN or lockdep report).
  * First, once and in order: a cached page the shrinker took is unmapped
- * (reading it raises SIGBUS).
+ * (reading it raises SIGBUS), in each of several contexts after one
+ * drop_caches.
  */
 #include "fbt_proto.h"
 
@@ -407,6 +408,8 @@ static void on_bus(int sig)
 	siglongjmp(bus_jmp, sig);
 }
 
+#define N_RECLAIMED	6	/* workers whose cached pages one drop_caches takes */
+
 /* Fills 16 pages, frees them, lets root drop caches, reads one: SIGBUS. */
 static int reclaimed_worker(void *arg)
 {
@@ -440,31 +443,39 @@ static int reclaimed_worker(void *arg)
 	return fbt_child_status();
 }
 
+/*
+ * Several workers, so one drop_caches must reach every context's own lru
+ * (the shrinker walks the mapped contexts in turn), not only the first.
+ */
 static void test_shrink_unmaps(void)
 {
-	int to_root[2], from_root[2], sync[2];
-	pid_t mgr, w;
-	char c;
+	int to_root[2], from_root[2], sync[2], i;
+	pid_t mgr, w[N_RECLAIMED];
+	char c[N_RECLAIMED];
 
 	mgr = fbt_spawn_manager(MB, 0xf110, fill_manager, NULL);
 	if (pipe(to_root) || pipe(from_root))
 		die("pipe");
 	sync[0] = to_root[1];
 	sync[1] = from_root[0];
-	w = fbt_fork(reclaimed_worker, sync);
-	if (read(to_root[0], &c, 1) != 1)
-		die("worker did not fill");
+	for (i = 0; i < N_RECLAIMED; i++)
+		w[i] = fbt_fork(reclaimed_worker, sync);
+	for (i = 0; i < N_RECLAIMED; i++)
+		if (read(to_root[0], &c[i], 1) != 1)
+			die("worker did not fill");
 	fbt_drop_caches();
-	if (write(from_root[1], &c, 1) != 1)
-		die("tell worker");
-	CHECK(fbt_wait(w) == 0, "the shrinker did not unmap a cached page");
+	if (write(from_root[1], c, N_RECLAIMED) != N_RECLAIMED)
+		die("tell workers");
+	for (i = 0; i < N_RECLAIMED; i++)
+		CHECK(fbt_wait(w[i]) == 0, "the shrinker did not unmap worker %d's cached page", i);
 	close(to_root[0]);
 	close(to_root[1]);
 	close(from_root[0]);
 	close(from_root[1]);
 	kill(mgr, SIGKILL);
 	fbt_wait(mgr);
-	printf("# a cached page the shrinker took is unmapped (SIGBUS)\n");
+	printf("# a cached page the shrinker took is unmapped (SIGBUS), in each of %d contexts\n",
+	       N_RECLAIMED);
 }
 
 static void test_shrink_race(void)
