@@ -57,7 +57,11 @@ struct fb_conn {
 	const unsigned char *map;
 	int64_t pending_free;		/* reply buffer to free, or -1 */
 	unsigned char rbuf[512];
-	/* scale-objects: the request, then the server's handle as an object */
+	/*
+	 * scale-objects: the request, then the server's handle as an object,
+	 * which the server gets as its LOCAL object and echoes back: the
+	 * client's handle again
+	 */
 	unsigned char objbuf[64 + sizeof(struct fbinder_object)];
 	uint64_t obj_at;		/* its offset: the offsets array */
 	size_t req_len;			/* the caller's bytes before it */
@@ -360,6 +364,11 @@ static void fb_serve(void *arg, int idx)
 							   &m.data, sizeof(m.data));
 				tr.data = (uintptr_t)rep;
 				tr.data_size = rlen;
+				/* scale-objects: the echo sends the object back, a handle again */
+				if (rep == s->map + m.data && m.offsets_count) {
+					tr.offsets = (uintptr_t)(s->map + m.offsets);
+					tr.offsets_count = m.offsets_count;
+				}
 				wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_REPLY, &tr, sizeof(tr));
 				if (rep == &ack)
 					continue;

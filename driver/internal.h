@@ -7,17 +7,25 @@
  * Two kinds of spinlock guard the driver's state, taken in this order:
  *
  *   fbinder_device.lock: the object graph of one device.  Every context's
- *     handles trees (with its context lock too) and handle fields, its
- *     nodes tree, its death links, nr_owned and failed; the nodes' lives
- *     (state, owner: with the owner's lock too) and their graph counts
- *     (handle_count, link_refs, exports, is_ctx_mgr: handle_count and
- *     is_ctx_mgr with the owner's lock too); regions; the context manager
+ *     handles trees and nodes tree (both with its context lock too) and
+ *     handle fields (a handle's counts, user_refs and buf_refs, with its
+ *     holder's lock too, under which alone a send or a free may change
+ *     them while they stay above zero), its death links, nr_owned and
+ *     failed; the nodes' lives (state, owner: with the owner's lock too)
+ *     and their graph counts (handle_count, link_refs, exports,
+ *     is_ctx_mgr: all but link_refs with the owner's lock too, exports
+ *     under that lock alone at a send's commit);
+ *     regions; the context manager
  *     (read under RCU too); the contexts list; a call's caller
  *     (fbinder_txn.from, from_parent: with the caller's context lock too,
  *     so a route, which walks callers of many contexts, reads them under
  *     this lock alone).  A message takes it only to route a call sent
- *     while handling another, and per object it carries; every failure
- *     and every end takes it.
+ *     while handling another, and for an object that makes or may free
+ *     a node or handle: a handle of the receiver's own node, or a node
+ *     (the sender's, or any) that the receiver holds a handle of, travels
+ *     under the two contexts' locks, and an object's free that is not
+ *     the last reference of its node or handle takes the receiver's lock
+ *     alone (txn.c); every failure and every end takes it.
  *
  *   fbinder_ctx.lock (the context lock): the queues of one context.  Its
  *     todo list and idle threads, its threads' todo lists, stacks, looper
@@ -580,6 +588,7 @@ struct fbinder_handle *fbinder_handle_new(void);
 struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, u64 cookie,
 						       struct fbinder_node **spare);
 struct fbinder_node *fbinder_node_lookup_locked(struct fbinder_ctx *ctx, u64 cookie);
+struct fbinder_node *fbinder_node_lookup_clocked(struct fbinder_ctx *ctx, u64 cookie);
 void fbinder_node_check_locked(struct fbinder_node *node);
 void fbinder_node_check_olocked(struct fbinder_node *node);
 void fbinder_node_drop_locked(struct fbinder_node *node, bool buf);
@@ -605,6 +614,9 @@ static inline bool fbinder_node_put_fast_clocked(struct fbinder_node *node, u32 
 
 void fbinder_node_notice_done_locked(struct fbinder_node *node);
 struct fbinder_handle *fbinder_handle_lookup_locked(struct fbinder_ctx *ctx, u32 id);
+struct fbinder_handle *fbinder_handle_lookup_clocked(struct fbinder_ctx *ctx, u32 id);
+struct fbinder_handle *fbinder_handle_by_node_clocked(struct fbinder_ctx *ctx,
+						      struct fbinder_node *node);
 struct fbinder_node *fbinder_handle_to_node_locked(struct fbinder_ctx *ctx, u32 id);
 struct fbinder_node *fbinder_handle_to_node_clocked(struct fbinder_ctx *ctx, u32 id);
 u32 fbinder_handle_alloc_id_locked(struct fbinder_ctx *ctx);

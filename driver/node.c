@@ -176,13 +176,28 @@ static bool fbinder_handle_node_less(struct rb_node *a, const struct rb_node *b)
 	return fbinder_handle_of_node(a)->node < fbinder_handle_of_node(b)->node;
 }
 
+static struct fbinder_node *fbinder_node_find(struct fbinder_ctx *ctx, u64 cookie)
+{
+	struct rb_node *n = rb_find(&cookie, &ctx->nodes, fbinder_node_cmp);
+
+	return n ? fbinder_node_of(n) : NULL;
+}
+
 struct fbinder_node *fbinder_node_lookup_locked(struct fbinder_ctx *ctx, u64 cookie)
 {
-	struct rb_node *n;
-
 	lockdep_assert_held(&ctx->dev->lock);
-	n = rb_find(&cookie, &ctx->nodes, fbinder_node_cmp);
-	return n ? fbinder_node_of(n) : NULL;
+	return fbinder_node_find(ctx, cookie);
+}
+
+/*
+ * The same under ctx's own lock: its nodes tree changes under both locks.
+ * A node found there is live and ctx owns it: it leaves the tree as it
+ * stops being either (fbinder_node_check_olocked(), the end).
+ */
+struct fbinder_node *fbinder_node_lookup_clocked(struct fbinder_ctx *ctx, u64 cookie)
+{
+	lockdep_assert_held(&ctx->lock);
+	return fbinder_node_find(ctx, cookie);
 }
 
 /*
@@ -215,8 +230,11 @@ struct fbinder_node *fbinder_node_get_or_insert_locked(struct fbinder_ctx *ctx, 
 	node->cookie = cookie;
 	node->state = FBINDER_NODE_LIVE;
 	node->debug_id = fbinder_node_new_id();
+	/* the tree changes under ctx's lock too: a buffer's free looks there */
+	spin_lock(&ctx->lock);
 	rb_add(&node->rb_node, &ctx->nodes, fbinder_node_less);
 	ctx->nr_nodes++;
+	spin_unlock(&ctx->lock);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_NODES);
 	return node;
 }
@@ -405,13 +423,24 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 	}
 }
 
+static struct fbinder_handle *fbinder_handle_find(struct fbinder_ctx *ctx, u32 id)
+{
+	struct rb_node *n = rb_find(&id, &ctx->handles, fbinder_handle_id_cmp);
+
+	return n ? fbinder_handle_of_id(n) : NULL;
+}
+
 struct fbinder_handle *fbinder_handle_lookup_locked(struct fbinder_ctx *ctx, u32 id)
 {
-	struct rb_node *n;
-
 	lockdep_assert_held(&ctx->dev->lock);
-	n = rb_find(&id, &ctx->handles, fbinder_handle_id_cmp);
-	return n ? fbinder_handle_of_id(n) : NULL;
+	return fbinder_handle_find(ctx, id);
+}
+
+/* The same under ctx's own lock (the trees change under both). */
+struct fbinder_handle *fbinder_handle_lookup_clocked(struct fbinder_ctx *ctx, u32 id)
+{
+	lockdep_assert_held(&ctx->lock);
+	return fbinder_handle_find(ctx, id);
 }
 
 /* The node a handle of ctx names, or NULL for a handle it does not have. */
@@ -434,23 +463,36 @@ struct fbinder_node *fbinder_handle_to_node_locked(struct fbinder_ctx *ctx, u32 
  */
 struct fbinder_node *fbinder_handle_to_node_clocked(struct fbinder_ctx *ctx, u32 id)
 {
-	struct rb_node *n;
+	struct fbinder_handle *h;
 
 	lockdep_assert_held(&ctx->lock);
 	if (id == FBINDER_CONTEXT_MGR_HANDLE)
 		return READ_ONCE(ctx->dev->ctx_mgr);
-	n = rb_find(&id, &ctx->handles, fbinder_handle_id_cmp);
-	return n ? fbinder_handle_of_id(n)->node : NULL;
+	h = fbinder_handle_find(ctx, id);
+	return h ? h->node : NULL;
+}
+
+static struct fbinder_handle *fbinder_handle_find_node(struct fbinder_ctx *ctx,
+						       struct fbinder_node *node)
+{
+	struct rb_node *n = rb_find(node, &ctx->handles_by_node, fbinder_handle_node_cmp);
+
+	return n ? fbinder_handle_of_node(n) : NULL;
 }
 
 static struct fbinder_handle *fbinder_handle_by_node_locked(struct fbinder_ctx *ctx,
 							    struct fbinder_node *node)
 {
-	struct rb_node *n;
-
 	lockdep_assert_held(&ctx->dev->lock);
-	n = rb_find(node, &ctx->handles_by_node, fbinder_handle_node_cmp);
-	return n ? fbinder_handle_of_node(n) : NULL;
+	return fbinder_handle_find_node(ctx, node);
+}
+
+/* The same under ctx's own lock (the trees change under both). */
+struct fbinder_handle *fbinder_handle_by_node_clocked(struct fbinder_ctx *ctx,
+						      struct fbinder_node *node)
+{
+	lockdep_assert_held(&ctx->lock);
+	return fbinder_handle_find_node(ctx, node);
 }
 
 /*
@@ -539,20 +581,23 @@ static void fbinder_handle_destroy_locked(struct fbinder_handle *h)
 	fbinder_node_count_locked(node, &node->handle_count, -1);
 }
 
-/*
- * The handle goes, and its death links with it.  A holder may have linked
- * up to max_death_links cookies to one handle: when more are left than
- * one batch, the handle only leaves its id (nothing finds it any more)
- * and waits on ctx->dying_handles for fbinder_ctx_drop_dying_handles().
- * Returns true then.
- */
-static bool fbinder_handle_free_locked(struct fbinder_handle *h)
+/* The handle leaves its holder's trees: nothing finds it any more. */
+static void fbinder_handle_unlink_clocked(struct fbinder_handle *h)
 {
-	lockdep_assert_held(&h->ctx->dev->lock);
-	spin_lock(&h->ctx->lock);
+	lockdep_assert_held(&h->ctx->lock);
 	rb_erase(&h->rb_id, &h->ctx->handles);
 	rb_erase(&h->rb_node, &h->ctx->handles_by_node);
-	spin_unlock(&h->ctx->lock);
+}
+
+/*
+ * The unlinked handle goes, and its death links with it.  A holder may
+ * have linked up to max_death_links cookies to one handle: when more are
+ * left than one batch, the handle waits on ctx->dying_handles for
+ * fbinder_ctx_drop_dying_handles().  Returns true then.
+ */
+static bool fbinder_handle_free_unlinked_locked(struct fbinder_handle *h)
+{
+	lockdep_assert_held(&h->ctx->dev->lock);
 	if (fbinder_handle_drop_deaths_locked(h, NULL)) {
 		list_add_tail(&h->dying_entry, &h->ctx->dying_handles);
 		return true;
@@ -561,16 +606,33 @@ static bool fbinder_handle_free_locked(struct fbinder_handle *h)
 	return false;
 }
 
+static bool fbinder_handle_free_locked(struct fbinder_handle *h)
+{
+	lockdep_assert_held(&h->ctx->dev->lock);
+	spin_lock(&h->ctx->lock);
+	fbinder_handle_unlink_clocked(h);
+	spin_unlock(&h->ctx->lock);
+	return fbinder_handle_free_unlinked_locked(h);
+}
+
 /*
  * Called after any of a handle's counts dropped.  True when the caller
  * must call fbinder_ctx_drop_dying_handles() once it dropped the lock.
+ * The counts change under the holder's lock, where they do not reach zero
+ * under that lock alone (a buffer's free, a send): so the handle is found
+ * unused and unlinked in one hold of it.
  */
 bool fbinder_handle_check_locked(struct fbinder_handle *h)
 {
+	bool unused;
+
 	lockdep_assert_held(&h->ctx->dev->lock);
-	if (!h->user_refs && !h->buf_refs)
-		return fbinder_handle_free_locked(h);
-	return false;
+	spin_lock(&h->ctx->lock);
+	unused = !h->user_refs && !h->buf_refs;
+	if (unused)
+		fbinder_handle_unlink_clocked(h);
+	spin_unlock(&h->ctx->lock);
+	return unused && fbinder_handle_free_unlinked_locked(h);
 }
 
 /*
@@ -658,10 +720,12 @@ int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id)
 
 	spin_lock(&ctx->dev->lock);
 	h = fbinder_handle_ref_target_locked(ctx, id, &ret);
+	spin_lock(&ctx->lock);
 	if (h && h->user_refs == U32_MAX)
 		ret = -EOVERFLOW;
 	else if (h)
 		h->user_refs++;
+	spin_unlock(&ctx->lock);
 	spin_unlock(&ctx->dev->lock);
 	return ret;
 }
@@ -674,12 +738,14 @@ int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id)
 
 	spin_lock(&ctx->dev->lock);
 	h = fbinder_handle_ref_target_locked(ctx, id, &ret);
-	if (h && !h->user_refs) {
+	spin_lock(&ctx->lock);
+	if (h && !h->user_refs)
 		ret = -EINVAL;
-	} else if (h) {
+	else if (h)
 		h->user_refs--;
+	spin_unlock(&ctx->lock);
+	if (h && !ret)
 		dying = fbinder_handle_check_locked(h);
-	}
 	spin_unlock(&ctx->dev->lock);
 	if (dying)
 		fbinder_ctx_drop_dying_handles(ctx);
@@ -740,8 +806,8 @@ int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags)
 		}
 		spin_lock(&ctx->lock);
 		node->is_ctx_mgr = true;
-		spin_unlock(&ctx->lock);
 		node->exports++;
+		spin_unlock(&ctx->lock);
 		WRITE_ONCE(dev->ctx_mgr, node);
 		dev->ctx_mgr_uid = euid;
 	}

@@ -295,7 +295,9 @@ static int fbinder_region_add(struct fbinder_ctx *ctx, struct fbinder_region *r,
 		parent->region->nr_children++;
 		list_add_tail(&r->child_entry, &parent->region->children);
 	}
-	h->user_refs = 1;
+	spin_lock(&ctx->lock);
+	h->user_refs = 1;	/* its counts change under ctx's lock too */
+	spin_unlock(&ctx->lock);
 	*handle = h->id;
 	fbinder_stat_inc(FBINDER_STAT_LIVE_NODES);
 	fbinder_stat_inc(FBINDER_STAT_LIVE_REGIONS);

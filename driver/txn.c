@@ -436,6 +436,27 @@ static int fbinder_xlate_refill(struct fbinder_xlate *x)
 	return x->spare_node && x->spare_handle ? 0 : -ENOMEM;
 }
 
+/* A buffer's reference on its receiver's handle: under the holder's lock. */
+static void fbinder_handle_count_buf(struct fbinder_handle *h)
+{
+	spin_lock(&h->ctx->lock);
+	h->buf_refs++;
+	spin_unlock(&h->ctx->lock);
+}
+
+/* The same, dropped; false when there was none. */
+static bool fbinder_handle_uncount_buf(struct fbinder_handle *h)
+{
+	bool had;
+
+	spin_lock(&h->ctx->lock);
+	had = h->buf_refs;
+	if (had)
+		h->buf_refs--;
+	spin_unlock(&h->ctx->lock);
+	return had;
+}
+
 /*
  * Makes obj, as the sender wrote it, into what the receiver sees, taking
  * the references the buffer holds.  Returns -EAGAIN when it needs a
@@ -499,7 +520,7 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 		ret = fbinder_handle_for_node_locked(x->to, node, &x->spare_handle, &h);
 		if (ret)
 			return ret;
-		h->buf_refs++;
+		fbinder_handle_count_buf(h);
 		obj->handle = h->id;
 		return 0;
 	default:
@@ -519,11 +540,118 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 		x->exported[x->nr_exported++] = node;
 	}
 	if (h)
-		h->buf_refs++;
+		fbinder_handle_count_buf(h);
 	memset(obj, 0, sizeof(*obj));
 	obj->type = FBINDER_OBJ_HANDLE;
 	obj->handle = h ? h->id : FBINDER_CONTEXT_MGR_HANDLE;
 	return 0;
+}
+
+/*
+ * A handle, with no lock shared beyond the two contexts, where that is
+ * the common case: the receiver's own node travels as its LOCAL object,
+ * and a node the receiver holds a handle of as that handle.  The node is
+ * found under the sender's lock and counted under the receiver's, read
+ * under RCU in between, as a send finds its target
+ * (fbinder_send_target()).  False for any other case (a new handle,
+ * handle 0, a region, a node going): fbinder_xlate_one_locked() decides.
+ */
+static bool fbinder_xlate_handle_fast(struct fbinder_xlate *x, struct fbinder_object *obj)
+{
+	struct fbinder_ctx *to = x->to;
+	struct fbinder_ctx *owner = NULL;
+	struct fbinder_node *node;
+	struct fbinder_handle *h;
+	bool done = false;
+
+	rcu_read_lock();
+	spin_lock(&x->from->lock);
+	node = fbinder_handle_to_node_clocked(x->from, obj->handle);
+	if (node && node->region)
+		node = NULL;
+	else if (node)
+		owner = READ_ONCE(node->owner);
+	spin_unlock(&x->from->lock);
+	if (!node)
+		goto out;
+	spin_lock(&to->lock);
+	if (to->dead) {
+		/* fbinder_xlate_one_locked() says so */
+	} else if (owner == to) {
+		/* in its owner's tree: live, and counted there (node.c) */
+		if (node->owner == to && !RB_EMPTY_NODE(&node->rb_node)) {
+			node->buf_refs++;
+			obj->type = FBINDER_OBJ_LOCAL;
+			obj->cookie = node->cookie;
+			done = true;
+		}
+	} else if (node != READ_ONCE(to->dev->ctx_mgr)) {
+		/* a handle of the receiver's keeps the node, dead or not */
+		h = fbinder_handle_by_node_clocked(to, node);
+		if (h) {
+			h->buf_refs++;
+			memset(obj, 0, sizeof(*obj));
+			obj->type = FBINDER_OBJ_HANDLE;
+			obj->handle = h->id;
+			done = true;
+		}
+	}
+	spin_unlock(&to->lock);
+out:
+	rcu_read_unlock();
+	return done;
+}
+
+/* Unpins a node the sender pinned (tmp_refs), its lock not held. */
+static void fbinder_xlate_unpin(struct fbinder_ctx *from, struct fbinder_node *node)
+{
+	bool done;
+
+	spin_lock(&from->lock);
+	done = node->owner == from && fbinder_node_put_fast_clocked(node, &node->tmp_refs);
+	spin_unlock(&from->lock);
+	if (!done)
+		fbinder_node_drop(node, false);
+}
+
+/*
+ * The sender's own node, already exported, to a receiver that holds a
+ * handle of it: that handle, with no lock shared beyond the two contexts.
+ * The node is pinned under the sender's lock (as in its tree, live), the
+ * handle counted under the receiver's.  False for any other case (a node
+ * or handle to create, handle 0): fbinder_xlate_one_locked() decides.
+ */
+static bool fbinder_xlate_local_fast(struct fbinder_xlate *x, struct fbinder_object *obj)
+{
+	struct fbinder_ctx *to = x->to;
+	struct fbinder_node *node;
+	struct fbinder_handle *h;
+	bool done = false;
+
+	spin_lock(&x->from->lock);
+	node = x->from->dead ? NULL : fbinder_node_lookup_clocked(x->from, obj->cookie);
+	if (node)
+		node->tmp_refs++;
+	spin_unlock(&x->from->lock);
+	if (!node)
+		return false;
+	spin_lock(&to->lock);
+	if (!to->dead && node != READ_ONCE(to->dev->ctx_mgr)) {
+		h = fbinder_handle_by_node_clocked(to, node);
+		if (h) {
+			h->buf_refs++;
+			memset(obj, 0, sizeof(*obj));
+			obj->type = FBINDER_OBJ_HANDLE;
+			obj->handle = h->id;
+			done = true;
+		}
+	}
+	spin_unlock(&to->lock);
+	if (done)
+		x->exported[x->nr_exported++] = node;
+	else
+		fbinder_xlate_unpin(x->from, node);
+	return done;
 }
 
 static int fbinder_read_offset(struct fbinder_alloc *alloc, struct fbinder_buffer *buf,
@@ -704,6 +832,11 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, struct iov_iter *data,
 			ret = fbinder_xlate_ptr(&obj, x->data_size, base, &x->ptr_end);
 		else if (obj.type == FBINDER_OBJ_FDA)
 			ret = fbinder_xlate_fda(x, &obj, offsets, base);
+		else if (obj.type == FBINDER_OBJ_HANDLE && !obj.flags &&
+			 fbinder_xlate_handle_fast(x, &obj))
+			ret = 0;
+		else if (obj.type == FBINDER_OBJ_LOCAL && fbinder_xlate_local_fast(x, &obj))
+			ret = 0;
 		else
 			ret = -EAGAIN;
 		while (ret == -EAGAIN) {
@@ -730,6 +863,35 @@ static int fbinder_copy_payload(struct fbinder_xlate *x, struct iov_iter *data,
 }
 
 /*
+ * An object's reference in ctx under ctx's lock alone, unless it is the
+ * last of its node (fbinder_node_put_fast_clocked()) or of its handle,
+ * either of which may free it.  False leaves it to the device lock.
+ */
+static bool fbinder_buffer_put_fast(struct fbinder_ctx *ctx, const struct fbinder_object *obj)
+{
+	struct fbinder_handle *h;
+	struct fbinder_node *node;
+	bool done = true;
+
+	spin_lock(&ctx->lock);
+	/* a dead context's nodes and handles are gone, with their counts */
+	if (ctx->dead) {
+		/* nothing left to count */
+	} else if (obj->type == FBINDER_OBJ_LOCAL) {
+		node = fbinder_node_lookup_clocked(ctx, obj->cookie);
+		done = !node || fbinder_node_put_fast_clocked(node, &node->buf_refs);
+	} else {
+		h = fbinder_handle_lookup_clocked(ctx, obj->handle);
+		if (h && h->buf_refs && (h->user_refs || h->buf_refs > 1))
+			h->buf_refs--;
+		else
+			done = !h || !h->buf_refs;
+	}
+	spin_unlock(&ctx->lock);
+	return done;
+}
+
+/*
  * Drops the references a buffer's first count objects hold in its own
  * context.  Used when a buffer is freed, and to undo a failed send.
  */
@@ -748,6 +910,10 @@ static void fbinder_buffer_drop_refs(struct fbinder_ctx *ctx, struct fbinder_buf
 		if (fbinder_read_offset(&ctx->alloc, buf, data_size, i, &off) ||
 		    fbinder_alloc_read(&ctx->alloc, buf, off, &obj, sizeof(obj)))
 			continue;
+		if ((obj.type == FBINDER_OBJ_LOCAL || obj.type == FBINDER_OBJ_HANDLE ||
+		     obj.type == FBINDER_OBJ_REGION) &&
+		    fbinder_buffer_put_fast(ctx, &obj))
+			continue;
 		spin_lock(&dev->lock);
 		if (ctx->dead) {
 			/* its handles and nodes are gone already */
@@ -758,10 +924,8 @@ static void fbinder_buffer_drop_refs(struct fbinder_ctx *ctx, struct fbinder_buf
 		} else if (obj.type == FBINDER_OBJ_HANDLE ||
 			   obj.type == FBINDER_OBJ_REGION) {
 			h = fbinder_handle_lookup_locked(ctx, obj.handle);
-			if (h && h->buf_refs) {
-				h->buf_refs--;
+			if (h && fbinder_handle_uncount_buf(h))
 				dying |= fbinder_handle_check_locked(h);
-			}
 		}
 		spin_unlock(&dev->lock);
 	}
@@ -790,10 +954,31 @@ static void fbinder_xlate_finish_locked(struct fbinder_xlate *x, bool commit)
 	x->nr_exported = 0;
 }
 
-/* The same, taking the locks: only a message with objects has any. */
+/*
+ * The same, taking the locks: only a message with objects has any.  A
+ * node whose pin is not its last reference needs its owner's lock alone.
+ */
 static void fbinder_xlate_finish(struct fbinder_xlate *x, bool commit)
 {
+	u32 i, left = 0;
+
 	if (!x->nr_exported)
+		return;
+	spin_lock(&x->from->lock);
+	for (i = 0; i < x->nr_exported; i++) {
+		struct fbinder_node *node = x->exported[i];
+
+		if (node->owner == x->from &&
+		    fbinder_node_put_fast_clocked(node, &node->tmp_refs)) {
+			if (commit)
+				node->exports++;
+		} else {
+			x->exported[left++] = node;
+		}
+	}
+	spin_unlock(&x->from->lock);
+	x->nr_exported = left;
+	if (!left)
 		return;
 	spin_lock(&x->from->dev->lock);
 	spin_lock(&x->from->lock);

@@ -16,6 +16,7 @@ stress_VM_TESTS := \
 	attack_fork_map.c \
 	attack_gather_lists.c \
 	attack_handle_ids.c \
+	attack_handle_race.c \
 	attack_info_cookies.c \
 	attack_long_stream.c \
 	attack_nested_unwind.c \
