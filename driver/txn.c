@@ -548,6 +548,29 @@ static int fbinder_xlate_one_locked(struct fbinder_xlate *x, struct fbinder_obje
 }
 
 /*
+ * obj becomes the receiver's handle of node, counted, when it holds one:
+ * false when it holds none, or node is handle 0's (written as 0, by
+ * fbinder_xlate_one_locked()).
+ */
+static bool fbinder_xlate_held_clocked(struct fbinder_ctx *to, struct fbinder_node *node,
+				       struct fbinder_object *obj)
+{
+	struct fbinder_handle *h;
+
+	lockdep_assert_held(&to->lock);
+	if (node == READ_ONCE(to->dev->ctx_mgr))
+		return false;
+	h = fbinder_handle_by_node_clocked(to, node);
+	if (!h)
+		return false;
+	h->buf_refs++;
+	memset(obj, 0, sizeof(*obj));
+	obj->type = FBINDER_OBJ_HANDLE;
+	obj->handle = h->id;
+	return true;
+}
+
+/*
  * A handle, with no lock shared beyond the two contexts, where that is
  * the common case: the receiver's own node travels as its LOCAL object,
  * and a node the receiver holds a handle of as that handle.  The node is
@@ -561,7 +584,6 @@ static bool fbinder_xlate_handle_fast(struct fbinder_xlate *x, struct fbinder_ob
 	struct fbinder_ctx *to = x->to;
 	struct fbinder_ctx *owner = NULL;
 	struct fbinder_node *node;
-	struct fbinder_handle *h;
 	bool done = false;
 
 	rcu_read_lock();
@@ -585,16 +607,9 @@ static bool fbinder_xlate_handle_fast(struct fbinder_xlate *x, struct fbinder_ob
 			obj->cookie = node->cookie;
 			done = true;
 		}
-	} else if (node != READ_ONCE(to->dev->ctx_mgr)) {
+	} else {
 		/* a handle of the receiver's keeps the node, dead or not */
-		h = fbinder_handle_by_node_clocked(to, node);
-		if (h) {
-			h->buf_refs++;
-			memset(obj, 0, sizeof(*obj));
-			obj->type = FBINDER_OBJ_HANDLE;
-			obj->handle = h->id;
-			done = true;
-		}
+		done = fbinder_xlate_held_clocked(to, node, obj);
 	}
 	spin_unlock(&to->lock);
 out:
@@ -625,8 +640,7 @@ static bool fbinder_xlate_local_fast(struct fbinder_xlate *x, struct fbinder_obj
 {
 	struct fbinder_ctx *to = x->to;
 	struct fbinder_node *node;
-	struct fbinder_handle *h;
-	bool done = false;
+	bool done;
 
 	spin_lock(&x->from->lock);
 	node = x->from->dead ? NULL : fbinder_node_lookup_clocked(x->from, obj->cookie);
@@ -636,16 +650,7 @@ static bool fbinder_xlate_local_fast(struct fbinder_xlate *x, struct fbinder_obj
 	if (!node)
 		return false;
 	spin_lock(&to->lock);
-	if (!to->dead && node != READ_ONCE(to->dev->ctx_mgr)) {
-		h = fbinder_handle_by_node_clocked(to, node);
-		if (h) {
-			h->buf_refs++;
-			memset(obj, 0, sizeof(*obj));
-			obj->type = FBINDER_OBJ_HANDLE;
-			obj->handle = h->id;
-			done = true;
-		}
-	}
+	done = !to->dead && fbinder_xlate_held_clocked(to, node, obj);
 	spin_unlock(&to->lock);
 	if (done)
 		x->exported[x->nr_exported++] = node;

@@ -200,52 +200,42 @@ static int own_handles(__u32 id, __u32 *refs, __u32 *buf_refs, __u32 *flags)
 	return n;
 }
 
-/* C_GIVE: T's handle of OBJ (0 on failure), its reply buffer in *data. */
-static __u32 give(struct fbt_ctx *p, __u64 *data)
-{
-	const struct fbinder_object *o;
-	struct fbt_ret r;
-
-	if (fbt_call(p, 0, C_GIVE, NULL, 0, NULL, 0, &r, NULL, NULL))
-		return 0;
-	if (r.cmd != FBINDER_RET_REPLY)
-		return 0;
-	*data = r.msg.data;
-	if (r.msg.offsets_count != 1) {
-		fbt_free_buffer(p, r.msg.data);
-		return 0;
-	}
-	o = fbt_obj(p, &r.msg, 0);
-	if (o->type != FBINDER_OBJ_HANDLE || !o->handle) {
-		fbt_free_buffer(p, r.msg.data);
-		return 0;
-	}
-	return o->handle;
-}
-
-/* C_OBJ through h: the handle O's LOCAL OBJ arrived as (0 on failure). */
-static __u32 obj_from_owner(struct fbt_ctx *p, __u32 h, __u64 *data)
+/*
+ * A call whose reply carries OBJ (C_GIVE to M: M's handle of it; C_OBJ to
+ * O: O's LOCAL object): the handle of T's it arrived as, 0 when the call
+ * failed.  Its reply buffer goes to *data, or is freed when data is NULL.
+ */
+static __u32 fetch(struct fbt_ctx *p, __u32 to, __u32 code, __u64 *data)
 {
 	const struct fbinder_object *o;
 	struct fbt_ret r;
 	__u32 got = 0;
 
-	if (fbt_call(p, h, C_OBJ, NULL, 0, NULL, 0, &r, NULL, NULL) ||
+	if (fbt_call(p, to, code, NULL, 0, NULL, 0, &r, NULL, NULL) ||
 	    r.cmd != FBINDER_RET_REPLY)
 		return 0;
 	if (r.msg.offsets_count == 1) {
 		o = fbt_obj(p, &r.msg, 0);
-		if (o->type == FBINDER_OBJ_HANDLE)
-			got = o->handle;
-		else
-			die("O's LOCAL OBJ arrived at T as type %u", o->type);
+		if (o->type != FBINDER_OBJ_HANDLE || !o->handle)
+			die("code %u: OBJ arrived at T as type %u handle %u", code,
+			    o->type, o->handle);
+		got = o->handle;
 	}
-	if (got && data) {
+	if (got && data)
 		*data = r.msg.data;
-		return got;
-	}
-	fbt_free_buffer(p, r.msg.data);
+	else
+		fbt_free_buffer(p, r.msg.data);
 	return got;
+}
+
+static __u32 give(struct fbt_ctx *p, __u64 *data)
+{
+	return fetch(p, 0, C_GIVE, data);
+}
+
+static __u32 obj_from_owner(struct fbt_ctx *p, __u32 h, __u64 *data)
+{
+	return fetch(p, h, C_OBJ, data);
 }
 
 /* T's handle h sent to M (C_MINE) or O (C_BACK): 1 when it arrived right. */
