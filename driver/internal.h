@@ -494,8 +494,28 @@ void fbinder_ctx_iter_stop(struct fbinder_ctx_iter *it);
 struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev);
 void fbinder_ctx_flush(struct fbinder_ctx *ctx);
 void fbinder_ctx_release(struct fbinder_ctx *ctx);
-void fbinder_ctx_put(struct fbinder_ctx *ctx);
-bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx);
+void fbinder_ctx_free(struct kref *kref);
+
+/*
+ * May be called with spinlocks held (not ctx's own): freeing sleeps
+ * nowhere.  Inline, as the next: a message's path takes both.
+ */
+static inline void fbinder_ctx_put(struct fbinder_ctx *ctx)
+{
+	kref_put(&ctx->refs, fbinder_ctx_free);
+}
+
+/*
+ * A sender finished with ctx's buffer.  True when the context ended
+ * meanwhile and this was the last sender: the caller then frees the buffer
+ * (fbinder_ctx_free_buffer()) once it has dropped the lock.
+ */
+static inline bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	return !--ctx->active_senders && ctx->dead;
+}
+
 void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx);
 struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx);
 int fbinder_thread_exit(struct fbinder_ctx *ctx);

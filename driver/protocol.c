@@ -68,9 +68,13 @@ static int fbinder_looper_cmd(struct fbinder_thread *thread, u32 cmd)
 	return ret;
 }
 
-/* Returns 0, a negative errno, or FBINDER_WR_FROZEN (a send, see txn.c). */
-static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
-			     const void __user *payload)
+/*
+ * Returns 0, a negative errno, or FBINDER_WR_FROZEN (a send, see txn.c).
+ * Inline: one call site, the path of every send, which a call of its own
+ * lengthened by its frame.
+ */
+static __always_inline int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
+					     const void __user *payload)
 {
 	/* each copied in whole before any use: no INIT_STACK_ALL_ZERO */
 	struct fbinder_batch_send batch __uninitialized;

@@ -836,9 +836,10 @@ static struct fbinder_txn *fbinder_txn_new(struct fbinder_ctx *from,
 
 /*
  * Pops the call the thread is handling, the one a reply answers; NULL when
- * it handles none.
+ * it handles none.  Inline, as the commit below: on every reply's path.
  */
-static struct fbinder_txn *fbinder_reply_pop_clocked(struct fbinder_thread *thread)
+static __always_inline struct fbinder_txn *
+fbinder_reply_pop_clocked(struct fbinder_thread *thread)
 {
 	struct fbinder_txn *call = thread->stack;
 
@@ -863,11 +864,12 @@ static struct fbinder_txn *fbinder_reply_pop_clocked(struct fbinder_thread *thre
  * too (fbinder_route_locked()).  *wake is the thread to wake once the lock
  * is dropped (fbinder_ctx_unlock_wake()), or NULL.  Returns 0, an error,
  * or FBINDER_WR_FROZEN: a oneway message queued for a frozen target,
- * which holds it until the thaw (freeze.c).
+ * which holds it until the thaw (freeze.c).  Inline in both its callers:
+ * a call of its own cost every send its frame.
  */
-static int fbinder_send_commit_clocked(struct fbinder_thread *thread,
-				       struct fbinder_txn *t,
-				       struct fbinder_thread **wake)
+static __always_inline int fbinder_send_commit_clocked(struct fbinder_thread *thread,
+						       struct fbinder_txn *t,
+						       struct fbinder_thread **wake)
 {
 	struct fbinder_ctx *target = t->to_ctx;
 	struct fbinder_node *node = t->node;
