@@ -710,7 +710,7 @@ void fbinder_fds_unreserve(int *fdnums, u32 nr);
 void fbinder_fds_install(struct fbinder_buffer *buf, int *fdnums);
 
 /* txn.c */
-int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *tr, bool reply);
+int fbinder_send(struct fbinder_thread *thread, const void __user *arg, bool reply);
 int fbinder_send_batch(struct fbinder_thread *thread,
 		       const struct fbinder_batch_send *bs);
 #define FBINDER_FREE_BATCH	32	/* FREE_BUFFER commands handled together */

@@ -1518,21 +1518,25 @@ static int fbinder_send_run(struct fbinder_send *s)
 }
 
 /*
- * FBINDER_CMD_SEND and FBINDER_CMD_REPLY.  A reply whose caller is gone is
- * dropped and succeeds; a reply that cannot be delivered still ends the
- * call, which fails to the caller with the same error.
+ * FBINDER_CMD_SEND and FBINDER_CMD_REPLY, the command's payload at arg
+ * read straight into the send's struct (not copied twice per message).
+ * A payload that faults fails the command before anything is done.  A
+ * reply whose caller is gone is dropped and succeeds; a reply that cannot
+ * be delivered still ends the call, which fails to the caller with the
+ * same error.
  */
-int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *tr, bool reply)
+int fbinder_send(struct fbinder_thread *thread, const void __user *arg, bool reply)
 {
 	struct fbinder_send s = {
 		.thread = thread,
-		.tr = *tr,
 		.reply = reply,
-		.oneway = tr->flags & FBINDER_TXN_ONEWAY,
-		.offsets_size = (size_t)tr->offsets_count * sizeof(u64),
 		.x = { .from = thread->ctx },
 	};
 
+	if (copy_from_user(&s.tr, arg, sizeof(s.tr)))
+		return -EFAULT;
+	s.oneway = s.tr.flags & FBINDER_TXN_ONEWAY;
+	s.offsets_size = (size_t)s.tr.offsets_count * sizeof(u64);
 	return fbinder_send_run(&s);
 }
 
