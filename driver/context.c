@@ -79,7 +79,7 @@ struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev)
 	return ctx;
 }
 
-static void fbinder_ctx_free(struct kref *kref)
+void fbinder_ctx_free(struct kref *kref)
 {
 	struct fbinder_ctx *ctx = container_of(kref, struct fbinder_ctx, refs);
 
@@ -88,23 +88,6 @@ static void fbinder_ctx_free(struct kref *kref)
 	/* a sender may have read a node's owner just before it ended */
 	kfree_rcu(ctx, rcu);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_CONTEXTS);
-}
-
-/*
- * A sender finished with ctx's buffer.  True when the context ended
- * meanwhile and this was the last sender: the caller then frees the buffer
- * (fbinder_ctx_free_buffer()) once it has dropped the lock.
- */
-bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx)
-{
-	lockdep_assert_held(&ctx->lock);
-	return !--ctx->active_senders && ctx->dead;
-}
-
-/* May be called with spinlocks held (not ctx's own): freeing sleeps nowhere. */
-void fbinder_ctx_put(struct fbinder_ctx *ctx)
-{
-	kref_put(&ctx->refs, fbinder_ctx_free);
 }
 
 /*

@@ -502,8 +502,28 @@ void fbinder_ctx_iter_stop(struct fbinder_ctx_iter *it);
 struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev);
 void fbinder_ctx_flush(struct fbinder_ctx *ctx);
 void fbinder_ctx_release(struct fbinder_ctx *ctx);
-void fbinder_ctx_put(struct fbinder_ctx *ctx);
-bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx);
+void fbinder_ctx_free(struct kref *kref);
+
+/*
+ * May be called with spinlocks held (not ctx's own): freeing sleeps
+ * nowhere.  Inline, as the next: a message's path takes both.
+ */
+static inline void fbinder_ctx_put(struct fbinder_ctx *ctx)
+{
+	kref_put(&ctx->refs, fbinder_ctx_free);
+}
+
+/*
+ * A sender finished with ctx's buffer.  True when the context ended
+ * meanwhile and this was the last sender: the caller then frees the buffer
+ * (fbinder_ctx_free_buffer()) once it has dropped the lock.
+ */
+static inline bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	return !--ctx->active_senders && ctx->dead;
+}
+
 void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx);
 struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx);
 int fbinder_thread_exit(struct fbinder_ctx *ctx);
@@ -702,7 +722,7 @@ void fbinder_fds_unreserve(int *fdnums, u32 nr);
 void fbinder_fds_install(struct fbinder_buffer *buf, int *fdnums);
 
 /* txn.c */
-int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *tr, bool reply);
+int fbinder_send(struct fbinder_thread *thread, const void __user *arg, bool reply);
 int fbinder_send_batch(struct fbinder_thread *thread,
 		       const struct fbinder_batch_send *bs);
 #define FBINDER_FREE_BATCH	32	/* FREE_BUFFER commands handled together */

@@ -68,14 +68,17 @@ static int fbinder_looper_cmd(struct fbinder_thread *thread, u32 cmd)
 	return ret;
 }
 
-/* Returns 0, a negative errno, or FBINDER_WR_FROZEN (a send, see txn.c). */
-static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
-			     const void __user *payload)
+/*
+ * Returns 0, a negative errno, or FBINDER_WR_FROZEN (a send, see txn.c).
+ * Inline: one call site, the path of every send, which a call of its own
+ * lengthened by its frame.
+ */
+static __always_inline int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
+					     const void __user *payload)
 {
 	/* each copied in whole before any use: no INIT_STACK_ALL_ZERO */
 	struct fbinder_batch_send batch __uninitialized;
 	struct fbinder_death death __uninitialized;
-	struct fbinder_txn_data tr __uninitialized;
 	struct fbinder_txn_sg sg __uninitialized;
 	u64 offset;
 	u32 handle;
@@ -83,9 +86,7 @@ static int fbinder_write_one(struct fbinder_thread *thread, u32 cmd,
 	switch (cmd) {
 	case FBINDER_CMD_SEND:
 	case FBINDER_CMD_REPLY:
-		if (copy_from_user(&tr, payload, sizeof(tr)))
-			return -EFAULT;
-		return fbinder_send(thread, &tr, cmd == FBINDER_CMD_REPLY);
+		return fbinder_send(thread, payload, cmd == FBINDER_CMD_REPLY);
 	case FBINDER_CMD_SEND_BATCH:
 		if (copy_from_user(&batch, payload, sizeof(batch)))
 			return -EFAULT;

@@ -36,41 +36,6 @@
 #include "internal.h"
 #include "spare_pool.h"
 
-/* A spare from this CPU's pool, or NULL when it has none. */
-struct fbinder_spare *fbinder_spare_take(struct fbinder_spare_pool *pool)
-{
-	struct fbinder_spare_cpu *c;
-	struct fbinder_spare *s;
-
-	local_lock(&pool->cpus->lock);
-	c = this_cpu_ptr(pool->cpus);
-	s = c->spares;
-	if (s) {
-		c->spares = s->next;
-		c->nr--;
-	}
-	local_unlock(&pool->cpus->lock);
-	return s;
-}
-
-/* Keeps s for reuse; false when this CPU's pool is full. */
-bool fbinder_spare_put(struct fbinder_spare_pool *pool, struct fbinder_spare *s)
-{
-	struct fbinder_spare_cpu *c;
-	bool kept = false;
-
-	local_lock(&pool->cpus->lock);
-	c = this_cpu_ptr(pool->cpus);
-	if (c->nr < pool->cap) {
-		s->next = c->spares;
-		c->spares = s;
-		c->nr++;
-		kept = true;
-	}
-	local_unlock(&pool->cpus->lock);
-	return kept;
-}
-
 unsigned long fbinder_spare_count(struct fbinder_spare_pool *pool)
 {
 	unsigned long count = 0;

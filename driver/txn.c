@@ -1026,9 +1026,10 @@ static struct fbinder_txn *fbinder_txn_new(struct fbinder_ctx *from,
 
 /*
  * Pops the call the thread is handling, the one a reply answers; NULL when
- * it handles none.
+ * it handles none.  Inline, as the commit below: on every reply's path.
  */
-static struct fbinder_txn *fbinder_reply_pop_clocked(struct fbinder_thread *thread)
+static __always_inline struct fbinder_txn *
+fbinder_reply_pop_clocked(struct fbinder_thread *thread)
 {
 	struct fbinder_txn *call = thread->stack;
 
@@ -1053,11 +1054,12 @@ static struct fbinder_txn *fbinder_reply_pop_clocked(struct fbinder_thread *thre
  * too (fbinder_route_locked()).  *wake is the thread to wake once the lock
  * is dropped (fbinder_ctx_unlock_wake()), or NULL.  Returns 0, an error,
  * or FBINDER_WR_FROZEN: a oneway message queued for a frozen target,
- * which holds it until the thaw (freeze.c).
+ * which holds it until the thaw (freeze.c).  Inline in both its callers:
+ * a call of its own cost every send its frame.
  */
-static int fbinder_send_commit_clocked(struct fbinder_thread *thread,
-				       struct fbinder_txn *t,
-				       struct fbinder_thread **wake)
+static __always_inline int fbinder_send_commit_clocked(struct fbinder_thread *thread,
+						       struct fbinder_txn *t,
+						       struct fbinder_thread **wake)
 {
 	struct fbinder_ctx *target = t->to_ctx;
 	struct fbinder_node *node = t->node;
@@ -1706,21 +1708,25 @@ static int fbinder_send_run(struct fbinder_send *s)
 }
 
 /*
- * FBINDER_CMD_SEND and FBINDER_CMD_REPLY.  A reply whose caller is gone is
- * dropped and succeeds; a reply that cannot be delivered still ends the
- * call, which fails to the caller with the same error.
+ * FBINDER_CMD_SEND and FBINDER_CMD_REPLY, the command's payload at arg
+ * read straight into the send's struct (not copied twice per message).
+ * A payload that faults fails the command before anything is done.  A
+ * reply whose caller is gone is dropped and succeeds; a reply that cannot
+ * be delivered still ends the call, which fails to the caller with the
+ * same error.
  */
-int fbinder_send(struct fbinder_thread *thread, const struct fbinder_txn_data *tr, bool reply)
+int fbinder_send(struct fbinder_thread *thread, const void __user *arg, bool reply)
 {
 	struct fbinder_send s = {
 		.thread = thread,
-		.tr = *tr,
 		.reply = reply,
-		.oneway = tr->flags & FBINDER_TXN_ONEWAY,
-		.offsets_size = (size_t)tr->offsets_count * sizeof(u64),
 		.x = { .from = thread->ctx },
 	};
 
+	if (copy_from_user(&s.tr, arg, sizeof(s.tr)))
+		return -EFAULT;
+	s.oneway = s.tr.flags & FBINDER_TXN_ONEWAY;
+	s.offsets_size = (size_t)s.tr.offsets_count * sizeof(u64);
 	return fbinder_send_run(&s);
 }
 

@@ -25,30 +25,12 @@ static void fbinder_txn_spare_free(struct fbinder_spare *s)
 	kfree(container_of(s, struct fbinder_txn, spare));
 }
 
-static struct fbinder_spare_pool fbinder_txn_spares = {
+struct fbinder_spare_pool fbinder_txn_spares = {
 	.name = "fastbinder-txns",
 	.cap = FBINDER_SPARE_TXNS,
 	.free = fbinder_txn_spare_free,
 	.cpus = &fbinder_txn_spares_cpu,
 };
-
-/* A zeroed spare, or NULL when this CPU's pool has none. */
-struct fbinder_txn *fbinder_txn_spare_take(void)
-{
-	struct fbinder_spare *s = fbinder_spare_take(&fbinder_txn_spares);
-
-	if (!s)
-		return NULL;
-	s->next = NULL;
-	return container_of(s, struct fbinder_txn, spare);
-}
-
-/* Keeps t, emptied, as a spare; false when this CPU's pool is full. */
-bool fbinder_txn_spare_put(struct fbinder_txn *t)
-{
-	memset(t, 0, sizeof(*t));
-	return fbinder_spare_put(&fbinder_txn_spares, &t->spare);
-}
 
 unsigned long fbinder_txn_spares_count(void)
 {
