@@ -434,7 +434,7 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 
 	(void)want;
 	if (bench_objects) {
-		/* a handle of the server's own node: it gets it back as LOCAL */
+		/* a handle of the server's own node: the server gets it as LOCAL */
 		struct fbinder_object obj = { .type = FBINDER_OBJ_HANDLE, .handle = c->handle };
 		size_t at = (len + 7) & ~(size_t)7;
 

@@ -617,13 +617,24 @@ out:
 	return done;
 }
 
-/* Unpins a node the sender pinned (tmp_refs), its lock not held. */
+/*
+ * Unpins the sender's node (tmp_refs) under the sender's lock alone; false
+ * when that is the node's last reference or the sender ended (the node is
+ * dead): the device lock's then (fbinder_node_drop()).
+ */
+static bool fbinder_xlate_unpin_clocked(struct fbinder_ctx *from, struct fbinder_node *node)
+{
+	lockdep_assert_held(&from->lock);
+	return node->owner == from && fbinder_node_put_fast_clocked(node, &node->tmp_refs);
+}
+
+/* The same, its lock not held, and done either way. */
 static void fbinder_xlate_unpin(struct fbinder_ctx *from, struct fbinder_node *node)
 {
 	bool done;
 
 	spin_lock(&from->lock);
-	done = node->owner == from && fbinder_node_put_fast_clocked(node, &node->tmp_refs);
+	done = fbinder_xlate_unpin_clocked(from, node);
 	spin_unlock(&from->lock);
 	if (!done)
 		fbinder_node_drop(node, false);
@@ -973,8 +984,7 @@ static void fbinder_xlate_finish(struct fbinder_xlate *x, bool commit)
 	for (i = 0; i < x->nr_exported; i++) {
 		struct fbinder_node *node = x->exported[i];
 
-		if (node->owner == x->from &&
-		    fbinder_node_put_fast_clocked(node, &node->tmp_refs)) {
+		if (fbinder_xlate_unpin_clocked(x->from, node)) {
 			if (commit)
 				node->exports++;
 		} else {
