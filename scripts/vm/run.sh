@@ -249,10 +249,12 @@ fi
 
 # ---- boot ----------------------------------------------------------------
 # TCG (no KVM here).  tsc=reliable keeps the guest off the slow HPET clock;
-# panic=-1 with -no-reboot turns a panic into a QEMU exit.
+# panic=-1 with -no-reboot turns a panic into a QEMU exit; softlockup_panic
+# makes a CPU stuck for 20 s such a panic (a failure either way: dmesg-clean
+# fails on its "BUG:" line), not a VM that runs on to its timeout.
 qemu=(qemu-system-x86_64 -m "$mem" -smp "$smp" -nic none -no-reboot
       -kernel "$image" -initrd "$initrd"
-      -append "console=ttyS0 quiet panic=-1 tsc=reliable $append")
+      -append "console=ttyS0 quiet panic=-1 softlockup_panic=1 tsc=reliable $append")
 if [ "$icount" = 1 ]; then
 	[ "$smp" = 1 ] || { echo "vm: -I needs one vCPU (-c 1)" >&2; exit 2; }
 	qemu+=(-icount shift=0,sleep=off)

@@ -56,6 +56,19 @@ dmesg -c >/tmp/dmesg-boot
 h=/proc/sys/kernel/hung_task_timeout_secs
 [ -w $h ] && echo 60 >$h
 
+# QEMU 7.2's TCG can livelock when one vCPU rewrites kernel code that the
+# other is running: the other keeps executing its stale translation of
+# text_poke's int3, kprobes' handler sees no int3 in memory and backs up
+# onto it, forever, interrupts off.  With record-cmd on (the default),
+# enabling or disabling any trace event adds or removes a probe on
+# sched_switch, which patches __schedule, code both vCPUs run all the time.
+# Seen once in CI (tracing_recipes on 6.1, both vCPUs looping on the int3 at
+# __schedule+0x1bc while memory held the nop) and about once in 50 runs of
+# tracing_recipes in a loop; none in 300 with record-cmd off.  No test
+# reads the task names it records.
+r=/sys/kernel/tracing/options/record-cmd
+[ -w $r ] && echo 0 >$r
+
 # module-sections: the development build's per-step sums (driver/sections.h,
 # make bench-sections) over runs of the sync_call test: a reset after one
 # zeroes them, and over the next every step ran and took time, and each
