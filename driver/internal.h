@@ -14,14 +14,10 @@
  *     failed; the nodes' lives (state, owner: with the owner's lock too)
  *     and their graph counts (handle_count, link_refs, exports,
  *     is_ctx_mgr: all but link_refs with the owner's lock too, exports
- *     under that lock alone at a send's commit);
- *     regions; the context manager
- *     (read under RCU too); the contexts list; a call's caller
- *     (fbinder_txn.from, from_parent: with the caller's context lock too,
- *     so a route, which walks callers of many contexts, reads them under
- *     this lock alone).  A message takes it only to route a call sent
- *     while handling another, and for an object that makes or may free
- *     a node or handle: a handle of the receiver's own node, or a node
+ *     under that lock alone at a send's commit); regions; the context
+ *     manager (read under RCU too); the contexts list.  A message takes
+ *     it only for an object that makes or may free a node or handle: a
+ *     handle of the receiver's own node, or a node
  *     (the sender's, or any) that the receiver holds a handle of, travels
  *     under the two contexts' locks, and an object's free that is not
  *     the last reference of its node or handle takes the receiver's lock
@@ -34,8 +30,9 @@
  *     the device lock too); the message counts of the nodes it owns (buf_refs,
  *     tmp_refs, async_out, async_todo, calls); a transaction's handler
  *     fields (to_thread, to_parent, buffer) under its receiver's, and its
- *     caller fields under its caller's (above); its freeze state (frozen,
- *     sync_recv, async_recv, calls_in, held).  A death link's state
+ *     caller fields (from, from_parent) under its caller's
+ *     (a route reads a chain's under RCU, below); its freeze state
+ *     (frozen, sync_recv, async_recv, calls_in, held).  A death link's state
  *     and queue entry under its holder's.  A message without objects
  *     takes the two contexts' locks one after the other, never nested:
  *     two context locks are held together only under the device lock
@@ -51,6 +48,19 @@
  * under RCU, as both are freed after a grace period (kfree_rcu()), and
  * the node is checked alive under its owner's lock, which its end and its
  * free hold.
+ *
+ * A call sent while handling another goes to a thread of the target
+ * already waiting in the handled call's chain, if there is one
+ * (fbinder_route_clocked()).  The chain crosses contexts whose locks the
+ * send does not hold, so it is read under RCU: a link (from_parent) is
+ * set once at the push and later only cleared, a call a link pointed at
+ * (chained) is freed after a grace period, and so is a thread record.
+ * So the links read were all there at the walk's first read, and the
+ * route is the one a walk at that moment would have found.  The walk
+ * runs under the target's lock, which guards the found thread's calls:
+ * the answer to the call it waits for, which could only come after a
+ * cut the walk did not see, needs that lock, so it is queued after the
+ * routed call, as if the cut had come after the route.
  *
  * A fast path (a context lock alone) never takes a node's last reference
  * of any kind, which would free the node, the graph's business: it leaves
@@ -424,12 +434,14 @@ struct fbinder_txn {
 	union {
 		struct fbinder_work work;
 		struct fbinder_spare spare;	/* a spare (txn_pool.c) */
+		struct rcu_head rcu;		/* a chained call's free */
 	};
 	u64 id;
 	u32 code;
 	u32 flags;
 	int error;			/* FBINDER_WORK_FAILED */
 	bool is_reply;
+	bool chained;		/* a call was pushed on it: routes read it */
 	struct fbinder_txn *call;		/* a reply: the call it answers */
 
 	struct fbinder_ctx *from_ctx;		/* a call's caller's, counted */

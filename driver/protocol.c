@@ -500,8 +500,6 @@ int fbinder_abandon_call(struct fbinder_thread *thread)
 	struct fbinder_work *work;
 	int ret = 0;
 
-	/* from changes under the device lock too: routes read it there */
-	spin_lock(&thread->ctx->dev->lock);
 	spin_lock(&thread->ctx->lock);
 	t = thread->stack;
 	if (!t || t->from != thread) {
@@ -515,12 +513,12 @@ int fbinder_abandon_call(struct fbinder_thread *thread)
 		}
 	}
 	thread->stack = t->from_parent;
-	t->from = NULL;
-	t->from_parent = NULL;
+	/* a route may be reading them (fbinder_route_clocked()) */
+	WRITE_ONCE(t->from, NULL);
+	WRITE_ONCE(t->from_parent, NULL);
 	fbinder_stat_inc(FBINDER_STAT_ABANDONED);
 out:
 	spin_unlock(&thread->ctx->lock);
-	spin_unlock(&thread->ctx->dev->lock);
 	return ret;
 }
 

@@ -71,7 +71,8 @@ static u64 fbinder_txn_new_id(void)
 /*
  * Once nothing points at t any more: with the lock of its receiver
  * (to_ctx) held if it still names a buffer there.  It goes back to a
- * spare pool (txn_pool.c).
+ * spare pool (txn_pool.c); a call a route may still be reading
+ * (chained: fbinder_route_clocked()) after a grace period instead.
  */
 void fbinder_txn_free(struct fbinder_txn *t)
 {
@@ -83,7 +84,9 @@ void fbinder_txn_free(struct fbinder_txn *t)
 		fbinder_ctx_put(t->from_ctx);
 	put_pid(t->sender_pid);
 	fbinder_stat_dec(FBINDER_STAT_LIVE_TRANSACTIONS);
-	if (!fbinder_txn_spare_put(t))
+	if (unlikely(t->chained))
+		kfree_rcu(t, rcu);
+	else if (!fbinder_txn_spare_put(t))
 		kfree(t);
 }
 
@@ -358,7 +361,7 @@ struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *t)
  * replies to calls it awaits will be dropped.  Both links of a call it
  * awaits go: the call it handled below it is failed and freed here, and a
  * nested call routed from the awaited call's handler must not walk into
- * it (fbinder_route_locked).
+ * it (fbinder_route_clocked).
  */
 void fbinder_thread_unwind_locked(struct fbinder_thread *thread)
 {
@@ -374,8 +377,8 @@ void fbinder_thread_unwind_locked(struct fbinder_thread *thread)
 			fbinder_call_done_clocked(t);
 			fbinder_txn_fail_locked(t, -EOWNERDEAD);
 		} else {
-			t->from = NULL;
-			t->from_parent = NULL;
+			WRITE_ONCE(t->from, NULL);
+			WRITE_ONCE(t->from_parent, NULL);
 		}
 		t = next;
 	}
@@ -383,25 +386,29 @@ void fbinder_thread_unwind_locked(struct fbinder_thread *thread)
 }
 
 /*
- * A thread of target already in the chain of the call the thread handles
- * (below is its stack under the call it sends now), which waits idle.
- * The chain crosses other contexts, whose threads may give up their calls
- * (fbinder_abandon_call(), their end) under the device lock: hence it.
+ * A thread of target already in the chain of the call a thread handles
+ * (below, its stack under the call it sends now),
+ * which waits for the reply to its call there.  The chain crosses other
+ * contexts, whose threads may give up their calls meanwhile
+ * (fbinder_abandon_call(), their end): it is read under RCU (internal.h,
+ * Locking).  A thread of target found waits there: its call's caller
+ * fields change under target's lock, held.
  */
-static struct fbinder_thread *fbinder_route_locked(struct fbinder_thread *thread,
-						   struct fbinder_txn *below,
-						   struct fbinder_ctx *target)
+static struct fbinder_thread *fbinder_route_clocked(struct fbinder_txn *below,
+						    struct fbinder_ctx *target)
 {
-	struct fbinder_txn *t = below;
+	struct fbinder_thread *from = NULL;
+	struct fbinder_txn *t;
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
 	lockdep_assert_held(&target->lock);
-	if (!t || t->to_thread != thread)
-		return NULL;
-	for (; t; t = t->from_parent)
-		if (t->from && t->from->ctx == target)
-			return t->from;
-	return NULL;
+	rcu_read_lock();
+	for (t = below; t; t = READ_ONCE(t->from_parent)) {
+		from = READ_ONCE(t->from);
+		if (from && from->ctx == target)
+			break;
+	}
+	rcu_read_unlock();
+	return t ? from : NULL;
 }
 
 /* Pins taken while translating, released at commit or undo. */
@@ -1060,9 +1067,9 @@ fbinder_reply_pop_clocked(struct fbinder_thread *thread)
 /*
  * Queues the finished message: the only step visible to others.  Under
  * the target's context lock; a call the thread sends while it handles
- * another may go to a thread of the chain, found under the device lock
- * too (fbinder_route_locked()).  *wake is the thread to wake once the lock
- * is dropped (fbinder_ctx_unlock_wake()), or NULL.  Returns 0, an error,
+ * another may go to a thread of the chain (fbinder_route_clocked()).
+ * *wake is the thread to wake once the lock is dropped
+ * (fbinder_ctx_unlock_wake()), or NULL.  Returns 0, an error,
  * or FBINDER_WR_FROZEN: a oneway message queued for a frozen target,
  * which holds it until the thaw (freeze.c).  Inline in both its callers:
  * a call of its own cost every send its frame.
@@ -1117,7 +1124,7 @@ static __always_inline int fbinder_send_commit_clocked(struct fbinder_thread *th
 	fbinder_stat_inc(FBINDER_STAT_CALLS);
 	target->calls_in++;
 	if (t->from_parent && t->from_parent->to_thread == thread)
-		to = fbinder_route_locked(thread, t->from_parent, target);
+		to = fbinder_route_clocked(t->from_parent, target);
 	t->buffer->txn = t;
 	if (to)
 		*wake = fbinder_thread_queue_clocked(to, &t->work);
@@ -1311,6 +1318,9 @@ static int fbinder_send_target(struct fbinder_send *s)
 		t->from_ctx = ctx;
 		t->from = thread;
 		t->from_parent = thread->stack;
+		/* a route may walk into it from t now: it is freed after a grace period */
+		if (thread->stack)
+			thread->stack->chained = true;
 		thread->stack = t;
 		s->pushed = true;
 	}
@@ -1532,12 +1542,10 @@ static int fbinder_send_copy(struct fbinder_send *s)
 /*
  * Queues the message (fbinder_send_commit_clocked()) and hands the buffer,
  * its files and the references its objects hold over to the receiver;
- * wakes the thread chosen once the lock is dropped.  Only a call sent
- * while handling another takes the device lock, to route it.
+ * wakes the thread chosen once the lock is dropped.
  */
 static int fbinder_send_commit(struct fbinder_send *s)
 {
-	struct fbinder_device *dev = s->thread->ctx->dev;
 	struct fbinder_txn *t = s->t;
 	struct fbinder_ctx *to = s->x.to;
 	struct fbinder_thread *wake = NULL;
@@ -1545,15 +1553,8 @@ static int fbinder_send_commit(struct fbinder_send *s)
 	int ret;
 
 	t->buffer = s->buf;
-	if (s->pushed && t->from_parent && t->from_parent->to_thread == s->thread) {
-		spin_lock(&dev->lock);
-		spin_lock(&to->lock);
-		ret = fbinder_send_commit_clocked(s->thread, t, &wake);
-		spin_unlock(&dev->lock);
-	} else {
-		spin_lock(&to->lock);
-		ret = fbinder_send_commit_clocked(s->thread, t, &wake);
-	}
+	spin_lock(&to->lock);
+	ret = fbinder_send_commit_clocked(s->thread, t, &wake);
 	if (ret < 0) {
 		t->buffer = NULL;
 		spin_unlock(&to->lock);
@@ -1624,8 +1625,8 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 		fbinder_xlate_finish_locked(&s->x, false);
 	if (s->pushed) {
 		thread->stack = t->from_parent;
-		t->from = NULL;
-		t->from_parent = NULL;
+		WRITE_ONCE(t->from, NULL);
+		WRITE_ONCE(t->from_parent, NULL);
 		s->pushed = false;
 	}
 	call = t ? t->call : NULL;

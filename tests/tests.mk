@@ -100,7 +100,7 @@ VM_ROOT_TESTS	+= context_manager
 # service-manager tests keep a root manager, as a system does, and run
 # their clients in a child that drops (fbt_run_as_nobody()).  poll_events's
 # epoll regression stays root: it claims handle 0 twenty times.
-VM_CLAIM_TESTS	:= async_calls attack_handle_race buffer_mapping burst_frees call_label calls concurrent_traffic death_notify \
+VM_CLAIM_TESTS	:= async_calls attack_handle_race attack_route_race buffer_mapping burst_frees call_label calls concurrent_traffic death_notify \
 		   fd_array_calls fd_arrays fd_passing fd_passing_failures freeze freeze_states gather_calls idle_memory looper_spawn malformed_requests notify \
 		   nested_calls object_translation oneway_batch oneway_batches oneway_order \
 		   poll_events regions \

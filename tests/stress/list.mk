@@ -30,6 +30,7 @@ stress_VM_TESTS := \
 	attack_region_mm.c \
 	attack_region_revoke.c \
 	attack_region_stall.c \
+	attack_route_race.c \
 	attack_sender_pages.c \
 	attack_stalled_sender.c \
 	attack_thread_records.c \
