@@ -10,8 +10,8 @@
  *     handles trees and nodes tree (both with its context lock too) and
  *     handle fields (a handle's counts, user_refs and buf_refs, with its
  *     holder's lock too, under which alone a send or a free may change
- *     them while they stay above zero), its death links, nr_owned and
- *     failed; the nodes' lives (state, owner: with the owner's lock too)
+ *     them while they stay above zero), its death links and nr_owned;
+ *     the nodes' lives (state, owner: with the owner's lock too)
  *     and their graph counts (handle_count, link_refs, exports,
  *     is_ctx_mgr: all but link_refs with the owner's lock too, exports
  *     under that lock alone at a send's commit); regions; the context
@@ -21,12 +21,13 @@
  *     (the sender's, or any) that the receiver holds a handle of, travels
  *     under the two contexts' locks, and an object's free that is not
  *     the last reference of its node or handle takes the receiver's lock
- *     alone (txn.c); every failure and every end takes it.
+ *     alone (txn.c); a failed send only for such an object or a node's
+ *     last reference; every end takes it.
  *
  *   fbinder_ctx.lock (the context lock): the queues of one context.  Its
  *     todo list and idle threads, its threads' todo lists, stacks, looper
  *     state and wake-up flags, nr_queued, requested and started threads,
- *     its fair-share records, active_senders, received, sent, dead (with
+ *     its fair-share records, active_senders, received, sent, failed, dead (with
  *     the device lock too); the message counts of the nodes it owns (buf_refs,
  *     tmp_refs, async_out, async_todo, calls); a transaction's handler
  *     fields (to_thread, to_parent, buffer) under its receiver's, and its
@@ -779,7 +780,7 @@ void fbinder_debugfs_exit(void);
 
 /* stats.c (the counters themselves: stats.h) */
 void fbinder_record_failure(int error, enum fbinder_failure_what what,
-			    struct fbinder_ctx *from,
+			    struct fbinder_ctx *from, struct fbinder_ctx *to,
 			    struct fbinder_node *target, u32 code);
 void fbinder_record_failure_pid(int error, enum fbinder_failure_what what,
 				struct pid *from, kuid_t from_uid,

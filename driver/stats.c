@@ -167,11 +167,10 @@ static void fbinder_failure_clear(struct fbinder_failure *f)
 }
 
 static void fbinder_record(int error, enum fbinder_failure_what what,
-			   struct pid *from, kuid_t from_uid,
+			   struct pid *from, kuid_t from_uid, struct fbinder_ctx *owner,
 			   struct fbinder_node *target, u32 code,
 			   unsigned long ip)
 {
-	struct fbinder_ctx *owner = target ? target->owner : NULL;
 	struct fbinder_failure *f;
 
 	fbinder_stat_inc(FBINDER_STAT_FAILED);
@@ -198,12 +197,15 @@ static void fbinder_record(int error, enum fbinder_failure_what what,
 		wake_up_interruptible_all(&fbinder_failure_wait);
 }
 
+/*
+ * A failed send or reply of from, to the node target of to (pinned, or
+ * both NULL); the caller counts it in from->failed, under from's lock.
+ */
 void fbinder_record_failure(int error, enum fbinder_failure_what what,
-			    struct fbinder_ctx *from,
+			    struct fbinder_ctx *from, struct fbinder_ctx *to,
 			    struct fbinder_node *target, u32 code)
 {
-	from->failed++;
-	fbinder_record(error, what, from->pid, from->euid, target, code,
+	fbinder_record(error, what, from->pid, from->euid, to, target, code,
 		       _RET_IP_);
 }
 
@@ -212,7 +214,8 @@ void fbinder_record_failure_pid(int error, enum fbinder_failure_what what,
 				struct pid *from, kuid_t from_uid,
 				struct fbinder_node *target, u32 code)
 {
-	fbinder_record(error, what, from, from_uid, target, code, _RET_IP_);
+	fbinder_record(error, what, from, from_uid, target ? target->owner : NULL,
+		       target, code, _RET_IP_);
 }
 
 unsigned int fbinder_failures_read(struct fbinder_failure *out, u64 seq)

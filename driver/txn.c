@@ -294,6 +294,24 @@ void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hol
 }
 
 /*
+ * Under the caller's lock: a call ends with error, and its caller gets
+ * FBINDER_RET_FAILED, unless it gave up on the call (from cleared under
+ * this lock).  False when nothing was queued (error 0, or no caller): the
+ * call is then the caller's to free.
+ */
+static bool fbinder_call_fail_clocked(struct fbinder_txn *call, int error)
+{
+	lockdep_assert_held(&call->from_ctx->lock);
+	if (!error || !call->from)
+		return false;
+	call->work.type = FBINDER_WORK_FAILED;
+	call->error = error;
+	fbinder_stat_inc(FBINDER_STAT_DEAD_REPLIES);
+	fbinder_thread_enqueue_clocked(call->from, &call->work, false);
+	return true;
+}
+
+/*
  * Tell a waiting caller its call ended without a reply.  The handler's
  * context lock is held (its buffer, its stack); the caller's is taken
  * inside it, which only a holder of the device lock may do (internal.h).
@@ -301,6 +319,7 @@ void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hol
 void fbinder_txn_fail_locked(struct fbinder_txn *call, int error)
 {
 	struct fbinder_ctx *caller = call->from_ctx;
+	bool queued;
 
 	lockdep_assert_held(&call->to_ctx->dev->lock);
 	lockdep_assert_held(&call->to_ctx->lock);
@@ -309,16 +328,27 @@ void fbinder_txn_fail_locked(struct fbinder_txn *call, int error)
 		call->buffer = NULL;
 	}
 	spin_lock_nested(&caller->lock, SINGLE_DEPTH_NESTING);
-	if (!call->from) {
-		spin_unlock(&caller->lock);
-		fbinder_txn_free(call);
-		return;
-	}
-	call->work.type = FBINDER_WORK_FAILED;
-	call->error = error;
-	fbinder_stat_inc(FBINDER_STAT_DEAD_REPLIES);
-	fbinder_thread_enqueue_clocked(call->from, &call->work, false);
+	queued = fbinder_call_fail_clocked(call, error);
 	spin_unlock(&caller->lock);
+	if (!queued)
+		fbinder_txn_free(call);
+}
+
+/*
+ * The same for a call its handler already let go of
+ * (fbinder_reply_pop_clocked()): only its caller's side is left to
+ * change, so no lock is held; error 0 only frees it.
+ */
+static void fbinder_call_fail(struct fbinder_txn *call, int error)
+{
+	struct fbinder_ctx *caller = call->from_ctx;
+	bool queued;
+
+	spin_lock(&caller->lock);
+	queued = fbinder_call_fail_clocked(call, error);
+	spin_unlock(&caller->lock);
+	if (!queued)
+		fbinder_txn_free(call);
 }
 
 /*
@@ -1592,17 +1622,17 @@ static int fbinder_send_commit(struct fbinder_send *s)
  * (bad arguments, no memory).  A reply whose caller died meanwhile (its
  * buffer gone: EOWNERDEAD, ESRCH) is dropped and succeeds, as when the
  * caller was gone before (docs/abi.md).  Returns what the command returns.
- * A failure is rare: it takes the device lock, and the context locks in it.
+ * Each step takes the one context lock it needs, as the send did: the
+ * device lock only for an object's or a node's last reference.
  */
 static int fbinder_send_abort(struct fbinder_send *s, int ret)
 {
 	struct fbinder_thread *thread = s->thread;
 	struct fbinder_ctx *ctx = thread->ctx;
-	struct fbinder_device *dev = ctx->dev;
 	struct fbinder_txn *t = s->t, *call;
 	struct fbinder_ctx *to = s->x.to;
-	struct fbinder_thread *call_from = NULL;
-	bool free_buffer = false;
+	struct fbinder_node *node = t ? t->node : NULL;
+	bool free_buffer = false, call_from = false, record;
 
 	/* fbinder_send_copy(): the label, the files, the objects' references, the slot */
 	fbinder_secctx_put(s);
@@ -1617,12 +1647,10 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 		fbinder_stat_dec(FBINDER_STAT_LIVE_BUFFERS);
 		s->buf = NULL;
 	}
+	fbinder_xlate_finish(&s->x, false);
 
-	spin_lock(&dev->lock);
-	/* fbinder_send_prepare(): the pins on the target and the share */
+	/* fbinder_send_prepare(): the push, the reply's call, the count */
 	spin_lock(&ctx->lock);
-	if (s->x.nr_exported)
-		fbinder_xlate_finish_locked(&s->x, false);
 	if (s->pushed) {
 		thread->stack = t->from_parent;
 		WRITE_ONCE(t->from, NULL);
@@ -1639,18 +1667,24 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 	if (s->counted)
 		ctx->sent--;
 	spin_unlock(&ctx->lock);
+	/* popped: only its caller's side (from) can change, under its lock */
 	if (call) {
 		spin_lock(&call->from_ctx->lock);
-		call_from = call->from;
+		call_from = !!call->from;
 		spin_unlock(&call->from_ctx->lock);
 	}
 	if (t && call && !call_from)
 		ret = -ECONNRESET;
 	/* the target while it is still pinned */
-	if (ret != -ECONNRESET && (t || call_from))
+	record = ret != -ECONNRESET && (t || call_from);
+	if (record) {
+		spin_lock(&ctx->lock);
+		ctx->failed++;
+		spin_unlock(&ctx->lock);
 		fbinder_record_failure(ret, s->reply ? FBINDER_FAILED_REPLY :
-						       FBINDER_FAILED_SEND,
-				       ctx, t ? t->node : NULL, s->tr.code);
+					       FBINDER_FAILED_SEND,
+				       ctx, node ? to : NULL, node, s->tr.code);
+	}
 	if (to) {
 		spin_lock(&to->lock);
 		if (s->sender)
@@ -1661,26 +1695,21 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 		free_buffer = fbinder_ctx_senders_done_clocked(to);
 		if (free_buffer)
 			kref_get(&to->refs);	/* t's goes below */
-		if (t && t->node) {
-			t->node->tmp_refs--;
-			fbinder_node_check_olocked(t->node);
-			t->node = NULL;
-		}
+		/* the pin of fbinder_send_target(), unless it is the node's last */
+		if (node && node->owner == to &&
+		    fbinder_node_put_fast_clocked(node, &node->tmp_refs))
+			node = NULL;
 		spin_unlock(&to->lock);
+		if (node)
+			fbinder_node_drop(node, false);
+		if (t)
+			t->node = NULL;
 	}
-	if (call) {
-		/* the replier handled the call: its lock, for the failure */
-		spin_lock(&ctx->lock);
-		if (call_from && ret != -ECONNRESET)
-			fbinder_txn_fail_locked(call, ret);
-		else
-			fbinder_txn_free(call);
-		spin_unlock(&ctx->lock);
-	}
+	if (call)
+		fbinder_call_fail(call, call_from && ret != -ECONNRESET ? ret : 0);
 	if (t)
 		fbinder_txn_free(t);
 	s->t = NULL;
-	spin_unlock(&dev->lock);
 	if (free_buffer) {
 		fbinder_ctx_free_buffer(to);
 		fbinder_ctx_put(to);
