@@ -92,6 +92,7 @@ extern unsigned char *bench_pattern;	/* BENCH_PATTERN random bytes */
  */
 extern int bench_pairs;
 extern bool bench_objects;	/* scale-objects: each call carries a handle */
+extern bool bench_nested;	/* scale-nested: each call is called back, nested */
 
 uint64_t now_ns(void);
 /* wl_region.c: the region workload; prints its table, returns its failures. */

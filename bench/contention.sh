@@ -7,8 +7,8 @@
 #
 # Boots IMAGE, the debug kernel (lockdep with CONFIG_LOCK_STAT), two vCPUs,
 # with MODULE built for it, and runs fastbinder's scale workload with 2 pairs
-# only (fbbench -P 2), calls, oneway and calls carrying a handle apart,
-# each twice: collecting only while the pairs send (FBBENCH_LOCK_STAT:
+# only (fbbench -P 2), calls, oneway, calls carrying a handle and calls
+# called back nested apart, each twice: collecting only while the pairs send (FBBENCH_LOCK_STAT:
 # fbbench turns /proc/sys/kernel/lock_stat on at the pairs' common start
 # and off before the end of their budget), then over the whole run, the
 # pairs' setup and end included.  Before each, /proc/lock_stat is
@@ -16,7 +16,7 @@
 # build/bench/contention.md: per class, whether it is per context, per CPU
 # or shared by the pairs, its contentions, wait time and acquisitions, per
 # million messages of the timed windows (a call is two: request and
-# reply), and its contention points.  Exit status: 1 if a run failed or a
+# reply; a nested one four), and its contention points.  Exit status: 1 if a run failed or a
 # shared class was contended while the pairs sent (the issue's target),
 # else 0.
 #
@@ -52,7 +52,7 @@ else
 	guest="[ -r /proc/lock_stat ] || { echo 'bench-contention: no /proc/lock_stat: not a LOCK_STAT kernel' >&2; exit 1; }
 	[ -w /proc/sys/kernel/lock_stat ] && echo 1 >/proc/sys/kernel/lock_stat
 	rc=0
-	for w in scale-calls scale-oneway scale-objects; do
+	for w in scale-calls scale-oneway scale-objects scale-nested; do
 		for pass in window whole; do
 			echo 0 >/proc/lock_stat
 			if [ \$pass = window ]; then
@@ -122,7 +122,8 @@ END {
 	print "# Lock contention, 2 disjoint pairs (make bench-contention)\n"
 	print "Debug kernel (lockdep, LOCK_STAT), 2 vCPUs, pair i (client and server) pinned to vCPU i;"
 	print "fbbench -P 2 (5 runs each), /proc/lock_stat cleared before each workload. Host load: " uptime "\n"
-	print "Per million messages (a call is two: request and reply; the timed windows'"'"' messages)."
+	print "Per million messages (a call is two: request and reply, a nested call four; the timed"
+	print "windows'"'"' messages)."
 	print "Each workload runs twice: with lock_stat collecting only while the pairs send (fbbench"
 	print "turns it on at their common start and off at nine tenths of the budget), and over the"
 	print "whole run, where opening, mapping and ending the contexts take the device'"'"'s and the"

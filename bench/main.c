@@ -13,9 +13,10 @@
  * through fbidl's generated stubs against the same call written by hand
  * on libbinderlite: bench/wl_idl.c), gather (a 64 B header and a 64 KiB
  * payload gathered by bl_call_iov() against one buffer and against
- * marshalling them first: bench/wl_gather.c); scale-calls, scale-oneway
- * and scale-objects (fastbinder's calls carrying a handle) are the parts
- * of scale, -P N its runs of N pairs only.
+ * marshalling them first: bench/wl_gather.c); scale-calls, scale-oneway,
+ * scale-objects (fastbinder's calls carrying a handle) and scale-nested
+ * (fastbinder's calls, each calling the client back while it is handled)
+ * are the parts of scale, -P N its runs of N pairs only.
  * rt1 is rt with the client and the server pinned to vCPU 0.  -q makes
  * every measurement shorter (a smoke test); -1 pins every measurement to
  * vCPU 0 (an experiment: no cross-vCPU wake-ups); -n skips the context
@@ -59,6 +60,7 @@
 unsigned char *bench_pattern;
 int bench_pairs;
 bool bench_objects;
+bool bench_nested;
 
 /* ---- helpers ---- */
 
@@ -268,20 +270,26 @@ static void lock_stat_window(uint64_t start_at, double budget)
  * pair's).  WL_SCALE_OBJ: fastbinder's scale calls, each carrying a handle
  * object (the server's own, back to it), the path of a message with
  * objects (no peer passes objects: its ratio is to its own 1 pair only).
+ * WL_SCALE_NEST: fastbinder's scale calls, each carrying the client's own
+ * object, which the server calls back once while it handles the call (a
+ * nested call to the waiting client thread); its rate counts the outer
+ * calls, each four messages.
  */
 enum workload { WL_RT, WL_RT1, WL_BW, WL_ONEWAY1, WL_ONEWAY64, WL_CLIENTS,
-		WL_SCALE_RT, WL_SCALE_OW, WL_SCALE_OBJ };
+		WL_SCALE_RT, WL_SCALE_OW, WL_SCALE_OBJ, WL_SCALE_NEST };
 
 static const char *const wl_names[] = {
 	[WL_RT] = "roundtrip", [WL_RT1] = "roundtrip-1cpu", [WL_BW] = "bandwidth",
 	[WL_ONEWAY1] = "oneway-1", [WL_ONEWAY64] = "oneway-64",
 	[WL_CLIENTS] = "clients", [WL_SCALE_RT] = "scale-calls",
 	[WL_SCALE_OW] = "scale-oneway", [WL_SCALE_OBJ] = "scale-objects",
+	[WL_SCALE_NEST] = "scale-nested",
 };
 
 static bool is_scale(enum workload wl)
 {
-	return wl == WL_SCALE_RT || wl == WL_SCALE_OW || wl == WL_SCALE_OBJ;
+	return wl == WL_SCALE_RT || wl == WL_SCALE_OW || wl == WL_SCALE_OBJ ||
+	       wl == WL_SCALE_NEST;
 }
 
 /* Every process of a one-vCPU measurement runs on vCPU 0. */
@@ -434,7 +442,8 @@ static void client_calls(const struct transport *t, void *c, enum workload wl,
 			}
 			continue;
 		}
-		if (wl == WL_CLIENTS || wl == WL_SCALE_RT || wl == WL_SCALE_OBJ) {
+		if (wl == WL_CLIENTS || wl == WL_SCALE_RT || wl == WL_SCALE_OBJ ||
+		    wl == WL_SCALE_NEST) {
 			if (t1 > until)
 				break;
 			n++;
@@ -451,7 +460,8 @@ static void client_calls(const struct transport *t, void *c, enum workload wl,
 	r->count = (double)n;
 	if (n)
 		r->switches = (double)(ctx_switches() - sw0) / n;
-	if (wl == WL_CLIENTS || wl == WL_SCALE_RT || wl == WL_SCALE_OBJ) {
+	if (wl == WL_CLIENTS || wl == WL_SCALE_RT || wl == WL_SCALE_OBJ ||
+	    wl == WL_SCALE_NEST) {
 		r->seconds = total / 1e9;	/* warm-up to the last call */
 	} else if (n) {
 		memcpy(shared_samples, samples, n * sizeof(*samples));
@@ -590,6 +600,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 		   MODE_ONEWAY : MODE_ECHO;
 	bench_pairs = pairs ? nclients : 0;
 	bench_objects = wl == WL_SCALE_OBJ;
+	bench_nested = wl == WL_SCALE_NEST;
 	if (t->prepare && (err = t->prepare(nclients, size)) < 0) {
 		snprintf(res->note, sizeof(res->note), "prepare: %s",
 			 strerror(-err));
@@ -641,6 +652,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 			case WL_CLIENTS:
 			case WL_SCALE_RT:
 			case WL_SCALE_OBJ:
+			case WL_SCALE_NEST:
 				sleep_until(start_at);
 				client_calls(t, c, wl, size,
 					     start_at + (uint64_t)(budget * 1e9), &r);
@@ -696,6 +708,7 @@ static struct result *measure(const struct transport *t, enum workload wl,
 	case WL_SCALE_RT:
 	case WL_SCALE_OW:
 	case WL_SCALE_OBJ:
+	case WL_SCALE_NEST:
 		/* each client's rate over its own timed span, summed */
 		res->pair_min = -1;
 		for (i = 0; i < nclients; i++) {
@@ -733,6 +746,7 @@ out_server:
 		t->unprepare();
 	bench_pairs = 0;
 	bench_objects = false;
+	bench_nested = false;
 	if (!res->ok)
 		failures++;
 	return res;
@@ -1178,12 +1192,13 @@ static int only_pairs;		/* -P: these many pairs only */
  */
 static void measure_scale(const bool *have, const bool *kinds, double budget)
 {
-	static struct result runs[3][4][NTR][9];
-	const enum workload wls[3] = { WL_SCALE_RT, WL_SCALE_OW, WL_SCALE_OBJ };
+	static struct result runs[4][4][NTR][9];
+	const enum workload wls[4] = { WL_SCALE_RT, WL_SCALE_OW, WL_SCALE_OBJ,
+				       WL_SCALE_NEST };
 	int nrep = reps < 5 ? 5 : reps > 9 ? 9 : reps;
-	int okc[3][4][NTR] = { { { 0 } } };
+	int okc[4][4][NTR] = { { { 0 } } };
 	long vcpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long long sent[3][NTR] = { { 0 } };
+	unsigned long long sent[4][NTR] = { { 0 } };
 	int k, n, i, rep, a, b;
 
 	scale_nn = 0;
@@ -1194,7 +1209,7 @@ static void measure_scale(const bool *have, const bool *kinds, double budget)
 		printf("bench: scale: %d pairs need %d vCPUs, there are %ld\n",
 		       only_pairs, only_pairs, vcpus);
 	for (rep = 0; rep < nrep; rep++)
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 4; k++)
 			for (n = 0; n < scale_nn; n++)
 				for (i = 0; i < NTR; i++) {
 					const struct transport *t = all_tr[i];
@@ -1203,7 +1218,8 @@ static void measure_scale(const bool *have, const bool *kinds, double budget)
 					if (!kinds[k] || !have[i] || okc[k][n][i] < rep ||
 					    (t != &tr_fastbinder && t != &tr_pipe &&
 					     t != &tr_futex) ||
-					    (wls[k] == WL_SCALE_OBJ && t != &tr_fastbinder))
+					    ((wls[k] == WL_SCALE_OBJ || wls[k] == WL_SCALE_NEST) &&
+					     t != &tr_fastbinder))
 						continue;
 					r = measure(t, wls[k],
 						    wls[k] == WL_SCALE_OW ? BENCH_ONEWAY_SZ : 4,
@@ -1215,16 +1231,20 @@ static void measure_scale(const bool *have, const bool *kinds, double budget)
 						okc[k][n][i]++;
 					else
 						results[nresults++] = *r;
-					/* a call is two messages, request and reply */
-					sent[k][i] += r->iters * (wls[k] == WL_SCALE_OW ? 1 : 2);
+					/*
+					 * a call is two messages, request and reply; a
+					 * nested one four, with the call back's two
+					 */
+					sent[k][i] += r->iters * (wls[k] == WL_SCALE_OW ? 1 :
+								  wls[k] == WL_SCALE_NEST ? 4 : 2);
 				}
 	/* what bench-contention divides by (timed windows only) */
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < 4; k++)
 		for (i = 0; i < NTR; i++)
 			if (sent[k][i])
 				printf("BENCH-SCALE-SENT %s %s %llu\n", wl_names[wls[k]],
 				       all_tr[i]->name, sent[k][i]);
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < 4; k++)
 		for (n = 0; n < scale_nn; n++)
 			for (i = 0; i < NTR; i++) {
 				struct result tmp, *x = runs[k][n][i];
@@ -1488,16 +1508,20 @@ static void print_scale_table(void)
 	const struct transport *const tr[3] = { &tr_fastbinder, &tr_pipe, &tr_futex };
 	int k, n, i;
 
-	if (!any(WL_SCALE_RT) && !any(WL_SCALE_OW) && !any(WL_SCALE_OBJ))
+	if (!any(WL_SCALE_RT) && !any(WL_SCALE_OW) && !any(WL_SCALE_OBJ) &&
+	    !any(WL_SCALE_NEST))
 		return;
 	printf("### Scale: N disjoint pairs, pair i (client and server) pinned to vCPU i, msgs/s (median of %d interleaved runs)\n\n",
 	       reps < 5 ? 5 : reps > 9 ? 9 : reps);
 	printf("| workload | pairs | fastbinder | pipe pair | futex ring | fb N/1 | pipe N/1 | futex N/1 | fb N/1 / pipe N/1 |\n"
 	       "|---|---|---|---|---|---|---|---|---|\n");
-	for (k = 0; k < 3; k++) {
-		static const char *const label[3] = { "call 4 B", "oneway 128 B, 1 per call",
-						       "call 4 B with a handle" };
-		enum workload wl = k == 2 ? WL_SCALE_OBJ : k ? WL_SCALE_OW : WL_SCALE_RT;
+	for (k = 0; k < 4; k++) {
+		static const char *const label[4] = { "call 4 B", "oneway 128 B, 1 per call",
+						       "call 4 B with a handle",
+						       "call 4 B, called back nested" };
+		static const enum workload wls[4] = { WL_SCALE_RT, WL_SCALE_OW,
+						      WL_SCALE_OBJ, WL_SCALE_NEST };
+		enum workload wl = wls[k];
 		size_t sz = k == 1 ? BENCH_ONEWAY_SZ : 4;
 
 		if (!any(wl))
@@ -1526,7 +1550,8 @@ static void print_scale_table(void)
 	printf("\nThe pipe pair's and the futex ring's pairs share nothing, so their N/1 is the ideal under\n"
 	       "this host; fastbinder's pairs take no lock they share while they send (make\n"
 	       "bench-contention), so theirs should be the same.  The slowest and fastest pair of each\n"
-	       "run are in results.json (pair_min, pair_max).\n\n");
+	       "run are in results.json (pair_min, pair_max).  A nested call's rate counts the outer\n"
+	       "calls (each is four messages: its call back's two and its own).\n\n");
 }
 
 static void print_tables(const bool *have, const struct memres *mem,
@@ -1754,7 +1779,7 @@ int main(int argc, char **argv)
 		case '1': pin_all = true; break;
 		case 'n': no_ctx = true; break;
 		default:
-			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-P pairs] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,oneway1,oneway64,clients,scale,scale-calls,scale-oneway,scale-objects,mem,region,idl,gather]\n");
+			fprintf(stderr, "usage: fbbench [-1] [-I] [-n] [-P pairs] [-q] [-s bytes] [-t transport,...] [-w rt,rt1,bw,oneway,oneway1,oneway64,clients,scale,scale-calls,scale-oneway,scale-objects,scale-nested,mem,region,idl,gather]\n");
 			return 2;
 		}
 	}
@@ -1833,12 +1858,14 @@ int main(int argc, char **argv)
 		for (j = 1; j <= 2; j++)
 			measure_median(have, WL_CLIENTS, 128, j, 2, budget_s * 0.8);
 	{
-		bool kinds[3] = { enabled(wl_list, "scale") || enabled(wl_list, "scale-calls"),
+		bool kinds[4] = { enabled(wl_list, "scale") || enabled(wl_list, "scale-calls"),
 				  enabled(wl_list, "scale") || enabled(wl_list, "scale-oneway"),
-				  enabled(wl_list, "scale") || enabled(wl_list, "scale-objects") };
+				  enabled(wl_list, "scale") || enabled(wl_list, "scale-objects"),
+				  enabled(wl_list, "scale") || enabled(wl_list, "scale-nested") };
 
 		/* one pinned pair is a deterministic path too (bench-sections) */
-		if ((kinds[0] || kinds[1] || kinds[2]) && (!icount || only_pairs == 1)) {
+		if ((kinds[0] || kinds[1] || kinds[2] || kinds[3]) &&
+		    (!icount || only_pairs == 1)) {
 			measure_scale(have, kinds, budget_s * 0.5);
 			scale_ratios();
 		}

@@ -15,7 +15,8 @@
 # the averages do not mind), and writes build/bench/sections.md: per step,
 # how often it ran, its average, and its cycles per send (a round trip is
 # two sends, a oneway message one); then what a round trip (or, for a oneway
-# workload, a message) spends holding the device's lock or a module-wide
+# workload, a message; for scale-nested, an outer round trip with its nested
+# one, four sends) spends holding the device's lock or a module-wide
 # lock, and its atomic updates of module-wide or per-user counters: the
 # shared fraction of its path and the ceiling 1/fraction (issue 35).
 set -euo pipefail
@@ -80,8 +81,9 @@ END {
 	path = nruns ? runs[int((nruns + 1) / 2)] : 0
 	if (sends && ("held_shared" in cnt)) {
 		oneway = args ~ /oneway/
-		ops = oneway ? sends : sends / 2
-		op = oneway ? "oneway message" : "round trip"
+		nested = args ~ /scale-nested/
+		ops = oneway ? sends : nested ? sends / 4 : sends / 2
+		op = oneway ? "oneway message" : nested ? "outer round trip" : "round trip"
 		printf "\n### Shared beyond the message'"'"'s two contexts, per %s\n\n", op
 		printf "The device'"'"'s lock and the module-wide locks (fbinder_allocs_lock, fbinder_users_lock,\n"
 		printf "fbinder_node_users_lock, fbinder_failure_lock): holds and the\n"
@@ -92,6 +94,8 @@ END {
 		printf "instruction each but a shared cache line each.\n"
 		printf "The path: %.0f instructions per %s, as fbbench measured it in this run (the median;\n", path, op
 		printf "this build'"'"'s markers included).\n\n"
+		if (nested)
+			printf "An outer round trip is four sends: the call, its nested call back, that one'"'"'s\nreply, the reply.\n\n"
 		printf "| shared | per %s | instructions per %s | of the path |\n|---|---|---|---|\n", op, op
 		split("held_device held_module held_shared", hs, " ")
 		for (i = 1; i <= 3; i++)

@@ -15,6 +15,11 @@
  * client asks it for its pair's server once (setup only; the broker sleeps
  * while the pairs run).
  *
+ * scale-nested: each call carries the client's own object, which its server
+ * calls back while it handles the call (a nested call, which the driver
+ * routes to the client's thread waiting for the reply); that thread
+ * answers it, then waits on.
+ *
  * Two copies on purpose: written in parallel with tr_binder.c (see there).
  * Its helpers are fb_*: fbinder_* names are the driver's.
  */
@@ -60,9 +65,11 @@ struct fb_conn {
 	/*
 	 * scale-objects: the request, then the server's handle as an object,
 	 * which the server gets as its LOCAL object and echoes back: the
-	 * client's handle again
+	 * client's handle again.  scale-nested: the client's own object, which
+	 * the server gets as a handle and calls back
 	 */
 	unsigned char objbuf[64 + sizeof(struct fbinder_object)];
+	uint64_t cookie;		/* scale-nested: the client's object */
 	uint64_t obj_at;		/* its offset: the offsets array */
 	size_t req_len;			/* the caller's bytes before it */
 	struct fbinder_batch_msg batch[BENCH_BATCH];	/* oneway batches */
@@ -303,7 +310,67 @@ struct fb_srv {
 	const unsigned char *map;
 	const struct srv_cfg *cfg;
 	struct oneway_rx rx;
+	uint32_t client;		/* scale-nested: the client's handle, or 0 */
 };
+
+/*
+ * scale-nested: the call m carries the client's object as a handle; one
+ * call back into it, its reply checked.  The first call's handle is kept
+ * (acquired once), so the next ones find it known and bring the same
+ * handle.  Returns the offset of the reply's buffer, to free.
+ */
+static uint64_t fb_nested_call(struct fb_srv *s, const struct fbinder_txn_msg *m)
+{
+	struct fbinder_txn_data tr = { .code = 3 };
+	struct fbinder_object o;
+	unsigned char w[64], r[256];
+	uint64_t off, stamp;
+	size_t wlen = 0;
+
+	if (m->offsets_count != 1)
+		die("fastbinder server: scale-nested call with %llu objects",
+		    (unsigned long long)m->offsets_count);
+	memcpy(&off, s->map + m->offsets, sizeof(off));
+	if (off > m->data_size || m->data_size - off < sizeof(o))
+		die("fastbinder server: scale-nested object out of the data");
+	memcpy(&o, s->map + m->data + off, sizeof(o));
+	if (o.type != FBINDER_OBJ_HANDLE || (s->client && o.handle != s->client))
+		die("fastbinder server: scale-nested object type %u handle %u, not %u",
+		    o.type, o.handle, s->client);
+	if (!s->client) {
+		s->client = o.handle;
+		wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_ACQUIRE, &o.handle,
+				   sizeof(o.handle));
+	}
+	stamp = bench_head(s->map + m->data, off);
+	tr.handle = o.handle;
+	tr.data = (uintptr_t)&stamp;
+	tr.data_size = sizeof(stamp);
+	wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_SEND, &tr, sizeof(tr));
+	for (;;) {
+		size_t got = fb_wr(s->fd, w, wlen, r, sizeof(r)), pos = 0;
+
+		wlen = 0;
+		while (pos + 4 <= got) {
+			struct fbinder_txn_msg rm;
+			uint32_t cmd;
+
+			memcpy(&cmd, r + pos, 4);
+			pos += 4;
+			if (cmd == FBINDER_RET_SPAWN_LOOPER)
+				continue;
+			if (cmd == FBINDER_RET_FAILED)
+				die("fastbinder server: the nested call failed");
+			if (cmd != FBINDER_RET_REPLY)
+				die("fastbinder server: nested call: return 0x%x", cmd);
+			memcpy(&rm, r + pos, sizeof(rm));
+			if (rm.data_size != sizeof(stamp) ||
+			    memcmp(s->map + rm.data, &stamp, sizeof(stamp)))
+				die("fastbinder server: wrong reply to the nested call");
+			return rm.data;
+		}
+	}
+}
 
 static void fb_serve(void *arg, int idx)
 {
@@ -347,6 +414,17 @@ static void fb_serve(void *arg, int idx)
 			} else if (m.flags & FBINDER_TXN_ONEWAY) {
 				oneway_rx_msg(&s->rx, s->map + m.data,
 					      m.data_size);
+			} else if (bench_nested) {
+				struct fbinder_txn_data tr = { .code = 0 };
+				uint64_t nested = fb_nested_call(s, &m), off;
+
+				/* the echo, without the object */
+				memcpy(&off, s->map + m.offsets, sizeof(off));
+				wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER,
+						   &nested, sizeof(nested));
+				tr.data = (uintptr_t)(s->map + m.data);
+				tr.data_size = off;
+				wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_REPLY, &tr, sizeof(tr));
 			} else {
 				struct fbinder_txn_data tr = { .code = 0 };
 				size_t rlen;
@@ -413,6 +491,7 @@ static void *fb_client_open(int idx, size_t map_size)
 		die("malloc");
 	c->fd = fb_open_map(map_size ? map_size : FB_MAP, &c->map);
 	c->pending_free = -1;
+	c->cookie = 0xc0de0000u + (uint64_t)idx;
 	if (bench_pairs) {
 		struct broker_msg q = { .pair = (uint32_t)idx };
 
@@ -433,10 +512,17 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 	size_t wlen = 0;
 
 	(void)want;
-	if (bench_objects) {
-		/* a handle of the server's own node: the server gets it as LOCAL */
+	if (bench_objects || bench_nested) {
+		/*
+		 * scale-objects: a handle of the server's own node, which the
+		 * server gets as LOCAL; scale-nested: the client's own object
+		 */
 		struct fbinder_object obj = { .type = FBINDER_OBJ_HANDLE, .handle = c->handle };
 		size_t at = (len + 7) & ~(size_t)7;
+
+		if (bench_nested)
+			obj = (struct fbinder_object){ .type = FBINDER_OBJ_LOCAL,
+						       .cookie = c->cookie };
 
 		if (at > sizeof(c->objbuf) - sizeof(obj))
 			return -EMSGSIZE;
@@ -483,8 +569,9 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 				*reply = c->map + m.data;
 				*rlen = m.data_size;
 				/* the echo of the object is the transport's, not the caller's */
-				if (bench_objects &&
-				    *rlen == c->obj_at + sizeof(struct fbinder_object))
+				if ((bench_objects &&
+				     *rlen == c->obj_at + sizeof(struct fbinder_object)) ||
+				    (bench_nested && *rlen == c->obj_at))
 					*rlen = c->req_len;
 				c->pending_free = (int64_t)m.data;
 				return 0;
@@ -493,6 +580,27 @@ static int fb_call(void *cp, const void *req, size_t len, size_t want,
 				memcpy(&e, c->rbuf + pos, sizeof(e));
 				return e.error;
 			}
+			if (cmd == FBINDER_RET_TRANSACTION && bench_nested) {
+				struct fbinder_txn_data rt = { .code = 0 };
+
+				/* the server's call back: echo it, then wait on */
+				memcpy(&m, c->rbuf + pos, sizeof(m));
+				pos += sizeof(m);
+				if (m.cookie != c->cookie || (m.flags & FBINDER_TXN_ONEWAY))
+					die("fastbinder client: a call for 0x%llx, flags 0x%x",
+					    (unsigned long long)m.cookie, m.flags);
+				rt.data = (uintptr_t)(c->map + m.data);
+				rt.data_size = m.data_size;
+				wlen = fbt_put_cmd(w, 0, FBINDER_CMD_REPLY, &rt, sizeof(rt));
+				wlen = fbt_put_cmd(w, wlen, FBINDER_CMD_FREE_BUFFER, &m.data,
+						   sizeof(m.data));
+				wr.write_buffer = (uintptr_t)w;
+				wr.write_size = wlen;
+				wr.write_consumed = 0;
+				continue;
+			}
+			if (cmd == FBINDER_RET_SPAWN_LOOPER)
+				continue;
 			die("fastbinder client: unexpected return 0x%x", cmd);
 		}
 		wr.read_consumed = 0;
