@@ -655,9 +655,10 @@ out:
 }
 
 /*
- * Unpins the sender's node (tmp_refs) under the sender's lock alone; false
- * when that is the node's last reference or the sender ended (the node is
- * dead): the device lock's then (fbinder_node_drop()).
+ * Unpins a node of from (tmp_refs: the sender's own, or a send's target)
+ * under from's lock alone; false when that is the node's last reference
+ * or from ended (the node is dead): the device lock's then
+ * (fbinder_node_drop()).
  */
 static bool fbinder_xlate_unpin_clocked(struct fbinder_ctx *from, struct fbinder_node *node)
 {
@@ -1696,8 +1697,7 @@ static int fbinder_send_abort(struct fbinder_send *s, int ret)
 		if (free_buffer)
 			kref_get(&to->refs);	/* t's goes below */
 		/* the pin of fbinder_send_target(), unless it is the node's last */
-		if (node && node->owner == to &&
-		    fbinder_node_put_fast_clocked(node, &node->tmp_refs))
+		if (node && fbinder_xlate_unpin_clocked(to, node))
 			node = NULL;
 		spin_unlock(&to->lock);
 		if (node)
