@@ -53,6 +53,7 @@ static int fbinder_open(struct inode *inode, struct file *file)
 	ctx = fbinder_ctx_create(dev);
 	if (!ctx)
 		return -ENOMEM;
+	fbinder_ctx_watch_owner(ctx);
 	kref_get(&dev->refs);
 	file->private_data = ctx;
 	return 0;
@@ -179,11 +180,6 @@ const struct file_operations fbinder_fops = {
 	.unlocked_ioctl = fbinder_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
-
-bool fbinder_is_fastbinder_file(struct file *file)
-{
-	return file->f_op == &fbinder_fops;
-}
 
 /* 1 to 31 bytes, a file name of its own: no '/', not "." or "..". */
 bool fbinder_device_name_valid(const char *name)

@@ -2,7 +2,7 @@
 /*
  * fastbinder: file descriptors in messages.
  *
- * A send takes a reference on each file (txn.c), of an FBINDER_OBJ_FD
+ * A send takes a reference on each file (xlate.c), of an FBINDER_OBJ_FD
  * object or of an FBINDER_OBJ_FDA array alike; the buffer keeps them
  * until the receiver reads the message.  Delivery then happens in two
  * steps so it is all or nothing: reserve a descriptor for every file, and

@@ -21,7 +21,7 @@
  *     (the sender's, or any) that the receiver holds a handle of, travels
  *     under the two contexts' locks, and an object's free that is not
  *     the last reference of its node or handle takes the receiver's lock
- *     alone (txn.c); a failed send only for such an object or a node's
+ *     alone (xlate.c); a failed send only for such an object or a node's
  *     last reference; every end takes it.
  *
  *   fbinder_ctx.lock (the context lock): the queues of one context.  Its
@@ -173,6 +173,7 @@
 #ifndef _FBINDER_INTERNAL_H
 #define _FBINDER_INTERNAL_H
 
+#include <linux/fs.h>
 #include <linux/kref.h>
 #include <linux/llist.h>
 #include <linux/list.h>
@@ -513,8 +514,6 @@ struct fbinder_ctx *fbinder_ctx_iter_next(struct fbinder_ctx_iter *it,
 					  const void *arg);
 void fbinder_ctx_iter_stop(struct fbinder_ctx_iter *it);
 struct fbinder_ctx *fbinder_ctx_create(struct fbinder_device *dev);
-void fbinder_ctx_flush(struct fbinder_ctx *ctx);
-void fbinder_ctx_release(struct fbinder_ctx *ctx);
 void fbinder_ctx_free(struct kref *kref);
 
 /*
@@ -537,9 +536,20 @@ static inline bool fbinder_ctx_senders_done_clocked(struct fbinder_ctx *ctx)
 	return !--ctx->active_senders && ctx->dead;
 }
 
-void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx);
+/* end.c */
+void fbinder_ctx_watch_owner(struct fbinder_ctx *ctx);
+void fbinder_ctx_flush(struct fbinder_ctx *ctx);
+void fbinder_ctx_release(struct fbinder_ctx *ctx);
+
+/* thread.c */
 struct fbinder_thread *fbinder_thread_get(struct fbinder_ctx *ctx);
 int fbinder_thread_exit(struct fbinder_ctx *ctx);
+void fbinder_thread_detach_locked(struct fbinder_thread *thread);
+bool fbinder_thread_drop_work_locked(struct fbinder_thread *thread,
+				     struct fbinder_buffer **buf);
+void fbinder_thread_free(struct fbinder_thread *thread);
+
+/* queue.c */
 void fbinder_ctx_wake_waiting_clocked(struct fbinder_ctx *ctx, bool kick);
 void fbinder_ctx_wake_idle(struct fbinder_ctx *ctx);
 void fbinder_ctx_enqueue_clocked(struct fbinder_ctx *ctx, struct fbinder_work *work,
@@ -645,6 +655,21 @@ static inline bool fbinder_node_put_fast_clocked(struct fbinder_node *node, u32 
 	return true;
 }
 
+/*
+ * Unpins a node of owner (tmp_refs: a sender's own node, or a send's
+ * target) under owner's lock alone; false when that is the node's last
+ * reference or owner ended (the node is dead): the device lock's then
+ * (fbinder_node_drop(), or fbinder_node_unpin() for both steps).
+ */
+static inline bool fbinder_node_unpin_clocked(struct fbinder_ctx *owner,
+					      struct fbinder_node *node)
+{
+	lockdep_assert_held(&owner->lock);
+	return node->owner == owner &&
+	       fbinder_node_put_fast_clocked(node, &node->tmp_refs);
+}
+
+void fbinder_node_unpin(struct fbinder_ctx *owner, struct fbinder_node *node);
 void fbinder_node_notice_done_locked(struct fbinder_node *node);
 struct fbinder_handle *fbinder_handle_lookup_locked(struct fbinder_ctx *ctx, u32 id);
 struct fbinder_handle *fbinder_handle_lookup_clocked(struct fbinder_ctx *ctx, u32 id);
@@ -666,7 +691,7 @@ int fbinder_handle_acquire(struct fbinder_ctx *ctx, u32 id);
 int fbinder_handle_release(struct fbinder_ctx *ctx, u32 id);
 int fbinder_set_context_mgr(struct fbinder_ctx *ctx, u64 cookie, u32 flags);
 void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dying,
-				   struct fbinder_hold *b);
+				   struct list_head *async, struct fbinder_hold *b);
 void fbinder_ctx_drop_handles_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b);
 
 /* death.c */
@@ -692,7 +717,6 @@ void fbinder_regions_exit(void);
 long fbinder_region_mms_held(void);
 
 /* device.c */
-bool fbinder_is_fastbinder_file(struct file *file);
 bool fbinder_device_name_valid(const char *name);
 struct fbinder_device *fbinder_device_new(const char *name, struct user_namespace *ns);
 void fbinder_device_put(struct fbinder_device *dev);
@@ -703,6 +727,12 @@ void fbinder_device_put(struct fbinder_device *dev);
  */
 struct fbinder_device *fbinder_device_next(struct fbinder_device *prev);
 extern const struct file_operations fbinder_fops;
+
+/* A file of a fastbinder device (fd.c refuses to send one). */
+static inline bool fbinder_is_fastbinder_file(struct file *file)
+{
+	return file->f_op == &fbinder_fops;
+}
 
 /* fs.c */
 int fbinder_fs_init(void);
@@ -743,6 +773,7 @@ int fbinder_free_buffers(struct fbinder_ctx *ctx, const u64 *offsets, u32 n,
 			 u32 *freed);
 void fbinder_txn_count_clocked(struct fbinder_txn *t, int delta);
 void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b);
+void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx);
 void fbinder_txn_fail_locked(struct fbinder_txn *call, int error);
 struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *txn);
 void fbinder_thread_unwind_locked(struct fbinder_thread *thread);

@@ -366,6 +366,18 @@ void fbinder_node_drop(struct fbinder_node *node, bool buf)
 	spin_unlock(&dev->lock);
 }
 
+/* fbinder_node_unpin_clocked(), its lock not held, and done either way. */
+void fbinder_node_unpin(struct fbinder_ctx *owner, struct fbinder_node *node)
+{
+	bool done;
+
+	spin_lock(&owner->lock);
+	done = fbinder_node_unpin_clocked(owner, node);
+	spin_unlock(&owner->lock);
+	if (!done)
+		fbinder_node_drop(node, false);
+}
+
 /* The release notice was read by its owner, or dropped with it. */
 void fbinder_node_notice_done_locked(struct fbinder_node *node)
 {
@@ -375,19 +387,20 @@ void fbinder_node_notice_done_locked(struct fbinder_node *node)
 }
 
 /*
- * The owner is gone: its nodes die, oneway work still queued for them too,
- * one object per step of b.  A node that holders linked to goes on *dying,
- * pinned, and its holders hear of the death from fbinder_nodes_fire_deaths()
- * once the caller dropped the lock: any number of contexts may have linked
- * to one node.  A dead node never sends its release notice, so its work
- * entry is free for that list.
+ * The owner is gone: its nodes die, one per step of b.  The oneway
+ * messages still waiting for them move to *async, for the caller to
+ * discard (the transactions' business, fbinder_txn_discard_locked()).  A
+ * node that holders linked to goes on *dying, pinned, and its holders hear
+ * of the death from fbinder_nodes_fire_deaths() once the caller dropped
+ * the lock: any number of contexts may have linked to one node.  A dead
+ * node never sends its release notice, so its work entry is free for that
+ * list.
  */
 void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dying,
-				   struct fbinder_hold *b)
+				   struct list_head *async, struct fbinder_hold *b)
 	__must_hold(&ctx->dev->lock)
 {
 	struct fbinder_device *dev = ctx->dev;
-	struct fbinder_txn *txn;
 	struct rb_node *rb;
 
 	lockdep_assert_held(&dev->lock);
@@ -395,14 +408,7 @@ void fbinder_ctx_drop_nodes_relock(struct fbinder_ctx *ctx, struct list_head *dy
 	while ((rb = rb_first(&ctx->nodes))) {
 		struct fbinder_node *node = rb_entry(rb, struct fbinder_node, rb_node);
 
-		txn = list_first_entry_or_null(&node->async_todo, struct fbinder_txn,
-					       work.entry);
-		if (txn) {
-			list_del_init(&txn->work.entry);
-			fbinder_txn_discard_locked(txn);
-			fbinder_hold_step_crelock(b);
-			continue;
-		}
+		list_splice_tail_init(&node->async_todo, async);
 		rb_erase(rb, &ctx->nodes);
 		ctx->nr_nodes--;
 		RB_CLEAR_NODE(rb);

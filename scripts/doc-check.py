@@ -32,6 +32,9 @@
 #   C standard  every user-space compile line make would run has -std=c11
 #               and -pedantic-errors, as the Makefile claims.
 #   coverage    tests/unit/doc_coverage.sh (every public function documented).
+#   layers      design.md's table of the driver's files gives each driver/*.c
+#               file a layer; no file calls a function another file of a
+#               higher layer defines, and every file is in the table once.
 #
 # Prints "doc-check: FILE:LINE: what" for each finding, then
 # "doc-check: N findings"; exits 1 when N > 0.
@@ -563,6 +566,58 @@ def check_coverage():
             finding('doc_coverage', ln)
 
 
+def check_layers():
+    """docs/design.md's layers of the driver's files, against their calls."""
+    layer = {}
+    for n, ln in enumerate(doc_lines('docs/design.md'), 1):
+        m = re.match(r'\|\s*(\d+)\s*\|([^|]*)\|', ln)
+        if not m:
+            continue
+        for f in re.findall(r'`([\w/]+\.c)`', m.group(2)):
+            if f in layer:
+                finding(f'docs/design.md:{n}', f'{f} is in the layers table twice')
+            layer[f] = int(m.group(1))
+    srcs = [p for p in glob.glob('driver/*.c')]
+    for p in srcs:
+        if os.path.basename(p) not in layer:
+            finding('docs/design.md', f'{p} is not in the layers table')
+    for f in layer:
+        if not os.path.exists(f'driver/{f}'):
+            finding('docs/design.md', f'the layers table names {f}, which driver/ does not have')
+    # the file that defines each function other files may call
+    owner = {}
+    for p in srcs:
+        lines = strip_comments(read(p)).split('\n')
+        for i, ln in enumerate(lines):
+            if ln != '{':
+                continue
+            j = i - 1
+            while j > 0 and not re.search(r'\b(\w+)\(', lines[j]):
+                j -= 1
+            m = re.search(r'\b(fbinder_\w+)\(', lines[j])
+            if not m:
+                continue
+            static = lines[j].startswith('static') or \
+                (lines[j].startswith(m.group(1)) and lines[j - 1].startswith('static'))
+            if not static:
+                owner[m.group(1)] = os.path.basename(p)
+    for p in srcs:
+        f = os.path.basename(p)
+        if f not in layer:
+            continue
+        seen = set()
+        for n, ln in enumerate(strip_comments(read(p)).split('\n'), 1):
+            for name in re.findall(r'\b(fbinder_\w+)\s*\(', ln):
+                g = owner.get(name)
+                if not g or g == f or g not in layer or layer[g] <= layer[f] or \
+                   (name, g) in seen:
+                    continue
+                seen.add((name, g))
+                finding(f'{p}:{n}', f'layer {layer[f]} calls {name}() of {g}, layer {layer[g]} '
+                        '(docs/design.md: a file calls only its own layer and those below)')
+    return len(layer)
+
+
 CODE_TEXT = ''.join(read(p) for p in
                     [UAPI, 'Makefile'] + DRIVER_SRCS + LIB_SRCS + glob.glob('*/*.mk') +
                     glob.glob('scripts/*.sh') + glob.glob('scripts/vm/*') +
@@ -585,9 +640,11 @@ check_versions()
 check_make_help()
 ncc = check_c_standard()
 check_coverage()
+nlayered = check_layers()
 
 for f in findings:
     print(f'doc-check: {f}')
 print(f'doc-check: {len(values)} constants, {len(params)} module parameters, '
-      f'{len(DOCS) + len(MANS)} pages, {ncc} compile lines: {len(findings)} findings')
+      f'{len(DOCS) + len(MANS)} pages, {ncc} compile lines, '
+      f'{nlayered} layered files: {len(findings)} findings')
 sys.exit(1 if findings else 0)
