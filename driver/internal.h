@@ -22,7 +22,9 @@
  *     under the two contexts' locks, and an object's free that is not
  *     the last reference of its node or handle takes the receiver's lock
  *     alone (xlate.c); a failed send only for such an object or a node's
- *     last reference; every end takes it.
+ *     last reference; a failed delivery (its return not copied out, its
+ *     files not installed: protocol.c) only for a node's last reference
+ *     or a death notice's link; every end takes it.
  *
  *   fbinder_ctx.lock (the context lock): the queues of one context.  Its
  *     todo list and idle threads, its threads' todo lists, stacks, looper
@@ -775,6 +777,7 @@ void fbinder_txn_count_clocked(struct fbinder_txn *t, int delta);
 void fbinder_ctx_drop_senders_relock(struct fbinder_ctx *ctx, struct fbinder_hold *b);
 void fbinder_ctx_free_buffer(struct fbinder_ctx *ctx);
 void fbinder_txn_fail_locked(struct fbinder_txn *call, int error);
+void fbinder_call_fail(struct fbinder_txn *call, int error);
 struct fbinder_buffer *fbinder_txn_discard_locked(struct fbinder_txn *txn);
 void fbinder_thread_unwind_locked(struct fbinder_thread *thread);
 void fbinder_txn_free(struct fbinder_txn *txn);
@@ -815,7 +818,8 @@ void fbinder_record_failure(int error, enum fbinder_failure_what what,
 			    struct fbinder_node *target, u32 code);
 void fbinder_record_failure_pid(int error, enum fbinder_failure_what what,
 				struct pid *from, kuid_t from_uid,
-				struct fbinder_node *target, u32 code);
+				struct fbinder_ctx *to, struct fbinder_node *target,
+				u32 code);
 
 /* info.c */
 long fbinder_info(void __user *arg);

@@ -227,7 +227,7 @@ struct fbinder_ret {
 
 /*
  * A work item taken, and what taking it changed: fbinder_take_work_clocked()
- * records each change here as it makes it, and fbinder_untake_work_locked()
+ * records each change here as it makes it, and fbinder_untake_work()
  * undoes exactly the changes recorded, so a failed copy leaves no trace.
  */
 struct fbinder_taken {
@@ -431,41 +431,40 @@ static bool fbinder_take_work_clocked(struct fbinder_thread *thread, struct fbin
 	return true;
 }
 
-/* The oneway batch the taken work began ends with it. */
-static void fbinder_taken_unpin_batch_locked(struct fbinder_thread *thread,
-					     struct fbinder_taken *tk,
-					     struct fbinder_node **batch)
+/*
+ * The oneway batch the taken work began ends with it: its node's pin goes
+ * under the context lock (the node is the context's own), unless it is
+ * the node's last reference, left in *last for fbinder_node_drop() once
+ * the caller dropped the lock.
+ */
+static void fbinder_taken_unpin_batch_clocked(struct fbinder_thread *thread,
+					      struct fbinder_taken *tk,
+					      struct fbinder_node **batch,
+					      struct fbinder_node **last)
 {
-	lockdep_assert_held(&thread->ctx->dev->lock);
 	lockdep_assert_held(&thread->ctx->lock);
 	if (!tk->pinned_batch)
 		return;
-	(*batch)->tmp_refs--;
-	fbinder_node_check_olocked(*batch);
+	if (!fbinder_node_unpin_clocked(thread->ctx, *batch))
+		*last = *batch;
 	*batch = NULL;
 	tk->pinned_batch = false;
 }
 
 /*
- * Undoes fbinder_take_work_clocked(): every change recorded in tk, then the work
- * goes back to the head of its list.  The one change it cannot undo from
- * tk is a death notice's state: another thread may have unlinked it
- * meanwhile and freed tk->work, so the link is found again by its cookie.
+ * Undoes fbinder_take_work_clocked() for any work but a death notice:
+ * every change recorded in tk, then the work goes back to the head of its
+ * list.  *last as for fbinder_taken_unpin_batch_clocked().
  */
-static void fbinder_untake_work_locked(struct fbinder_thread *thread,
-				       struct fbinder_taken *tk, struct fbinder_node **batch,
-				       const struct fbinder_ret *ret)
+static void fbinder_untake_work_clocked(struct fbinder_thread *thread,
+					struct fbinder_taken *tk, struct fbinder_node **batch,
+					struct fbinder_node **last)
 {
 	struct fbinder_txn *t;
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
 	lockdep_assert_held(&thread->ctx->lock);
-	if (ret->cmd == FBINDER_RET_DEAD) {
-		fbinder_death_requeue_locked(thread->ctx, ret->u.cookie);
-		return;
-	}
 	thread->stack = tk->old_stack;
-	fbinder_taken_unpin_batch_locked(thread, tk, batch);
+	fbinder_taken_unpin_batch_clocked(thread, tk, batch, last);
 	if (tk->counted) {
 		t = container_of(tk->work, struct fbinder_txn, work);
 		if (tk->handled) {
@@ -653,35 +652,63 @@ static void fbinder_maybe_spawn(struct fbinder_thread *thread, struct fbinder_wr
 	trace_fastbinder_spawn_looper(ctx);
 }
 
+/*
+ * The return of taken work could not be copied out: the work goes back.  A
+ * message's needs the context lock alone.  A death notice's state is the
+ * one change tk cannot undo: another thread may have unlinked it meanwhile
+ * and freed tk->work, so its link is found again by its cookie, in the
+ * holder's links, which the device lock guards.
+ */
 static void fbinder_untake_work(struct fbinder_thread *thread, struct fbinder_taken *tk,
 				struct fbinder_node **batch, const struct fbinder_ret *ret)
 {
-	spin_lock(&thread->ctx->dev->lock);
-	spin_lock(&thread->ctx->lock);
-	fbinder_untake_work_locked(thread, tk, batch, ret);
-	spin_unlock(&thread->ctx->lock);
-	spin_unlock(&thread->ctx->dev->lock);
+	struct fbinder_ctx *ctx = thread->ctx;
+	struct fbinder_node *last = NULL;
+
+	if (ret->cmd == FBINDER_RET_DEAD) {
+		spin_lock(&ctx->dev->lock);
+		spin_lock(&ctx->lock);
+		fbinder_death_requeue_locked(ctx, ret->u.cookie);
+		spin_unlock(&ctx->lock);
+		spin_unlock(&ctx->dev->lock);
+		return;
+	}
+	spin_lock(&ctx->lock);
+	fbinder_untake_work_clocked(thread, tk, batch, &last);
+	spin_unlock(&ctx->lock);
+	if (last)
+		fbinder_node_drop(last, false);
 }
 
-/* A taken call or oneway message goes: the thread's state as before. */
-static void fbinder_drop_taken_locked(struct fbinder_thread *thread, struct fbinder_taken *tk,
-				      struct fbinder_node **batch, int error)
+/*
+ * A taken call or oneway message goes: the thread's state as before.  A
+ * call is returned, let go of by its handler, for the caller to fail to
+ * its own caller once it dropped the lock (fbinder_call_fail()); *last as
+ * for fbinder_taken_unpin_batch_clocked().
+ */
+static struct fbinder_txn *fbinder_drop_taken_clocked(struct fbinder_thread *thread,
+						      struct fbinder_taken *tk,
+						      struct fbinder_node **batch,
+						      struct fbinder_node **last)
 {
 	struct fbinder_txn *t = container_of(tk->work, struct fbinder_txn,
 						work);
 
-	lockdep_assert_held(&thread->ctx->dev->lock);
 	lockdep_assert_held(&thread->ctx->lock);
 	thread->stack = tk->old_stack;
-	fbinder_taken_unpin_batch_locked(thread, tk, batch);
+	fbinder_taken_unpin_batch_clocked(thread, tk, batch, last);
 	if (t->flags & FBINDER_TXN_ONEWAY) {
 		fbinder_txn_free(t);
-		return;
+		return NULL;
 	}
 	t->to_thread = NULL;
 	t->to_parent = NULL;
 	fbinder_call_done_clocked(t);
-	fbinder_txn_fail_locked(t, error);
+	if (t->buffer) {
+		t->buffer->txn = NULL;
+		t->buffer = NULL;
+	}
+	return t;
 }
 
 /* fbinder_deliver(): the message is gone, nothing was returned for it. */
@@ -703,8 +730,9 @@ static int fbinder_undeliverable(struct fbinder_thread *thread, struct fbinder_w
 {
 	struct fbinder_txn *t = container_of(tk->work, struct fbinder_txn,
 						work);
-	struct fbinder_device *dev = thread->ctx->dev;
 	struct fbinder_buffer *buf = tk->buffer;
+	struct fbinder_node *last = NULL;
+	struct fbinder_txn *call = NULL;
 	bool reply = t->is_reply;
 	struct fbinder_ret failed;
 	int err;
@@ -721,19 +749,23 @@ static int fbinder_undeliverable(struct fbinder_thread *thread, struct fbinder_w
 		}
 		*ret = failed;
 	}
-	spin_lock(&dev->lock);
+	/* a message's node is the reader's own, pinned by the buffer */
 	fbinder_record_failure_pid(error, FBINDER_FAILED_DELIVER, t->sender_pid,
-				   t->sender_euid, t->node, t->code);
+				   t->sender_euid, t->node ? thread->ctx : NULL,
+				   t->node, t->code);
 	spin_lock(&thread->ctx->lock);
 	if (reply) {
 		/* fbinder_finish_work_clocked() frees the reply and its call */
 		t->buffer = NULL;
 		fbinder_stat_inc(FBINDER_STAT_DEAD_REPLIES);
 	} else {
-		fbinder_drop_taken_locked(thread, tk, batch, error);
+		call = fbinder_drop_taken_clocked(thread, tk, batch, &last);
 	}
 	spin_unlock(&thread->ctx->lock);
-	spin_unlock(&dev->lock);
+	if (call)
+		fbinder_call_fail(call, error);
+	if (last)
+		fbinder_node_drop(last, false);
 	fbinder_buffer_discard(thread->ctx, buf);
 	tk->buffer = NULL;
 	return reply ? 0 : FBINDER_DROPPED;

@@ -212,10 +212,10 @@ void fbinder_record_failure(int error, enum fbinder_failure_what what,
 /* The same for a sender known by its pid only (its context may be gone). */
 void fbinder_record_failure_pid(int error, enum fbinder_failure_what what,
 				struct pid *from, kuid_t from_uid,
-				struct fbinder_node *target, u32 code)
+				struct fbinder_ctx *to, struct fbinder_node *target,
+				u32 code)
 {
-	fbinder_record(error, what, from, from_uid, target ? target->owner : NULL,
-		       target, code, _RET_IP_);
+	fbinder_record(error, what, from, from_uid, to, target, code, _RET_IP_);
 }
 
 unsigned int fbinder_failures_read(struct fbinder_failure *out, u64 seq)

@@ -366,10 +366,10 @@ void fbinder_txn_fail_locked(struct fbinder_txn *call, int error)
 
 /*
  * The same for a call its handler already let go of
- * (fbinder_reply_pop_clocked()): only its caller's side is left to
- * change, so no lock is held; error 0 only frees it.
+ * (fbinder_reply_pop_clocked(), a failed delivery): only its caller's side
+ * is left to change, so no lock is held; error 0 only frees it.
  */
-static void fbinder_call_fail(struct fbinder_txn *call, int error)
+void fbinder_call_fail(struct fbinder_txn *call, int error)
 {
 	struct fbinder_ctx *caller = call->from_ctx;
 	bool queued;

@@ -10,6 +10,11 @@
  *    caller's call fails with FBINDER_RET_FAILED -EMFILE; once the receiver
  *    closed some descriptors the next call is delivered, both descriptors
  *    work, and the caller gets its reply.
+ *  - a oneway message carrying a descriptor to a receiver whose table is
+ *    full is dropped: the receiver's read skips it and returns the oneway
+ *    message queued behind it on the same node (which the dropped one's
+ *    freed buffer let go), no descriptor is installed, nothing is left
+ *    queued, and the sender sees EOF: the dropped message's file is gone.
  *  - a receiver killed with two oneway messages carrying a pipe's write end
  *    queued to it (one on the context, one behind it on the node): the
  *    sender, which closed its own write end, sees EOF on the read end, so
@@ -206,6 +211,92 @@ static void full_table(void)
 	close(ready[1]);
 }
 
+/* ---- a oneway message the full table cannot take ---- */
+
+struct oneway_full_pipes {
+	int ready;		/* the receiver's table is full */
+	int go;			/* both messages are queued */
+};
+
+static int oneway_full_body(struct fbt_ctx *p, void *arg)
+{
+	const struct oneway_full_pipes *pp = arg;
+	struct rlimit rl = { FD_LIMIT, FD_LIMIT };
+	int fillers[FD_LIMIT], nf = 0, fd, before, ret;
+	struct fbt_ret r;
+	char c = 'o';
+	int base;
+
+	alarm(50);
+	base = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (base < 0 || setrlimit(RLIMIT_NOFILE, &rl))
+		die("/dev/null, setrlimit");
+	while ((fd = dup(base)) >= 0)
+		fillers[nf++] = fd;
+	if (errno != EMFILE || nf < 8)
+		die("filling the table: %d dups", nf);
+	before = count_open_below_limit();
+	if (write(pp->ready, &c, 1) != 1 || read(pp->go, &c, 1) != 1)
+		die("ready, go");
+
+	/* the first is dropped in the read that returns the second */
+	ret = fbt_next(p, &r);
+	CHECK(ret == 0 && r.cmd == FBINDER_RET_TRANSACTION && r.msg.code == 2 &&
+	      (r.msg.flags & FBINDER_TXN_ONEWAY) && r.msg.offsets_count == 0,
+	      "read with a full table: %s %s code %u, want the second oneway (code 2)",
+	      strerror(-ret), fbt_ret_name(r.cmd), r.msg.code);
+	CHECK(count_open_below_limit() == before, "no descriptor installed: %d open, %d before",
+	      count_open_below_limit(), before);
+	if (ret == 0 && r.cmd == FBINDER_RET_TRANSACTION)
+		CHECK(fbt_free_buffer(p, r.msg.data) == 0, "free of the second");
+	ret = fbt_try_next(p, &r);
+	CHECK(ret == -EAGAIN, "nothing left queued: %s %s", strerror(-ret),
+	      fbt_ret_name(r.cmd));
+	while (nf)
+		close(fillers[--nf]);
+	close(base);
+	return fbt_child_status();
+}
+
+static void oneway_full_table(void)
+{
+	struct fbinder_object obj = { .type = FBINDER_OBJ_FD };
+	struct oneway_full_pipes pp;
+	int ready[2], go[2], pfd[2], ret;
+	__u64 off = 0;
+	struct fbt_ctx p;
+	char c = 'g';
+	pid_t r;
+
+	printf("# a oneway message the receiver's full table cannot take is dropped\n");
+	if (pipe(ready) || pipe(go) || pipe(pfd))
+		die("pipe");
+	pp.ready = ready[1];
+	pp.go = go[0];
+	r = fbt_spawn_manager_ex(MB, R_COOKIE, FBT_MGR_NOBODY | FBT_MGR_FDS, oneway_full_body,
+				 &pp);
+	fbt_become_nobody();	/* root only to claim handle 0 */
+	if (read(ready[0], &c, 1) != 1)
+		die("receiver not ready");
+	fbt_ctx_open(&p, MB);
+	obj.fd = pfd[1];
+	ret = fbt_oneway(&p, 0, 1, &obj, sizeof(obj), &off, 1);
+	CHECK(ret == 0, "oneway with a descriptor: %s", strerror(-ret));
+	ret = fbt_oneway(&p, 0, 2, "next", 4, NULL, 0);
+	CHECK(ret == 0, "oneway behind it (waits on the node): %s", strerror(-ret));
+	close(pfd[1]);
+	if (write(go[1], &c, 1) != 1)
+		die("go");
+	CHECK(fbt_wait(r) == 0, "receiver exit");
+	CHECK(sees_eof(pfd[0], 5000), "EOF on the read end: the dropped message's file is gone");
+	close(pfd[0]);
+	fbt_ctx_close(&p);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
 /* ---- receivers that die ---- */
 
 static int idle_body(struct fbt_ctx *p, void *arg)
@@ -365,6 +456,7 @@ static void run_part(void (*fn)(void))
 int main(void)
 {
 	run_part(full_table);
+	run_part(oneway_full_table);
 	run_part(killed_with_oneways_queued);
 	run_part(dies_with_call_queued);
 	run_part(killed_after_delivery);
