@@ -212,6 +212,7 @@ for t in /fb/tests/*; do
 	name=$(basename "$t" .sh)
 	selected "$name" || continue
 	echo "=== RUN $name"
+	started=$(date +%s)
 	# Each test gets a fresh, empty working directory.
 	dir=$(mktemp -d /tmp/test.XXXXXX)
 	tt=$T
@@ -228,6 +229,8 @@ for t in /fb/tests/*; do
 		(cd "$dir" && exec timeout "$tt" $runas "$t") ;;
 	esac
 	rc=$?
+	# which tests a slow kernel (the debug one) spends its time on
+	echo "# $name took $(($(date +%s) - started)) s"
 	reap_strays
 	rm -rf "$dir"
 	# what an unprivileged test could not read: nothing it made survives it
