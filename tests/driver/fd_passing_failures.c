@@ -72,6 +72,25 @@ static void wait_pending(int fd)
 
 /* ---- full descriptor table ---- */
 
+/*
+ * Caps the table at FD_LIMIT and fills it with copies of /dev/null, their
+ * descriptors in fillers[*nf]; returns the one they copy.
+ */
+static int fill_table(int *fillers, int *nf)
+{
+	struct rlimit rl = { FD_LIMIT, FD_LIMIT };
+	int base, fd;
+
+	base = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (base < 0 || setrlimit(RLIMIT_NOFILE, &rl))
+		die("/dev/null, setrlimit");
+	while ((fd = dup(base)) >= 0)
+		fillers[(*nf)++] = fd;
+	if (errno != EMFILE || *nf < 8)
+		die("filling the table: %d dups", *nf);
+	return base;
+}
+
 struct full_report {
 	__s32 first_err;	/* -errno of the read that found the call */
 	__s32 second_err;	/* of a second read */
@@ -85,7 +104,6 @@ struct full_report {
 
 static int full_body(struct fbt_ctx *p, void *arg)
 {
-	struct rlimit rl = { FD_LIMIT, FD_LIMIT };
 	struct full_report rep = { 0 };
 	struct pollfd pfd;
 	struct fbt_ret r;
@@ -95,13 +113,7 @@ static int full_body(struct fbt_ctx *p, void *arg)
 	int base;
 
 	alarm(50);
-	base = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (base < 0 || setrlimit(RLIMIT_NOFILE, &rl))
-		die("/dev/null, setrlimit");
-	while ((fd = dup(base)) >= 0)
-		fillers[nf++] = fd;
-	if (errno != EMFILE || nf < 8)
-		die("filling the table: %d dups", nf);
+	base = fill_table(fillers, &nf);
 	close(fillers[--nf]);	/* one free slot, the message needs two */
 	rep.open_before = count_open_below_limit();
 	if (write(ready, &c, 1) != 1)
@@ -221,20 +233,13 @@ struct oneway_full_pipes {
 static int oneway_full_body(struct fbt_ctx *p, void *arg)
 {
 	const struct oneway_full_pipes *pp = arg;
-	struct rlimit rl = { FD_LIMIT, FD_LIMIT };
-	int fillers[FD_LIMIT], nf = 0, fd, before, ret;
+	int fillers[FD_LIMIT], nf = 0, before, ret;
 	struct fbt_ret r;
 	char c = 'o';
 	int base;
 
 	alarm(50);
-	base = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (base < 0 || setrlimit(RLIMIT_NOFILE, &rl))
-		die("/dev/null, setrlimit");
-	while ((fd = dup(base)) >= 0)
-		fillers[nf++] = fd;
-	if (errno != EMFILE || nf < 8)
-		die("filling the table: %d dups", nf);
+	base = fill_table(fillers, &nf);
 	before = count_open_below_limit();
 	if (write(pp->ready, &c, 1) != 1 || read(pp->go, &c, 1) != 1)
 		die("ready, go");
